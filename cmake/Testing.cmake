@@ -1,0 +1,29 @@
+# GoogleTest: the installed package when there is one for this target, else
+# built from the Debian source tree (/usr/src/googletest), which is how the
+# mingw cross build gets a Windows GoogleTest.
+find_package(GTest QUIET)
+if(NOT GTest_FOUND)
+  set(XSL_GTEST_SOURCE_DIR "/usr/src/googletest" CACHE PATH "GoogleTest sources")
+  if(NOT EXISTS "${XSL_GTEST_SOURCE_DIR}/CMakeLists.txt")
+    message(FATAL_ERROR "GoogleTest not found: install libgtest-dev/googletest "
+                        "or set XSL_GTEST_SOURCE_DIR")
+  endif()
+  set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+  set(BUILD_GMOCK OFF CACHE BOOL "" FORCE)
+  set(gtest_force_shared_crt ON CACHE BOOL "" FORCE)
+  add_subdirectory("${XSL_GTEST_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
+  add_library(GTest::gtest ALIAS gtest)
+  add_library(GTest::gtest_main ALIAS gtest_main)
+endif()
+
+# One ctest entry per test executable. Per-case discovery would run every
+# binary at build time, which under wine costs seconds each.
+function(xsl_add_gtest target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;ENVIRONMENT" ${ARGN})
+  add_executable(${target} ${ARG_SOURCES})
+  xsl_set_warnings(${target})
+  target_link_libraries(${target} PRIVATE ${ARG_LIBS} GTest::gtest_main GTest::gtest)
+  add_test(NAME ${target} COMMAND ${target} --gtest_brief=1)
+  set_tests_properties(${target} PROPERTIES
+    ENVIRONMENT "XSL_SOURCE_DIR=${PROJECT_SOURCE_DIR};XSL_BINARY_DIR=${PROJECT_BINARY_DIR};${ARG_ENVIRONMENT}")
+endfunction()

@@ -1,0 +1,207 @@
+#pragma once
+
+// Reader for Intel GPU native binaries ("zebin"): an ELF64 container whose
+// `.ze_info` section holds kernel metadata as YAML. Everything is read from a
+// byte buffer the caller owns; every offset and size is checked before use,
+// and bad input yields an Error naming the section/kernel/key, never a crash.
+//
+// Lifetime: ElfView::Section::data, Note::desc and ZeInfo text views point
+// into the buffer passed to readElf()/readZebin(); keep it alive as long as
+// the result is used.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+
+namespace xsl {
+namespace zebin {
+
+// ELF e_machine for Intel GPU binaries.
+constexpr uint16_t kMachineIntelGT = 205;
+// e_type values: a zebin is ET_REL (1); compute-runtime also accepts 0xff12.
+constexpr uint16_t kElfTypeRelocatable = 1;
+constexpr uint16_t kElfTypeZebinExe = 0xff12;
+// The legacy patch-token OpenCL binary is an ELF too, but not a zebin.
+constexpr uint16_t kElfTypeLegacyPatchTokens = 0xff04;
+
+constexpr uint32_t kSectionTypeSpirv = 0xff000009;
+constexpr uint32_t kSectionTypeZeInfo = 0xff000011;
+
+// `.note.intelgt.compat` note types (owner "IntelGT").
+constexpr uint32_t kNoteProductFamily = 1;
+constexpr uint32_t kNoteGfxCore = 2;
+constexpr uint32_t kNoteTargetMetadata = 3;
+constexpr uint32_t kNoteZebinVersion = 4;
+
+struct Section {
+  std::string name;
+  uint32_t type = 0;
+  uint64_t flags = 0;
+  uint64_t file_offset = 0;
+  std::string_view data; // empty for SHT_NOBITS
+};
+
+struct Symbol {
+  std::string name;
+  uint64_t value = 0;
+  uint64_t size = 0;
+  uint16_t section_index = 0;
+  uint8_t binding = 0; // ELF64_ST_BIND
+  uint8_t type = 0; // ELF64_ST_TYPE
+};
+
+struct Note {
+  std::string owner;
+  uint32_t type = 0;
+  std::string_view desc;
+};
+
+// The ELF layer: header, sections, symbols, IntelGT notes.
+struct ElfView {
+  uint16_t elf_type = 0;
+  uint16_t machine = 0;
+  uint32_t flags = 0;
+  std::vector<Section> sections; // index 0 is the null section
+  std::vector<Symbol> symbols; // from .symtab, null symbol dropped
+  std::vector<Note> intelgt_notes; // from .note.intelgt.compat
+
+  const Section* findSection(std::string_view name) const;
+  const Section* findSectionByType(uint32_t type) const;
+};
+
+// Parses the ELF container. Rejects anything that is not an Intel GT zebin;
+// the legacy patch-token format gets its own message.
+Expected<ElfView> readElf(std::string_view bytes);
+
+struct ZeInfoVersion {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  bool atLeast(uint32_t major_, uint32_t minor_) const {
+    return major > major_ || (major == major_ && minor >= minor_);
+  }
+};
+
+struct PayloadArgument {
+  std::string arg_type; // arg_bypointer, arg_byvalue, local_size, ...
+  int64_t offset = 0;
+  int64_t size = 0;
+  std::optional<int64_t> arg_index;
+  std::string addrmode; // stateless, stateful, bindless, slm
+  std::string addrspace; // global, local, constant, image, sampler
+  std::string access_type; // readonly, writeonly, readwrite
+  int64_t source_offset = 0; // byvalue pieces of a struct argument
+  int64_t slm_alignment = 0;
+};
+
+struct PerThreadMemoryBuffer {
+  std::string type; // scratch, global, slm
+  std::string usage; // private_space, spill_fill_space, single_space
+  int64_t size = 0;
+  int64_t slot = 0;
+  bool is_simt_thread = false;
+};
+
+struct ExecutionEnv {
+  int64_t grf_count = 0;
+  int64_t simd_size = 0;
+  std::optional<int64_t> spill_size; // present from zeinfo 1.39 on
+  int64_t private_size = 0;
+  int64_t slm_size = 0;
+  int64_t barrier_count = 0;
+  int64_t required_sub_group_size = 0;
+  // Every boolean key (has_*, disable_mid_thread_preemption, ...).
+  std::map<std::string, bool> flags;
+};
+
+// kernels_misc_info args_info entry: the source-level view of an argument.
+struct ArgInfo {
+  int64_t index = 0;
+  std::string name;
+  std::string address_qualifier;
+  std::string access_qualifier;
+  std::string type_name;
+  std::string type_qualifiers;
+};
+
+// What the host passes for argument `index` through
+// zeKernelSetArgumentValue: derived from payload_arguments.
+enum class UserArgumentKind {
+  kGlobalPointer,
+  kConstantPointer,
+  kLocalPointer, // SLM: the host passes a size and a null value
+  kByValue,
+  kImage,
+  kSampler,
+  kOther,
+};
+
+struct UserArgument {
+  uint32_t index = 0;
+  UserArgumentKind kind = UserArgumentKind::kOther;
+  // Bytes zeKernelSetArgumentValue expects: 8 for pointers, the summed
+  // by-value size for values, the SLM size chosen at launch for local args
+  // (reported here as 0).
+  uint64_t size = 0;
+  std::string name; // from kernels_misc_info, empty if absent
+  std::string type_name; // from kernels_misc_info, empty if absent
+};
+
+const char* userArgumentKindName(UserArgumentKind kind);
+
+struct KernelInfo {
+  std::string name;
+  ExecutionEnv execution_env;
+  std::vector<PayloadArgument> payload_arguments;
+  std::vector<PerThreadMemoryBuffer> per_thread_memory_buffers;
+  std::vector<ArgInfo> arg_infos;
+
+  // Derived when parsing (see docs in zebin.cpp / README):
+  // Spill bytes per thread: execution_env.spill_size for zeinfo >= 1.39,
+  // else the size of the scratch buffer in slot 0 (0 if none). This is what
+  // compute-runtime reports as ze_kernel_properties_t::spillMemSize.
+  uint64_t spill_bytes = 0;
+  // Private memory bytes per thread (execution_env.private_size, or the
+  // private_space buffer for old versions).
+  uint64_t private_bytes = 0;
+  // Sub-group size the kernel runs with: required_sub_group_size if set,
+  // else simd_size, else 32 (what the launcher calls threads per warp).
+  uint32_t threads_per_warp = 32;
+  // User arguments ordered by index, 0..n-1 without gaps.
+  std::vector<UserArgument> user_arguments;
+};
+
+struct ZeInfo {
+  std::string version_text;
+  ZeInfoVersion version;
+  std::vector<KernelInfo> kernels;
+  // Unknown keys and other oddities that are not fatal.
+  std::vector<std::string> warnings;
+
+  const KernelInfo* findKernel(std::string_view name) const;
+  // "add, mul, priv": for "kernel X not found; the zebin has: ..." errors.
+  std::string kernelNames() const;
+};
+
+// Parses `.ze_info` YAML text (the subset IGC writes).
+Expected<ZeInfo> parseZeInfo(std::string_view yaml);
+
+struct Zebin {
+  ElfView elf;
+  ZeInfo ze_info;
+
+  const KernelInfo* findKernel(std::string_view name) const {
+    return ze_info.findKernel(name);
+  }
+};
+
+// readElf + parseZeInfo + consistency checks (each kernel has .text.<name>).
+Expected<Zebin> readZebin(std::string_view bytes);
+
+} // namespace zebin
+} // namespace xsl

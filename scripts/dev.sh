@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Linux developer entry point (the README Quick start and .ci/run use it).
+#   scripts/dev.sh run    set up, then run the main job (harness default run)
+#   scripts/dev.sh test   set up, then build every preset and run every test
+#   scripts/dev.sh setup  only install what the build and tests need
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+APT_PACKAGES=(
+  cmake ninja-build g++ clang clang-format llvm binutils
+  libgtest-dev googletest libclang-rt-14-dev
+  intel-opencl-icd libze1 libze-dev
+  g++-mingw-w64-x86-64-posix wine64
+  python3-venv patchelf unzip
+)
+
+log() { printf '\n== %s\n' "$*"; }
+
+setup() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  log "installing Python packages"
+  python3 -m pip install -q -r scripts/requirements-test.txt
+}
+
+build_preset() {
+  local preset=$1
+  log "configure + build: $preset"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+}
+
+run_main() {
+  python3 scripts/harness.py
+}
+
+run_tests() {
+  local presets=(linux-gcc linux-clang linux-asan windows-mingw)
+  for p in "${presets[@]}"; do build_preset "$p"; done
+  for p in "${presets[@]}"; do
+    log "ctest: $p"
+    ctest --preset "$p" -j2
+  done
+  if [ -x build/linux-asan/tests/fuzz/run_fuzzers.sh ]; then
+    log "fuzzers"
+    build/linux-asan/tests/fuzz/run_fuzzers.sh
+  fi
+  log "pytest"
+  XSL_BUILD_DIR="$root/build/linux-gcc" python3 -m pytest -q tests/python
+}
+
+case "${1:-}" in
+  setup) setup ;;
+  run) setup; build_preset linux-gcc; run_main ;;
+  test) setup; run_tests ;;
+  *) echo "usage: scripts/dev.sh run|test|setup" >&2; exit 2 ;;
+esac
