@@ -43,7 +43,16 @@ run_main() {
   python3 scripts/harness.py
 }
 
+stop_wineserver() {
+  # wine leaves a server per prefix running; stop ours so nothing outlives us.
+  local server=/usr/lib/wine/wineserver64
+  [ -x "$server" ] || server=$(command -v wineserver || true)
+  [ -n "$server" ] || return 0
+  WINEPREFIX="${XSL_WINEPREFIX:-$HOME/.cache/xsl-wine}" "$server" -k 2>/dev/null || true
+}
+
 run_tests() {
+  trap stop_wineserver EXIT
   local presets=(linux-gcc linux-clang linux-asan windows-mingw)
   for p in "${presets[@]}"; do build_preset "$p"; done
   for p in "${presets[@]}"; do
