@@ -53,7 +53,7 @@ struct Symbol {
   uint64_t size = 0;
   uint16_t section_index = 0;
   uint8_t binding = 0; // ELF64_ST_BIND
-  uint8_t type = 0; // ELF64_ST_TYPE
+  uint8_t type = 0;    // ELF64_ST_TYPE
 };
 
 struct Note {
@@ -67,8 +67,8 @@ struct ElfView {
   uint16_t elf_type = 0;
   uint16_t machine = 0;
   uint32_t flags = 0;
-  std::vector<Section> sections; // index 0 is the null section
-  std::vector<Symbol> symbols; // from .symtab, null symbol dropped
+  std::vector<Section> sections;   // index 0 is the null section
+  std::vector<Symbol> symbols;     // from .symtab, null symbol dropped
   std::vector<Note> intelgt_notes; // from .note.intelgt.compat
 
   const Section* findSection(std::string_view name) const;
@@ -92,15 +92,16 @@ struct PayloadArgument {
   int64_t offset = 0;
   int64_t size = 0;
   std::optional<int64_t> arg_index;
-  std::string addrmode; // stateless, stateful, bindless, slm
-  std::string addrspace; // global, local, constant, image, sampler
-  std::string access_type; // readonly, writeonly, readwrite
+  std::string addrmode;      // stateless, stateful, bindless, slm
+  std::string addrspace;     // global, local, constant, image, sampler
+  std::string access_type;   // readonly, writeonly, readwrite
   int64_t source_offset = 0; // byvalue pieces of a struct argument
   int64_t slm_alignment = 0;
+  bool is_ptr = false; // arg_byvalue that carries a pointer (newer IGC)
 };
 
 struct PerThreadMemoryBuffer {
-  std::string type; // scratch, global, slm
+  std::string type;  // scratch, global, slm
   std::string usage; // private_space, spill_fill_space, single_space
   int64_t size = 0;
   int64_t slot = 0;
@@ -148,7 +149,7 @@ struct UserArgument {
   // by-value size for values, the SLM size chosen at launch for local args
   // (reported here as 0).
   uint64_t size = 0;
-  std::string name; // from kernels_misc_info, empty if absent
+  std::string name;      // from kernels_misc_info, empty if absent
   std::string type_name; // from kernels_misc_info, empty if absent
 };
 

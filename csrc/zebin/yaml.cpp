@@ -1,0 +1,681 @@
+#include "zebin/yaml.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace xsl {
+namespace zebin {
+namespace yaml {
+namespace {
+
+struct Line {
+  size_t number = 0;     // 1-based
+  size_t indent = 0;     // columns of leading spaces
+  std::string_view text; // content: no indentation, comment, trailing space
+};
+
+bool isSpace(char c) {
+  return c == ' ' || c == '\t';
+}
+
+std::string_view trimRight(std::string_view s) {
+  while (!s.empty() && (isSpace(s.back()) || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string_view trimLeft(std::string_view s) {
+  while (!s.empty() && isSpace(s.front())) {
+    s.remove_prefix(1);
+  }
+  return s;
+}
+
+Error lineError(size_t line, const std::string& what) {
+  return Error("line " + std::to_string(line) + ": " + what);
+}
+
+// Cuts a trailing comment: '#' at the start or after a space, outside quotes.
+std::string_view stripComment(std::string_view s) {
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (quote == '"') {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        quote = 0;
+      }
+      continue;
+    }
+    if (quote == '\'') {
+      if (c == '\'') {
+        quote = 0; // '' re-opens on the next character: same effect
+      }
+      continue;
+    }
+    const bool token_start = i == 0 || s[i - 1] == ' ' || s[i - 1] == '[' ||
+        s[i - 1] == ',' || s[i - 1] == '{';
+    if ((c == '\'' || c == '"') && token_start) {
+      quote = c;
+    } else if (c == '#' && (i == 0 || isSpace(s[i - 1]))) {
+      return s.substr(0, i);
+    }
+  }
+  return s;
+}
+
+bool isSequenceItem(std::string_view text) {
+  return !text.empty() && text[0] == '-' &&
+      (text.size() == 1 || text[1] == ' ');
+}
+
+} // namespace
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  Expected<Document> run() {
+    Status split = splitLines();
+    if (!split) {
+      return split.error();
+    }
+    if (lines_.empty()) {
+      Node root;
+      root.kind = NodeKind::kMap;
+      doc_.nodes_.push_back(root);
+      return std::move(doc_);
+    }
+    if (lines_[0].indent != 0) {
+      return lineError(lines_[0].number, "the document must start in column 1");
+    }
+    Expected<size_t> root = parseBlock(0, 1);
+    if (!root) {
+      return root.error();
+    }
+    if (pos_ < lines_.size()) {
+      return lineError(
+          lines_[pos_].number,
+          "unexpected content after the top-level block "
+          "(check the indentation)");
+    }
+    return std::move(doc_);
+  }
+
+ private:
+  Status splitLines() {
+    size_t start = 0;
+    size_t number = 0;
+    bool in_document = false;
+    bool seen_content = false;
+    while (start <= text_.size()) {
+      size_t end = text_.find('\n', start);
+      if (end == std::string_view::npos) {
+        end = text_.size();
+      }
+      ++number;
+      std::string_view raw = text_.substr(start, end - start);
+      start = end + 1;
+      size_t indent = 0;
+      while (indent < raw.size() && raw[indent] == ' ') {
+        ++indent;
+      }
+      std::string_view rest = raw.substr(indent);
+      std::string_view content = trimRight(stripComment(rest));
+      if (trimLeft(content).empty()) {
+        if (end == text_.size()) {
+          break;
+        }
+        continue;
+      }
+      if (content[0] == '\t') {
+        return lineError(
+            number,
+            "tab character in indentation; YAML indents with "
+            "spaces only");
+      }
+      if (indent == 0 && (content == "---" || content.substr(0, 4) == "--- ")) {
+        if (seen_content || in_document) {
+          return lineError(
+              number, "a second YAML document ('---') is not supported");
+        }
+        in_document = true;
+        continue;
+      }
+      if (indent == 0 && content == "...") {
+        break; // end of the document: anything after it is not ours
+      }
+      if (indent == 0 && content[0] == '%' && !seen_content) {
+        continue; // %YAML directive
+      }
+      seen_content = true;
+      Line line;
+      line.number = number;
+      line.indent = indent;
+      line.text = content;
+      lines_.push_back(line);
+      if (end == text_.size()) {
+        break;
+      }
+    }
+    return Status::success();
+  }
+
+  size_t addNode(NodeKind kind, size_t line) {
+    Node node;
+    node.kind = kind;
+    node.line = line;
+    doc_.nodes_.push_back(node);
+    return doc_.nodes_.size() - 1;
+  }
+
+  // Links `child` after `last` (or as first child of `parent`).
+  void append(size_t parent, size_t& last, size_t child) {
+    if (last == kNoNode) {
+      doc_.nodes_[parent].first_child = child;
+    } else {
+      doc_.nodes_[last].next_sibling = child;
+    }
+    last = child;
+    ++doc_.nodes_[parent].child_count;
+  }
+
+  Status checkDepth(size_t depth, size_t line) {
+    if (depth > kMaxDepth) {
+      return lineError(
+          line, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    return Status::success();
+  }
+
+  // A block (map or sequence) whose first line is lines_[pos_] at `indent`.
+  Expected<size_t> parseBlock(size_t indent, size_t depth) {
+    if (isSequenceItem(lines_[pos_].text)) {
+      return parseSequence(indent, depth);
+    }
+    return parseMap(indent, depth);
+  }
+
+  // Finds the ':' that ends a plain key: followed by a space or the end.
+  static size_t plainKeyEnd(std::string_view text) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == ':' && (i + 1 == text.size() || text[i + 1] == ' ')) {
+        return i;
+      }
+    }
+    return std::string_view::npos;
+  }
+
+  bool looksLikeMapEntry(std::string_view text) {
+    if (text.empty() || text[0] == '[' || text[0] == '{') {
+      return false;
+    }
+    if (text[0] == '\'' || text[0] == '"') {
+      size_t end = 0;
+      std::string_view unused;
+      if (!scanQuoted(text, 0, 0, unused, end).ok()) {
+        return false;
+      }
+      std::string_view after = trimLeft(text.substr(end));
+      return !after.empty() && after[0] == ':' &&
+          (after.size() == 1 || after[1] == ' ');
+    }
+    return plainKeyEnd(text) != std::string_view::npos;
+  }
+
+  Expected<size_t> parseMap(size_t indent, size_t depth) {
+    Status depth_ok = checkDepth(depth, lines_[pos_].number);
+    if (!depth_ok) {
+      return depth_ok.error();
+    }
+    const size_t map = addNode(NodeKind::kMap, lines_[pos_].number);
+    size_t last = kNoNode;
+    while (pos_ < lines_.size()) {
+      const Line line = lines_[pos_];
+      if (line.indent < indent) {
+        break;
+      }
+      if (line.indent > indent) {
+        return lineError(
+            line.number,
+            "unexpected indentation (expected column " +
+                std::to_string(indent + 1) +
+                "; multi-line values are not supported)");
+      }
+      if (isSequenceItem(line.text)) {
+        return lineError(
+            line.number, "expected 'key: value' but found a sequence item");
+      }
+      std::string_view key;
+      std::string_view rest;
+      if (line.text[0] == '\'' || line.text[0] == '"') {
+        size_t end = 0;
+        Status quoted = scanQuoted(line.text, 0, line.number, key, end);
+        if (!quoted) {
+          return quoted.error();
+        }
+        rest = trimLeft(line.text.substr(end));
+        if (rest.empty() || rest[0] != ':') {
+          return lineError(line.number, "expected ':' after the quoted key");
+        }
+        rest = trimLeft(rest.substr(1));
+      } else {
+        const size_t colon = plainKeyEnd(line.text);
+        if (colon == std::string_view::npos) {
+          return lineError(
+              line.number,
+              "expected 'key: value', got '" +
+                  std::string(line.text.substr(0, 60)) + "'");
+        }
+        key = trimRight(line.text.substr(0, colon));
+        rest = trimLeft(line.text.substr(colon + 1));
+      }
+      ++pos_;
+      size_t child = kNoNode;
+      if (!rest.empty()) {
+        Expected<size_t> value = parseInline(rest, line.number, depth + 1);
+        if (!value) {
+          return value.error();
+        }
+        child = *value;
+      } else if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
+        Expected<size_t> value = parseBlock(lines_[pos_].indent, depth + 1);
+        if (!value) {
+          return value.error();
+        }
+        child = *value;
+      } else if (
+          pos_ < lines_.size() && lines_[pos_].indent == indent &&
+          isSequenceItem(lines_[pos_].text)) {
+        // "key:\n- item": a sequence may sit at its key's indentation.
+        Expected<size_t> value = parseSequence(indent, depth + 1);
+        if (!value) {
+          return value.error();
+        }
+        child = *value;
+      } else {
+        child = addNode(NodeKind::kScalar, line.number); // null value
+      }
+      doc_.nodes_[child].key = key;
+      append(map, last, child);
+    }
+    return map;
+  }
+
+  Expected<size_t> parseSequence(size_t indent, size_t depth) {
+    Status depth_ok = checkDepth(depth, lines_[pos_].number);
+    if (!depth_ok) {
+      return depth_ok.error();
+    }
+    const size_t seq = addNode(NodeKind::kSequence, lines_[pos_].number);
+    size_t last = kNoNode;
+    while (pos_ < lines_.size()) {
+      const Line line = lines_[pos_];
+      if (line.indent < indent || !isSequenceItem(line.text)) {
+        break;
+      }
+      if (line.indent > indent) {
+        return lineError(
+            line.number, "unexpected indentation inside a sequence");
+      }
+      std::string_view after_dash = line.text.substr(1);
+      const std::string_view content = trimLeft(after_dash);
+      const size_t content_indent =
+          line.indent + 1 + (after_dash.size() - content.size());
+      size_t child = kNoNode;
+      if (content.empty()) {
+        ++pos_;
+        if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
+          Expected<size_t> value = parseBlock(lines_[pos_].indent, depth + 1);
+          if (!value) {
+            return value.error();
+          }
+          child = *value;
+        } else {
+          child = addNode(NodeKind::kScalar, line.number);
+        }
+      } else if (isSequenceItem(content) || looksLikeMapEntry(content)) {
+        // "- key: value" / "- - x": the rest of the line opens a nested
+        // block at the column where its content starts.
+        lines_[pos_].indent = content_indent;
+        lines_[pos_].text = content;
+        Expected<size_t> value = parseBlock(content_indent, depth + 1);
+        if (!value) {
+          return value.error();
+        }
+        child = *value;
+      } else {
+        ++pos_;
+        Expected<size_t> value = parseInline(content, line.number, depth + 1);
+        if (!value) {
+          return value.error();
+        }
+        child = *value;
+      }
+      append(seq, last, child);
+    }
+    return seq;
+  }
+
+  // Quoted scalar starting at text[start]; `end` is one past the closing
+  // quote. Unescaped copies are kept in the document.
+  Status scanQuoted(
+      std::string_view text,
+      size_t start,
+      size_t line,
+      std::string_view& value,
+      size_t& end) {
+    const char quote = text[start];
+    std::string unescaped;
+    bool copied = false;
+    size_t i = start + 1;
+    for (; i < text.size(); ++i) {
+      const char c = text[i];
+      if (quote == '\'' && c == '\'') {
+        if (i + 1 < text.size() && text[i + 1] == '\'') {
+          if (!copied) {
+            unescaped.assign(text.substr(start + 1, i - start - 1));
+            copied = true;
+          }
+          unescaped += '\'';
+          ++i;
+          continue;
+        }
+        break;
+      }
+      if (quote == '"' && c == '"') {
+        break;
+      }
+      if (quote == '"' && c == '\\') {
+        if (!copied) {
+          unescaped.assign(text.substr(start + 1, i - start - 1));
+          copied = true;
+        }
+        if (i + 1 >= text.size()) {
+          break;
+        }
+        const char e = text[++i];
+        switch (e) {
+          case 'n':
+            unescaped += '\n';
+            break;
+          case 't':
+            unescaped += '\t';
+            break;
+          case 'r':
+            unescaped += '\r';
+            break;
+          case '0':
+            unescaped += '\0';
+            break;
+          case '\\':
+          case '"':
+          case '/':
+          case ' ':
+            unescaped += e;
+            break;
+          default:
+            return lineError(
+                line,
+                std::string("unsupported escape '\\") + e +
+                    "' in a double-quoted string");
+        }
+        continue;
+      }
+      if (copied) {
+        unescaped += c;
+      }
+    }
+    if (i >= text.size()) {
+      return lineError(
+          line,
+          "unterminated quoted string (multi-line strings are "
+          "not supported)");
+    }
+    end = i + 1;
+    if (copied) {
+      doc_.owned_.push_back(std::move(unescaped));
+      value = doc_.owned_.back();
+    } else {
+      value = text.substr(start + 1, i - start - 1);
+    }
+    return Status::success();
+  }
+
+  // A value on the same line as its key or dash.
+  Expected<size_t> parseInline(
+      std::string_view text,
+      size_t line,
+      size_t depth) {
+    const char first = text[0];
+    if (first == '[' || first == '{') {
+      size_t end = 0;
+      Expected<size_t> flow = parseFlow(text, 0, line, depth, end);
+      if (!flow) {
+        return flow.error();
+      }
+      if (!trimLeft(text.substr(end)).empty()) {
+        return lineError(line, "unexpected text after a flow collection");
+      }
+      return flow;
+    }
+    if (first == '\'' || first == '"') {
+      std::string_view value;
+      size_t end = 0;
+      Status quoted = scanQuoted(text, 0, line, value, end);
+      if (!quoted) {
+        return quoted.error();
+      }
+      if (!trimLeft(text.substr(end)).empty()) {
+        return lineError(line, "unexpected text after a quoted string");
+      }
+      const size_t node = addNode(NodeKind::kScalar, line);
+      doc_.nodes_[node].text = value;
+      doc_.nodes_[node].quoted = true;
+      return node;
+    }
+    if (first == '|' || first == '>') {
+      return lineError(line, "block scalars ('|', '>') are not supported");
+    }
+    if (first == '&' || first == '*' || first == '!') {
+      return lineError(line, "anchors, aliases and tags are not supported");
+    }
+    const size_t node = addNode(NodeKind::kScalar, line);
+    doc_.nodes_[node].text = text;
+    return node;
+  }
+
+  // `[a, b, [c]]` or `{k: v}` starting at text[start], on one line.
+  Expected<size_t> parseFlow(
+      std::string_view text,
+      size_t start,
+      size_t line,
+      size_t depth,
+      size_t& end) {
+    Status depth_ok = checkDepth(depth, line);
+    if (!depth_ok) {
+      return depth_ok.error();
+    }
+    const bool is_map = text[start] == '{';
+    const char close = is_map ? '}' : ']';
+    const size_t node =
+        addNode(is_map ? NodeKind::kMap : NodeKind::kSequence, line);
+    size_t last = kNoNode;
+    size_t i = start + 1;
+    auto skipSpaces = [&]() {
+      while (i < text.size() && text[i] == ' ') {
+        ++i;
+      }
+    };
+    skipSpaces();
+    if (i < text.size() && text[i] == close) {
+      end = i + 1;
+      return node;
+    }
+    while (true) {
+      skipSpaces();
+      if (i >= text.size()) {
+        break;
+      }
+      std::string_view key;
+      if (is_map) {
+        const size_t colon = text.find(':', i);
+        if (colon == std::string_view::npos) {
+          return lineError(line, "expected 'key: value' in a flow map");
+        }
+        key = trimRight(text.substr(i, colon - i));
+        i = colon + 1;
+        skipSpaces();
+      }
+      if (i >= text.size()) {
+        break;
+      }
+      size_t child = kNoNode;
+      if (text[i] == '[' || text[i] == '{') {
+        Expected<size_t> nested = parseFlow(text, i, line, depth + 1, i);
+        if (!nested) {
+          return nested.error();
+        }
+        child = *nested;
+      } else if (text[i] == '\'' || text[i] == '"') {
+        std::string_view value;
+        Status quoted = scanQuoted(text, i, line, value, i);
+        if (!quoted) {
+          return quoted.error();
+        }
+        child = addNode(NodeKind::kScalar, line);
+        doc_.nodes_[child].text = value;
+        doc_.nodes_[child].quoted = true;
+      } else {
+        const size_t item_end = text.find_first_of(",]}", i);
+        if (item_end == std::string_view::npos) {
+          break;
+        }
+        child = addNode(NodeKind::kScalar, line);
+        doc_.nodes_[child].text = trimRight(text.substr(i, item_end - i));
+        i = item_end;
+      }
+      doc_.nodes_[child].key = key;
+      append(node, last, child);
+      skipSpaces();
+      if (i >= text.size()) {
+        break;
+      }
+      if (text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (text[i] == close) {
+        end = i + 1;
+        return node;
+      }
+      return lineError(
+          line,
+          std::string("expected ',' or '") + close + "' in a flow collection");
+    }
+    return lineError(
+        line,
+        std::string("flow collection not closed with '") + close +
+            "' on the same line");
+  }
+
+  std::string_view text_;
+  std::vector<Line> lines_;
+  size_t pos_ = 0;
+  Document doc_;
+};
+
+size_t Document::find(size_t index, std::string_view key) const {
+  for (size_t c = nodes_[index].first_child; c != kNoNode;
+       c = nodes_[c].next_sibling) {
+    if (nodes_[c].key == key) {
+      return c;
+    }
+  }
+  return kNoNode;
+}
+
+Expected<Document> parse(std::string_view text) {
+  return Parser(text).run();
+}
+
+Expected<int64_t> toInt(const Node& node) {
+  if (node.kind != NodeKind::kScalar) {
+    return Error(
+        "expected an integer, got a " +
+        std::string(node.kind == NodeKind::kMap ? "map" : "sequence"));
+  }
+  std::string_view s = node.text;
+  const std::string shown(s.substr(0, 40));
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  uint64_t base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (s.size() > 2 && s[0] == '0' && s[1] == 'o') {
+    base = 8;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) {
+    return Error("expected an integer, got '" + shown + "'");
+  }
+  // Magnitude limit: INT64_MAX, or one more for a negative value.
+  const uint64_t limit =
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) +
+      (negative ? 1u : 0u);
+  uint64_t value = 0;
+  for (const char c : s) {
+    uint64_t digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = static_cast<uint64_t>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      digit = static_cast<uint64_t>(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      digit = static_cast<uint64_t>(c - 'A' + 10);
+    } else {
+      digit = base; // not a digit
+    }
+    if (digit >= base) {
+      return Error("expected an integer, got '" + shown + "'");
+    }
+    if (value > (limit - digit) / base) {
+      return Error("integer '" + shown + "' is out of range");
+    }
+    value = value * base + digit;
+  }
+  if (negative) {
+    return value == limit ? std::numeric_limits<int64_t>::min()
+                          : -static_cast<int64_t>(value);
+  }
+  return static_cast<int64_t>(value);
+}
+
+Expected<bool> toBool(const Node& node) {
+  if (node.kind == NodeKind::kScalar && !node.quoted) {
+    const std::string_view s = node.text;
+    if (s == "true" || s == "True" || s == "TRUE") {
+      return true;
+    }
+    if (s == "false" || s == "False" || s == "FALSE") {
+      return false;
+    }
+  }
+  return Error(
+      "expected true or false, got '" + std::string(node.text.substr(0, 40)) +
+      "'");
+}
+
+} // namespace yaml
+} // namespace zebin
+} // namespace xsl

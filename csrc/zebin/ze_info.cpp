@@ -1,0 +1,671 @@
+// `.ze_info` YAML -> typed model, plus the derived values the launcher needs.
+// Like compute-runtime's decoder: every known key is type-checked, unknown
+// keys become warnings, and each message names the kernel, key and line.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "zebin/yaml.h"
+#include "zebin/zebin.h"
+
+namespace xsl {
+namespace zebin {
+namespace {
+
+using yaml::Document;
+using yaml::kNoNode;
+using yaml::Node;
+using yaml::NodeKind;
+
+// Upper bound on argument indices: real kernels have a few hundred at most,
+// and it keeps a hostile arg_index from allocating gigabytes.
+constexpr int64_t kMaxArgIndex = 4095;
+
+bool isOneOf(
+    std::string_view key,
+    std::initializer_list<std::string_view> keys) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+class ZeInfoBuilder {
+ public:
+  explicit ZeInfoBuilder(const Document& doc) : doc_(doc) {}
+
+  Expected<ZeInfo> build() {
+    const Node& root = doc_.root();
+    if (root.kind != NodeKind::kMap) {
+      return Error("the document is not a YAML map");
+    }
+    for (size_t c = doc_.firstChild(0); c != kNoNode; c = doc_.nextSibling(c)) {
+      const Node& entry = doc_.node(c);
+      Status status = Status::success();
+      if (entry.key == "version") {
+        status = readVersion(entry);
+      } else if (entry.key == "kernels") {
+        status = forEachItem(c, "kernels", [&](size_t item, size_t i) {
+          return readKernel(item, i);
+        });
+      } else if (entry.key == "kernels_misc_info") {
+        status = forEachItem(c, "kernels_misc_info", [&](size_t item, size_t) {
+          return readMiscInfo(item);
+        });
+      } else if (!isOneOf(
+                     entry.key, {"functions", "global_host_access_table"})) {
+        warnUnknown("", entry);
+      }
+      if (!status) {
+        return status.error();
+      }
+    }
+    if (info_.version_text.empty()) {
+      return Error("missing the 'version' key; is this a .ze_info section?");
+    }
+    for (KernelInfo& kernel : info_.kernels) {
+      Status derived = derive(kernel);
+      if (!derived) {
+        return derived.error().withContext("kernel '" + kernel.name + "'");
+      }
+    }
+    return std::move(info_);
+  }
+
+ private:
+  static std::string where(std::string_view path, const Node& node) {
+    return std::string(path) + " (line " + std::to_string(node.line) + ")";
+  }
+
+  void warnUnknown(std::string_view context, const Node& node) {
+    std::string path(context);
+    if (!path.empty()) {
+      path += ".";
+    }
+    path += node.key;
+    info_.warnings.push_back(
+        "unknown key '" + path + "' (line " + std::to_string(node.line) +
+        ") ignored");
+  }
+
+  template <typename Fn>
+  Status forEachItem(size_t seq, std::string_view path, Fn&& fn) {
+    const Node& node = doc_.node(seq);
+    if (node.kind == NodeKind::kScalar && node.text.empty() && !node.quoted) {
+      return Status::success(); // "key:" with no value: an empty list
+    }
+    if (node.kind != NodeKind::kSequence) {
+      return Error(where(path, node) + ": expected a list");
+    }
+    size_t i = 0;
+    for (size_t c = doc_.firstChild(seq); c != kNoNode;
+         c = doc_.nextSibling(c), ++i) {
+      Status status = fn(c, i);
+      if (!status) {
+        return status;
+      }
+    }
+    return Status::success();
+  }
+
+  Expected<int64_t> integer(const Node& node, std::string_view path) {
+    Expected<int64_t> value = yaml::toInt(node);
+    if (!value) {
+      return value.error().withContext(where(path, node));
+    }
+    return value;
+  }
+
+  // Sizes, counts and offsets: integers that cannot be negative.
+  Expected<int64_t> count(const Node& node, std::string_view path) {
+    Expected<int64_t> value = integer(node, path);
+    if (value && *value < 0) {
+      return Error(
+          where(path, node) + ": must not be negative, got " +
+          std::to_string(*value));
+    }
+    return value;
+  }
+
+  Expected<std::string> text(const Node& node, std::string_view path) {
+    if (node.kind != NodeKind::kScalar) {
+      return Error(
+          where(path, node) + ": expected a string, got a " +
+          (node.kind == NodeKind::kMap ? "map" : "list"));
+    }
+    return std::string(node.text);
+  }
+
+  Status readVersion(const Node& node) {
+    Expected<std::string> version = text(node, "version");
+    if (!version) {
+      return version.error();
+    }
+    const std::string& v = *version;
+    const size_t dot = v.find('.');
+    Node major_node = node;
+    Node minor_node = node;
+    major_node.quoted = minor_node.quoted = false;
+    major_node.text = std::string_view(v).substr(0, dot);
+    minor_node.text = dot == std::string::npos
+        ? std::string_view()
+        : std::string_view(v).substr(dot + 1);
+    Expected<int64_t> major = yaml::toInt(major_node);
+    Expected<int64_t> minor = yaml::toInt(minor_node);
+    if (!major || !minor || *major < 0 || *minor < 0 || *major > 0xffff ||
+        *minor > 0xffff) {
+      return Error(
+          where("version", node) + ": expected 'MAJOR.MINOR', got '" +
+          v.substr(0, 40) + "'");
+    }
+    info_.version_text = v;
+    info_.version.major = static_cast<uint32_t>(*major);
+    info_.version.minor = static_cast<uint32_t>(*minor);
+    return Status::success();
+  }
+
+  Status readKernel(size_t index, size_t position) {
+    const Node& node = doc_.node(index);
+    std::string label = "kernels[" + std::to_string(position) + "]";
+    if (node.kind != NodeKind::kMap) {
+      return Error(where(label, node) + ": expected a map");
+    }
+    KernelInfo kernel;
+    const size_t name = doc_.find(index, "name");
+    if (name == kNoNode) {
+      return Error(where(label, node) + ": missing 'name'");
+    }
+    Expected<std::string> name_text = text(doc_.node(name), "name");
+    if (!name_text || name_text->empty()) {
+      return Error(where(label, node) + ": 'name' must be a non-empty string");
+    }
+    kernel.name = std::move(*name_text);
+    const std::string context = "kernel '" + kernel.name + "'";
+    bool has_env = false;
+    for (size_t c = doc_.firstChild(index); c != kNoNode;
+         c = doc_.nextSibling(c)) {
+      const Node& entry = doc_.node(c);
+      Status status = Status::success();
+      if (entry.key == "execution_env") {
+        has_env = true;
+        status = readExecutionEnv(c, kernel.execution_env);
+      } else if (entry.key == "payload_arguments") {
+        status = forEachItem(c, entry.key, [&](size_t item, size_t) {
+          return readPayloadArgument(item, kernel);
+        });
+      } else if (entry.key == "per_thread_memory_buffers") {
+        status = forEachItem(c, entry.key, [&](size_t item, size_t) {
+          return readMemoryBuffer(item, kernel);
+        });
+      } else if (!isOneOf(
+                     entry.key,
+                     {"name",
+                      "per_thread_payload_arguments",
+                      "binding_table_indices",
+                      "debug_env",
+                      "experimental_properties",
+                      "inline_samplers",
+                      "user_attributes",
+                      "kernel_attributes"})) {
+        warnUnknown(context, entry);
+      }
+      if (!status) {
+        return status.error().withContext(context);
+      }
+    }
+    if (!has_env) {
+      return Error(context + ": missing 'execution_env'");
+    }
+    info_.kernels.push_back(std::move(kernel));
+    return Status::success();
+  }
+
+  Status readExecutionEnv(size_t index, ExecutionEnv& env) {
+    const Node& node = doc_.node(index);
+    if (node.kind != NodeKind::kMap) {
+      return Error(where("execution_env", node) + ": expected a map");
+    }
+    bool has_grf = false;
+    bool has_simd = false;
+    for (size_t c = doc_.firstChild(index); c != kNoNode;
+         c = doc_.nextSibling(c)) {
+      const Node& entry = doc_.node(c);
+      const std::string path = "execution_env." + std::string(entry.key);
+      int64_t* target = nullptr;
+      if (entry.key == "grf_count") {
+        target = &env.grf_count;
+        has_grf = true;
+      } else if (entry.key == "simd_size") {
+        target = &env.simd_size;
+        has_simd = true;
+      } else if (entry.key == "private_size") {
+        target = &env.private_size;
+      } else if (entry.key == "slm_size") {
+        target = &env.slm_size;
+      } else if (entry.key == "barrier_count") {
+        target = &env.barrier_count;
+      } else if (entry.key == "required_sub_group_size") {
+        target = &env.required_sub_group_size;
+      }
+      if (target != nullptr || entry.key == "spill_size") {
+        Expected<int64_t> value = count(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        if (target != nullptr) {
+          *target = *value;
+        } else {
+          env.spill_size = *value;
+        }
+        continue;
+      }
+      // Boolean keys (has_*, disable_mid_thread_preemption, ...) are kept
+      // by name; other known keys are checked for shape only.
+      if (entry.kind == NodeKind::kScalar && !entry.quoted &&
+          (entry.text == "true" || entry.text == "false")) {
+        env.flags[std::string(entry.key)] = entry.text == "true";
+        continue;
+      }
+      if (isOneOf(
+              entry.key,
+              {"offset_to_skip_per_thread_data_load",
+               "offset_to_skip_set_ffid_gp",
+               "indirect_stateless_count",
+               "inline_data_payload_size",
+               "eu_thread_count",
+               "actual_kernel_start_offset",
+               "named_barrier_count",
+               "thread_scheduling_mode",
+               "required_work_group_size",
+               "work_group_walk_order_dimensions",
+               "has_global_atomics",
+               "subgroup_independent_forward_progress"})) {
+        continue;
+      }
+      if (entry.key.substr(0, 4) == "has_" ||
+          entry.key.substr(0, 8) == "disable_") {
+        Expected<bool> flag = yaml::toBool(entry);
+        if (!flag) {
+          return flag.error().withContext(where(path, entry));
+        }
+      }
+      warnUnknown("execution_env", entry);
+    }
+    if (!has_grf) {
+      return Error(where("execution_env", node) + ": missing 'grf_count'");
+    }
+    if (!has_simd) {
+      return Error(where("execution_env", node) + ": missing 'simd_size'");
+    }
+    if (env.simd_size != 1 && env.simd_size != 8 && env.simd_size != 16 &&
+        env.simd_size != 32) {
+      return Error(
+          where("execution_env.simd_size", node) + ": " +
+          std::to_string(env.simd_size) + " is not 1, 8, 16 or 32");
+    }
+    if (env.grf_count <= 0 || env.grf_count > 4096) {
+      return Error(
+          where("execution_env.grf_count", node) + ": " +
+          std::to_string(env.grf_count) + " is not a register count");
+    }
+    return Status::success();
+  }
+
+  Status readPayloadArgument(size_t index, KernelInfo& kernel) {
+    const Node& node = doc_.node(index);
+    const std::string label = "payload_arguments[" +
+        std::to_string(kernel.payload_arguments.size()) + "]";
+    if (node.kind != NodeKind::kMap) {
+      return Error(where(label, node) + ": expected a map");
+    }
+    PayloadArgument arg;
+    for (size_t c = doc_.firstChild(index); c != kNoNode;
+         c = doc_.nextSibling(c)) {
+      const Node& entry = doc_.node(c);
+      const std::string path = label + "." + std::string(entry.key);
+      std::string* string_target = nullptr;
+      int64_t* int_target = nullptr;
+      if (entry.key == "arg_type") {
+        string_target = &arg.arg_type;
+      } else if (entry.key == "addrmode") {
+        string_target = &arg.addrmode;
+      } else if (entry.key == "addrspace") {
+        string_target = &arg.addrspace;
+      } else if (entry.key == "access_type") {
+        string_target = &arg.access_type;
+      } else if (entry.key == "offset") {
+        int_target = &arg.offset;
+      } else if (entry.key == "size") {
+        int_target = &arg.size;
+      } else if (entry.key == "source_offset") {
+        int_target = &arg.source_offset;
+      } else if (entry.key == "slm_alignment") {
+        int_target = &arg.slm_alignment;
+      }
+      if (string_target != nullptr) {
+        Expected<std::string> value = text(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        *string_target = std::move(*value);
+      } else if (int_target != nullptr) {
+        Expected<int64_t> value = count(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        *int_target = *value;
+      } else if (entry.key == "arg_index") {
+        Expected<int64_t> value = count(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        if (*value > kMaxArgIndex) {
+          return Error(
+              where(path, entry) + ": " + std::to_string(*value) +
+              " is larger than " + std::to_string(kMaxArgIndex));
+        }
+        arg.arg_index = *value;
+      } else if (entry.key == "is_ptr") {
+        Expected<bool> value = yaml::toBool(entry);
+        if (!value) {
+          return value.error().withContext(where(path, entry));
+        }
+        arg.is_ptr = *value;
+      } else if (!isOneOf(
+                     entry.key,
+                     {"is_pipe",
+                      "sampler_index",
+                      "sampler_type",
+                      "image_type",
+                      "image_transformable",
+                      "bti_value",
+                      "is_constant"})) {
+        warnUnknown("kernel '" + kernel.name + "'." + label, entry);
+      }
+    }
+    if (arg.arg_type.empty()) {
+      return Error(where(label, node) + ": missing 'arg_type'");
+    }
+    kernel.payload_arguments.push_back(std::move(arg));
+    return Status::success();
+  }
+
+  Status readMemoryBuffer(size_t index, KernelInfo& kernel) {
+    const Node& node = doc_.node(index);
+    const std::string label = "per_thread_memory_buffers[" +
+        std::to_string(kernel.per_thread_memory_buffers.size()) + "]";
+    if (node.kind != NodeKind::kMap) {
+      return Error(where(label, node) + ": expected a map");
+    }
+    PerThreadMemoryBuffer buffer;
+    for (size_t c = doc_.firstChild(index); c != kNoNode;
+         c = doc_.nextSibling(c)) {
+      const Node& entry = doc_.node(c);
+      const std::string path = label + "." + std::string(entry.key);
+      if (entry.key == "type" || entry.key == "usage") {
+        Expected<std::string> value = text(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        (entry.key == "type" ? buffer.type : buffer.usage) = std::move(*value);
+      } else if (entry.key == "size" || entry.key == "slot") {
+        Expected<int64_t> value = count(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        (entry.key == "size" ? buffer.size : buffer.slot) = *value;
+      } else if (entry.key == "is_simt_thread") {
+        Expected<bool> value = yaml::toBool(entry);
+        if (!value) {
+          return value.error().withContext(where(path, entry));
+        }
+        buffer.is_simt_thread = *value;
+      } else {
+        warnUnknown("kernel '" + kernel.name + "'." + label, entry);
+      }
+    }
+    kernel.per_thread_memory_buffers.push_back(std::move(buffer));
+    return Status::success();
+  }
+
+  Status readMiscInfo(size_t index) {
+    const Node& node = doc_.node(index);
+    if (node.kind != NodeKind::kMap) {
+      return Error(where("kernels_misc_info", node) + ": expected a map");
+    }
+    const size_t name = doc_.find(index, "name");
+    if (name == kNoNode) {
+      return Error(where("kernels_misc_info", node) + ": missing 'name'");
+    }
+    Expected<std::string> kernel_name =
+        text(doc_.node(name), "kernels_misc_info.name");
+    if (!kernel_name) {
+      return kernel_name.error();
+    }
+    std::vector<ArgInfo> infos;
+    const size_t args = doc_.find(index, "args_info");
+    if (args != kNoNode) {
+      Status status = forEachItem(args, "args_info", [&](size_t item, size_t) {
+        return readArgInfo(item, infos);
+      });
+      if (!status) {
+        return status.error().withContext(
+            "kernels_misc_info '" + *kernel_name + "'");
+      }
+    }
+    misc_infos_.emplace_back(std::move(*kernel_name), std::move(infos));
+    return Status::success();
+  }
+
+  Status readArgInfo(size_t index, std::vector<ArgInfo>& infos) {
+    const Node& node = doc_.node(index);
+    if (node.kind != NodeKind::kMap) {
+      return Error(where("args_info", node) + ": expected a map");
+    }
+    ArgInfo info;
+    for (size_t c = doc_.firstChild(index); c != kNoNode;
+         c = doc_.nextSibling(c)) {
+      const Node& entry = doc_.node(c);
+      const std::string path = "args_info." + std::string(entry.key);
+      if (entry.key == "index") {
+        Expected<int64_t> value = count(entry, path);
+        if (!value) {
+          return value.error();
+        }
+        info.index = *value;
+        continue;
+      }
+      std::string* target = nullptr;
+      if (entry.key == "name") {
+        target = &info.name;
+      } else if (entry.key == "address_qualifier") {
+        target = &info.address_qualifier;
+      } else if (entry.key == "access_qualifier") {
+        target = &info.access_qualifier;
+      } else if (entry.key == "type_name") {
+        target = &info.type_name;
+      } else if (entry.key == "type_qualifiers") {
+        target = &info.type_qualifiers;
+      }
+      if (target == nullptr) {
+        warnUnknown("kernels_misc_info.args_info", entry);
+        continue;
+      }
+      Expected<std::string> value = text(entry, path);
+      if (!value) {
+        return value.error();
+      }
+      *target = std::move(*value);
+    }
+    infos.push_back(std::move(info));
+    return Status::success();
+  }
+
+  // Argument size from a kernels_misc_info type name such as 'float4*;8'.
+  static uint64_t sizeFromTypeName(const std::string& type_name) {
+    const size_t semicolon = type_name.rfind(';');
+    if (semicolon == std::string::npos) {
+      return 0;
+    }
+    Node node;
+    node.text = std::string_view(type_name).substr(semicolon + 1);
+    Expected<int64_t> size = yaml::toInt(node);
+    return size && *size > 0 ? static_cast<uint64_t>(*size) : 0;
+  }
+
+  Status derive(KernelInfo& kernel) {
+    for (auto& misc : misc_infos_) {
+      if (misc.first == kernel.name) {
+        kernel.arg_infos = misc.second;
+        break;
+      }
+    }
+    const ExecutionEnv& env = kernel.execution_env;
+    // Spill bytes: zeinfo >= 1.39 states them; before that the scratch
+    // buffer in slot 0 holds spill/fill (and, for single_space, private).
+    if (info_.version.atLeast(1, 39)) {
+      kernel.spill_bytes = static_cast<uint64_t>(env.spill_size.value_or(0));
+    } else {
+      for (const PerThreadMemoryBuffer& buffer :
+           kernel.per_thread_memory_buffers) {
+        if (buffer.type == "scratch" && buffer.slot == 0) {
+          kernel.spill_bytes = static_cast<uint64_t>(buffer.size);
+          break;
+        }
+      }
+    }
+    if (env.private_size > 0) {
+      kernel.private_bytes = static_cast<uint64_t>(env.private_size);
+    } else {
+      for (const PerThreadMemoryBuffer& buffer :
+           kernel.per_thread_memory_buffers) {
+        if (buffer.usage == "private_space") {
+          const uint64_t lanes =
+              buffer.is_simt_thread ? static_cast<uint64_t>(env.simd_size) : 1u;
+          kernel.private_bytes += static_cast<uint64_t>(buffer.size) * lanes;
+        }
+      }
+    }
+    kernel.threads_per_warp = static_cast<uint32_t>(
+        env.required_sub_group_size > 0 ? env.required_sub_group_size
+                                        : env.simd_size);
+    return deriveUserArguments(kernel);
+  }
+
+  Status deriveUserArguments(KernelInfo& kernel) {
+    size_t count = kernel.arg_infos.size();
+    for (const PayloadArgument& arg : kernel.payload_arguments) {
+      if (arg.arg_index &&
+          (arg.arg_type == "arg_bypointer" || arg.arg_type == "arg_byvalue")) {
+        count = std::max(count, static_cast<size_t>(*arg.arg_index) + 1);
+      }
+    }
+    for (const ArgInfo& info : kernel.arg_infos) {
+      if (info.index > kMaxArgIndex) {
+        return Error(
+            "kernels_misc_info: argument index " + std::to_string(info.index) +
+            " is larger than " + std::to_string(kMaxArgIndex));
+      }
+      count = std::max(count, static_cast<size_t>(info.index) + 1);
+    }
+    std::vector<UserArgument> args(count);
+    std::vector<bool> seen(count, false);
+    for (size_t i = 0; i < count; ++i) {
+      args[i].index = static_cast<uint32_t>(i);
+    }
+    for (const PayloadArgument& arg : kernel.payload_arguments) {
+      if (!arg.arg_index) {
+        continue;
+      }
+      UserArgument& user = args[static_cast<size_t>(*arg.arg_index)];
+      const bool first = !seen[static_cast<size_t>(*arg.arg_index)];
+      if (arg.arg_type == "arg_bypointer") {
+        UserArgumentKind kind = UserArgumentKind::kOther;
+        if (arg.addrspace == "global" || arg.addrspace.empty()) {
+          kind = UserArgumentKind::kGlobalPointer;
+        } else if (arg.addrspace == "constant") {
+          kind = UserArgumentKind::kConstantPointer;
+        } else if (arg.addrspace == "local") {
+          kind = UserArgumentKind::kLocalPointer;
+        } else if (arg.addrspace == "image") {
+          kind = UserArgumentKind::kImage;
+        } else if (arg.addrspace == "sampler") {
+          kind = UserArgumentKind::kSampler;
+        }
+        if (first) {
+          user.kind = kind;
+          user.size = kind == UserArgumentKind::kLocalPointer ? 0 : 8;
+        }
+      } else if (arg.arg_type == "arg_byvalue") {
+        if (arg.is_ptr) {
+          user.kind = UserArgumentKind::kGlobalPointer;
+          user.size = 8;
+        } else {
+          // A struct passed by value arrives in pieces; the host passes the
+          // whole value, so its size is where the last piece ends.
+          user.kind = UserArgumentKind::kByValue;
+          user.size = std::max(
+              user.size,
+              static_cast<uint64_t>(arg.source_offset) +
+                  static_cast<uint64_t>(arg.size));
+        }
+      } else {
+        continue; // implicit arguments tied to a user argument (buffer size...)
+      }
+      seen[static_cast<size_t>(*arg.arg_index)] = true;
+    }
+    for (const ArgInfo& info : kernel.arg_infos) {
+      UserArgument& user = args[static_cast<size_t>(info.index)];
+      user.name = info.name;
+      user.type_name = info.type_name;
+      if (seen[static_cast<size_t>(info.index)]) {
+        continue;
+      }
+      // Not in the payload (unused by the kernel): the host must still
+      // pass it, so take its shape from the source-level description.
+      seen[static_cast<size_t>(info.index)] = true;
+      if (info.address_qualifier == "__global") {
+        user.kind = UserArgumentKind::kGlobalPointer;
+        user.size = 8;
+      } else if (info.address_qualifier == "__constant") {
+        user.kind = UserArgumentKind::kConstantPointer;
+        user.size = 8;
+      } else if (info.address_qualifier == "__local") {
+        user.kind = UserArgumentKind::kLocalPointer;
+        user.size = 0;
+      } else {
+        user.kind = UserArgumentKind::kByValue;
+        user.size = sizeFromTypeName(info.type_name);
+      }
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (!seen[i]) {
+        info_.warnings.push_back(
+            "kernel '" + kernel.name + "': argument " + std::to_string(i) +
+            " has no payload entry and no kernels_misc_info entry");
+      }
+    }
+    kernel.user_arguments = std::move(args);
+    return Status::success();
+  }
+
+  const Document& doc_;
+  ZeInfo info_;
+  std::vector<std::pair<std::string, std::vector<ArgInfo>>> misc_infos_;
+};
+
+} // namespace
+
+Expected<ZeInfo> parseZeInfo(std::string_view text) {
+  Expected<Document> doc = yaml::parse(text);
+  if (!doc) {
+    return doc.error();
+  }
+  return ZeInfoBuilder(*doc).build();
+}
+
+} // namespace zebin
+} // namespace xsl

@@ -1,0 +1,113 @@
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "zebin/zebin.h"
+
+namespace xsl {
+namespace zebin {
+
+const char* userArgumentKindName(UserArgumentKind kind) {
+  switch (kind) {
+    case UserArgumentKind::kGlobalPointer:
+      return "global_pointer";
+    case UserArgumentKind::kConstantPointer:
+      return "constant_pointer";
+    case UserArgumentKind::kLocalPointer:
+      return "local_pointer";
+    case UserArgumentKind::kByValue:
+      return "by_value";
+    case UserArgumentKind::kImage:
+      return "image";
+    case UserArgumentKind::kSampler:
+      return "sampler";
+    case UserArgumentKind::kOther:
+      break;
+  }
+  return "other";
+}
+
+const KernelInfo* ZeInfo::findKernel(std::string_view name) const {
+  for (const KernelInfo& kernel : kernels) {
+    if (kernel.name == name) {
+      return &kernel;
+    }
+  }
+  return nullptr;
+}
+
+std::string ZeInfo::kernelNames() const {
+  std::string names;
+  for (const KernelInfo& kernel : kernels) {
+    if (!names.empty()) {
+      names += ", ";
+    }
+    names += kernel.name;
+  }
+  return names;
+}
+
+Expected<Zebin> readZebin(std::string_view bytes) {
+  Expected<ElfView> elf = readElf(bytes);
+  if (!elf) {
+    return elf.error();
+  }
+  const Section* ze_info = elf->findSectionByType(kSectionTypeZeInfo);
+  if (ze_info == nullptr) {
+    ze_info = elf->findSection(".ze_info");
+  }
+  bool has_text = false;
+  for (const Section& section : elf->sections) {
+    if (section.name.compare(0, 6, ".text.") == 0) {
+      has_text = true;
+      break;
+    }
+  }
+  if (ze_info == nullptr) {
+    return Error(
+        std::string("no .ze_info section") +
+        (has_text ? "" : " and no kernel code") +
+        "; this is not a complete zebin (did the compiler fail? "
+        "check the ocloc/IGC log)");
+  }
+  char offset[32];
+  std::snprintf(
+      offset,
+      sizeof(offset),
+      "0x%llx",
+      static_cast<unsigned long long>(ze_info->file_offset));
+  Expected<ZeInfo> info = parseZeInfo(ze_info->data);
+  if (!info) {
+    return info.error().withContext(
+        std::string(".ze_info (at file offset ") + offset + ")");
+  }
+  if (info->kernels.empty() || !has_text) {
+    return Error(
+        "the zebin has no kernels (" +
+        std::string(has_text ? "" : "no .text.* sections, ") +
+        std::to_string(info->kernels.size()) +
+        " in .ze_info); the compiler probably failed: check the ocloc/IGC "
+        "log and recompile");
+  }
+  if (elf->findSection(".symtab") == nullptr) {
+    info->warnings.push_back("no .symtab section (kernel symbols missing)");
+  }
+  for (const KernelInfo& kernel : info->kernels) {
+    if (elf->findSection(".text." + kernel.name) == nullptr) {
+      return Error(
+          "kernel '" + kernel.name +
+          "' is described in .ze_info but has no .text." + kernel.name +
+          " section; the zebin is incomplete");
+    }
+  }
+  Zebin zebin;
+  zebin.elf = std::move(*elf);
+  zebin.ze_info = std::move(*info);
+  return zebin;
+}
+
+} // namespace zebin
+} // namespace xsl
