@@ -1,0 +1,58 @@
+#include "launcher/pointer_check.h"
+
+#include <cstdio>
+#include <string>
+
+namespace xsl {
+namespace launcher {
+namespace {
+
+std::string hexAddress(uint64_t address) {
+  char text[32];
+  std::snprintf(
+      text, sizeof(text), "0x%llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
+std::string resultText(ze_result_t result) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%x", static_cast<unsigned>(result));
+  return text;
+}
+
+} // namespace
+
+Status checkPointerArgument(
+    size_t index,
+    uint64_t address,
+    ze_result_t query_result,
+    ze_memory_type_t memory_type,
+    ze_device_handle_t allocation_device,
+    ze_device_handle_t kernel_device) {
+  const std::string where = "argument " + std::to_string(index) + " (pointer " +
+      hexAddress(address) + ")";
+  if (query_result != ZE_RESULT_SUCCESS) {
+    return Error(
+        where + ": zeMemGetAllocProperties failed with " +
+        resultText(query_result) +
+        "; pass a tensor on the kernel's XPU device");
+  }
+  if (memory_type == ZE_MEMORY_TYPE_UNKNOWN) {
+    return Error(
+        where +
+        " is not device memory of the kernel's context (host memory, a freed "
+        "pointer, or another context); pass a tensor on the kernel's XPU "
+        "device");
+  }
+  if (memory_type == ZE_MEMORY_TYPE_DEVICE && allocation_device != nullptr &&
+      kernel_device != nullptr && allocation_device != kernel_device) {
+    return Error(
+        where +
+        " is device memory of another device; move the tensor to the "
+        "kernel's device");
+  }
+  return Status::success();
+}
+
+} // namespace launcher
+} // namespace xsl

@@ -1,0 +1,30 @@
+#pragma once
+
+// Pointer arguments must be memory the kernel's device can reach: a Level
+// Zero USM allocation (device, shared or host USM) of the kernel's context;
+// a device allocation must belong to the kernel's device. Anything the
+// context does not know (plain host memory, a freed or foreign pointer) is
+// rejected before the launch instead of faulting on the GPU.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <level_zero/ze_api.h>
+
+#include "common/expected.h"
+
+namespace xsl {
+namespace launcher {
+
+// Judges the answer of zeMemGetAllocProperties(context, address, &props,
+// &allocation_device). Pure: the query is made by the caller's backend.
+Status checkPointerArgument(
+    size_t index,
+    uint64_t address,
+    ze_result_t query_result,
+    ze_memory_type_t memory_type,
+    ze_device_handle_t allocation_device,
+    ze_device_handle_t kernel_device);
+
+} // namespace launcher
+} // namespace xsl

@@ -1,0 +1,274 @@
+#include "launcher/arg_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace xsl {
+namespace launcher {
+namespace {
+
+using zebin::UserArgument;
+using zebin::UserArgumentKind;
+
+UserArgument param(
+    uint32_t index,
+    UserArgumentKind kind,
+    uint64_t size,
+    std::string type_name = "") {
+  UserArgument arg;
+  arg.index = index;
+  arg.kind = kind;
+  arg.size = size;
+  arg.type_name = std::move(type_name);
+  return arg;
+}
+
+// (global float*, global float*, int, global scratch, profile scratch)
+std::vector<UserArgument> tritonAddSignature() {
+  return {
+      param(0, UserArgumentKind::kGlobalPointer, 8),
+      param(1, UserArgumentKind::kGlobalPointer, 8),
+      param(2, UserArgumentKind::kByValue, 4),
+      param(3, UserArgumentKind::kGlobalPointer, 8),
+      param(4, UserArgumentKind::kGlobalPointer, 8)};
+}
+
+bool mentions(const Error& error, const std::string& text) {
+  return error.message().find(text) != std::string::npos;
+}
+
+TEST(ParseTypeCodes, AcceptsEveryCode) {
+  auto types = parseTypeCodes("bhilBHIKfdeyO");
+  ASSERT_TRUE(types.ok());
+  ASSERT_EQ(types->size(), 13u);
+  const std::vector<uint32_t> sizes = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 2, 2, 8};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(argTypeSize((*types)[i]), sizes[i]) << i;
+    EXPECT_EQ(argTypeCode((*types)[i]), "bhilBHIKfdeyO"[i]);
+  }
+  EXPECT_TRUE(parseTypeCodes("").ok());
+}
+
+TEST(ParseTypeCodes, RejectsUnknownCodeWithPosition) {
+  auto types = parseTypeCodes("iOx");
+  ASSERT_FALSE(types.ok());
+  EXPECT_TRUE(mentions(types.error(), "arg_types[2] = 'x'"));
+  auto control = parseTypeCodes(std::string("i\x01", 2));
+  ASSERT_FALSE(control.ok());
+  EXPECT_TRUE(mentions(control.error(), "arg_types[1]"));
+}
+
+TEST(CompileArgPlan, ExactMatchWithScratchPassed) {
+  auto plan = compileArgPlan("OOiOO", "add", tritonAddSignature());
+  ASSERT_TRUE(plan.ok()) << plan.error().message();
+  EXPECT_EQ(plan->args.size(), 5u);
+  EXPECT_EQ(plan->null_pointer_args, 0u);
+  EXPECT_FALSE(plan->binds_shared_memory);
+  EXPECT_EQ(plan->kernelArgCount(), 5u);
+}
+
+TEST(CompileArgPlan, FillsMissingTritonScratchPointers) {
+  auto plan = compileArgPlan("OOi", "add", tritonAddSignature());
+  ASSERT_TRUE(plan.ok()) << plan.error().message();
+  EXPECT_EQ(plan->args.size(), 3u);
+  EXPECT_EQ(plan->null_pointer_args, 2u);
+  EXPECT_EQ(plan->kernelArgCount(), 5u);
+}
+
+TEST(CompileArgPlan, CountMismatchNamesBothSides) {
+  auto plan = compileArgPlan("OOiO", "add", tritonAddSignature());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(mentions(plan.error(), "kernel 'add'"));
+  EXPECT_TRUE(mentions(plan.error(), "has 4 arguments"));
+  EXPECT_TRUE(mentions(plan.error(), "declares 5"));
+}
+
+TEST(CompileArgPlan, KindMismatchNamesIndex) {
+  auto plan = compileArgPlan("OiiOO", "add", tritonAddSignature());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(mentions(plan.error(), "argument 1 ('i', int32)"));
+  EXPECT_TRUE(mentions(plan.error(), "pointer"));
+  auto scalar_as_pointer = compileArgPlan("OOOOO", "add", tritonAddSignature());
+  ASSERT_FALSE(scalar_as_pointer.ok());
+  EXPECT_TRUE(mentions(scalar_as_pointer.error(), "argument 2"));
+}
+
+TEST(CompileArgPlan, SizeRules) {
+  const std::vector<UserArgument> int32_param = {
+      param(0, UserArgumentKind::kByValue, 4)};
+  EXPECT_TRUE(compileArgPlan("i", "k", int32_param).ok());
+  EXPECT_TRUE(compileArgPlan("I", "k", int32_param).ok());
+  EXPECT_TRUE(compileArgPlan("f", "k", int32_param).ok());
+  // Checked narrowing of integers (int64 code on an int32 parameter).
+  auto narrowed = compileArgPlan("l", "k", int32_param);
+  ASSERT_TRUE(narrowed.ok());
+  EXPECT_EQ(narrowed->args[0].size, 4u);
+  // Widening and float size mismatches are errors.
+  EXPECT_FALSE(compileArgPlan("h", "k", int32_param).ok());
+  EXPECT_FALSE(compileArgPlan("d", "k", int32_param).ok());
+  EXPECT_FALSE(compileArgPlan("e", "k", int32_param).ok());
+}
+
+TEST(CompileArgPlan, HalfWidthFloatFromTypeName) {
+  auto half = compileArgPlan(
+      "f", "k", {param(0, UserArgumentKind::kByValue, 2, "half")});
+  ASSERT_TRUE(half.ok());
+  EXPECT_EQ(half->args[0].type, ArgType::kFloat16);
+  auto bf16 = compileArgPlan(
+      "f", "k", {param(0, UserArgumentKind::kByValue, 2, "bfloat16")});
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_EQ(bf16->args[0].type, ArgType::kBFloat16);
+  auto unknown =
+      compileArgPlan("f", "k", {param(0, UserArgumentKind::kByValue, 2, "")});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(mentions(unknown.error(), "'e'"));
+  EXPECT_TRUE(
+      compileArgPlan("e", "k", {param(0, UserArgumentKind::kByValue, 2)}).ok());
+}
+
+TEST(CompileArgPlan, TrailingLocalArgumentIsSharedMemory) {
+  std::vector<UserArgument> signature = tritonAddSignature();
+  signature.push_back(param(5, UserArgumentKind::kLocalPointer, 0));
+  auto plan = compileArgPlan("OOiOO", "slm", signature);
+  ASSERT_TRUE(plan.ok()) << plan.error().message();
+  EXPECT_TRUE(plan->binds_shared_memory);
+  EXPECT_EQ(plan->sharedMemoryArgIndex(), 5u);
+  EXPECT_EQ(plan->kernelArgCount(), 6u);
+  auto short_plan = compileArgPlan("OOi", "slm", signature);
+  ASSERT_TRUE(short_plan.ok());
+  EXPECT_EQ(short_plan->null_pointer_args, 2u);
+  EXPECT_EQ(short_plan->sharedMemoryArgIndex(), 5u);
+}
+
+TEST(CompileArgPlan, LocalArgumentInTheMiddleIsRejected) {
+  const std::vector<UserArgument> signature = {
+      param(0, UserArgumentKind::kLocalPointer, 0),
+      param(1, UserArgumentKind::kGlobalPointer, 8)};
+  auto plan = compileArgPlan("OO", "k", signature);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(mentions(plan.error(), "kernel argument 0"));
+}
+
+TEST(CompileArgPlan, UnsupportedKindsAreNamed) {
+  auto plan =
+      compileArgPlan("O", "img", {param(0, UserArgumentKind::kImage, 8)});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(mentions(plan.error(), "argument 0"));
+}
+
+TEST(CompileArgPlan, ZeroArguments) {
+  auto plan = compileArgPlan("", "empty", {});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kernelArgCount(), 0u);
+  EXPECT_FALSE(compileArgPlan("i", "empty", {}).ok());
+}
+
+template <typename T>
+T slotAs(const uint64_t& slot) {
+  T value{};
+  std::memcpy(&value, &slot, sizeof(T));
+  return value;
+}
+
+PlannedArg planned(ArgType type, uint32_t size = 0) {
+  PlannedArg arg;
+  arg.type = type;
+  arg.size = size == 0 ? argTypeSize(type) : size;
+  return arg;
+}
+
+TEST(PackValues, SignedRangesAreExact) {
+  uint64_t slot = 0;
+  EXPECT_TRUE(packSignedValue(planned(ArgType::kInt8), 0, -128, &slot).ok());
+  EXPECT_EQ(slotAs<int8_t>(slot), -128);
+  EXPECT_TRUE(packSignedValue(planned(ArgType::kInt8), 0, 127, &slot).ok());
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kInt8), 0, 128, &slot).ok());
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kInt8), 0, -129, &slot).ok());
+  EXPECT_TRUE(packSignedValue(planned(ArgType::kInt16), 0, -32768, &slot).ok());
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kInt16), 0, 32768, &slot).ok());
+  EXPECT_TRUE(
+      packSignedValue(planned(ArgType::kInt32), 0, INT32_MIN, &slot).ok());
+  EXPECT_EQ(slotAs<int32_t>(slot), INT32_MIN);
+  auto too_big = packSignedValue(
+      planned(ArgType::kInt32), 7, int64_t{INT32_MAX} + 1, &slot);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_TRUE(mentions(too_big.error(), "argument 7 ('i', int32)"));
+  EXPECT_TRUE(mentions(too_big.error(), "2147483648"));
+  EXPECT_TRUE(
+      packSignedValue(planned(ArgType::kInt64), 0, INT64_MIN, &slot).ok());
+  EXPECT_EQ(slotAs<int64_t>(slot), INT64_MIN);
+}
+
+TEST(PackValues, UnsignedRangesAreExact) {
+  uint64_t slot = 0;
+  EXPECT_TRUE(packSignedValue(planned(ArgType::kUInt8), 0, 255, &slot).ok());
+  EXPECT_EQ(slotAs<uint8_t>(slot), 255);
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kUInt8), 0, 256, &slot).ok());
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kUInt8), 0, -1, &slot).ok());
+  EXPECT_TRUE(
+      packSignedValue(planned(ArgType::kUInt32), 0, UINT32_MAX, &slot).ok());
+  EXPECT_FALSE(packSignedValue(
+                   planned(ArgType::kUInt32), 0, int64_t{UINT32_MAX} + 1, &slot)
+                   .ok());
+  EXPECT_TRUE(
+      packUnsignedValue(planned(ArgType::kUInt64), 0, UINT64_MAX, &slot).ok());
+  EXPECT_EQ(slot, UINT64_MAX);
+  EXPECT_FALSE(
+      packUnsignedValue(planned(ArgType::kInt64), 0, UINT64_MAX, &slot).ok());
+  EXPECT_FALSE(
+      packUnsignedValue(planned(ArgType::kUInt32), 0, UINT64_MAX, &slot).ok());
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kUInt64), 0, -1, &slot).ok());
+}
+
+TEST(PackValues, NarrowedIntegerChecksKernelWidth) {
+  uint64_t slot = 0;
+  const PlannedArg narrow = planned(ArgType::kInt64, 4);
+  EXPECT_TRUE(packSignedValue(narrow, 0, -5, &slot).ok());
+  EXPECT_EQ(slotAs<int32_t>(slot), -5);
+  auto error = packSignedValue(narrow, 3, int64_t{1} << 40, &slot);
+  ASSERT_FALSE(error.ok());
+  EXPECT_TRUE(mentions(error.error(), "4 bytes"));
+}
+
+TEST(PackValues, IntForFloatParameterIsATypeError) {
+  uint64_t slot = 0;
+  EXPECT_FALSE(packSignedValue(planned(ArgType::kFloat32), 2, 1, &slot).ok());
+}
+
+TEST(PackValues, Floats) {
+  uint64_t slot = 0;
+  packFloatingValue(planned(ArgType::kFloat32), 1.5, &slot);
+  EXPECT_EQ(slotAs<float>(slot), 1.5f);
+  packFloatingValue(planned(ArgType::kFloat64), 0.1, &slot);
+  EXPECT_EQ(slotAs<double>(slot), 0.1);
+  packFloatingValue(planned(ArgType::kFloat16), 1.0, &slot);
+  EXPECT_EQ(slotAs<uint16_t>(slot), 0x3c00);
+  packFloatingValue(planned(ArgType::kBFloat16), 1.0, &slot);
+  EXPECT_EQ(slotAs<uint16_t>(slot), 0x3f80);
+}
+
+TEST(ArgStorage, InlineUpTo120ThenHeap) {
+  ArgStorage small(120);
+  EXPECT_FALSE(small.onHeap());
+  ArgStorage large(121);
+  EXPECT_TRUE(large.onHeap());
+  // Every slot is writable and distinct.
+  for (size_t i = 0; i < 121; ++i) {
+    const uint64_t value = i * 3;
+    std::memcpy(large.slot(i), &value, 8);
+  }
+  for (size_t i = 0; i < 121; ++i) {
+    uint64_t value = 0;
+    std::memcpy(&value, large.slot(i), 8);
+    EXPECT_EQ(value, i * 3);
+  }
+}
+
+} // namespace
+} // namespace launcher
+} // namespace xsl
