@@ -1,0 +1,35 @@
+#pragma once
+
+// Reading kernel binaries from UTF-8 paths on every platform.
+//
+// Windows: the path is converted with MultiByteToWideChar(CP_UTF8) and opened
+// with the wide API, so non-ASCII user names work whatever the ANSI code page
+// is; absolute paths of 260 characters or more get the `\\?\` prefix (after
+// turning `/` into `\`), so long Inductor/Triton cache paths open without
+// LongPathsEnabled. Elsewhere the bytes of the path are used as they are.
+
+#include <string>
+#include <string_view>
+
+#include "common/expected.h"
+
+namespace xsl {
+namespace file_io {
+
+// The whole file as bytes. Missing, unreadable, directory and empty paths
+// each get their own message naming the path.
+Expected<std::string> readFileBytes(const std::string& utf8_path);
+
+// Writes (creates or truncates) a file; used by tests and tools that must
+// create files under the same path rules.
+Status writeFileBytes(const std::string& utf8_path, std::string_view bytes);
+
+#ifdef _WIN32
+// The wide path readFileBytes opens: UTF-8 decoded, and for absolute paths of
+// MAX_PATH (260) characters or more, slashes normalised and `\\?\` (or
+// `\\?\UNC\` for `\\server\share`) prepended. Invalid UTF-8 is an error.
+Expected<std::wstring> toWindowsPath(const std::string& utf8_path);
+#endif
+
+} // namespace file_io
+} // namespace xsl

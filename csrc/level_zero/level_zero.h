@@ -1,0 +1,300 @@
+#pragma once
+
+// RAII handles over the Level Zero API and the few calls the launcher needs:
+// device by index, context, module from zebin bytes, kernel by name, kernel
+// and device properties, argument setting, launches on an immediate command
+// list, allocations and pointer queries.
+//
+// Ownership: Context <- Module <- Kernel through shared_ptr, so a kernel keeps
+// its module and context alive. Every handle keeps a pointer to the Api table
+// it was made with (the process-wide api() unless a test passes another).
+//
+// Hot path: Kernel::setGroupSize, Kernel::setArgumentValue and
+// CommandList::appendLaunch take no locks and allocate nothing on success
+// (Status success holds no string); an Error is built only on failure.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <level_zero/ze_api.h>
+
+#include "common/expected.h"
+#include "level_zero/loader.h"
+#include "level_zero/result.h"
+#include "zebin/zebin.h"
+
+namespace xsl {
+namespace level_zero {
+
+struct DeviceProperties {
+  std::string name;
+  ze_device_type_t type = ZE_DEVICE_TYPE_GPU;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t num_threads_per_eu = 0;
+  uint32_t num_eus_per_subslice = 0;
+  uint32_t num_subslices_per_slice = 0;
+  uint32_t num_slices = 0;
+  uint64_t max_mem_alloc_size = 0;
+  uint32_t max_total_group_size = 0;
+  uint32_t max_shared_local_memory = 0;
+  std::vector<uint32_t> sub_group_sizes;
+};
+
+// zeKernelGetProperties, in the driver's own units (bytes per thread).
+struct KernelProperties {
+  uint32_t num_kernel_args = 0;
+  uint32_t spill_mem_size = 0;
+  uint32_t private_mem_size = 0;
+  uint32_t local_mem_size = 0;
+  uint32_t required_sub_group_size = 0; // 0: none required
+  uint32_t max_sub_group_size = 0;
+  uint32_t max_num_sub_groups = 0;
+  std::array<uint32_t, 3> required_group_size = {{0, 0, 0}};
+};
+
+class Device {
+ public:
+  // Device `device_index` of driver `driver_index`, through api(). Out of
+  // range indices say how many drivers/devices exist.
+  static Expected<Device> byIndex(
+      uint32_t device_index,
+      uint32_t driver_index = 0);
+  static Expected<Device> byIndex(
+      const Api& api,
+      uint32_t device_index,
+      uint32_t driver_index = 0);
+  // Devices of driver `driver_index` (0 if that driver does not exist).
+  static Expected<uint32_t> count(const Api& api, uint32_t driver_index = 0);
+  // An existing device handle (e.g. from SYCL's native interop).
+  Device(
+      const Api& api,
+      ze_driver_handle_t driver,
+      ze_device_handle_t device,
+      uint32_t index)
+      : api_(&api), driver_(driver), device_(device), index_(index) {}
+
+  Expected<DeviceProperties> properties() const;
+
+  const Api& api() const noexcept {
+    return *api_;
+  }
+  ze_driver_handle_t driver() const noexcept {
+    return driver_;
+  }
+  ze_device_handle_t handle() const noexcept {
+    return device_;
+  }
+  uint32_t index() const noexcept {
+    return index_;
+  }
+
+ private:
+  const Api* api_;
+  ze_driver_handle_t driver_;
+  ze_device_handle_t device_;
+  uint32_t index_;
+};
+
+class Context {
+ public:
+  static Expected<std::shared_ptr<Context>> create(const Device& device);
+  // Wraps a context made elsewhere (SYCL); destroyed here only if `owned`.
+  static std::shared_ptr<Context> wrap(
+      const Device& device,
+      ze_context_handle_t context,
+      bool owned);
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
+
+  const Device& device() const noexcept {
+    return device_;
+  }
+  const Api& api() const noexcept {
+    return device_.api();
+  }
+  ze_context_handle_t handle() const noexcept {
+    return context_;
+  }
+
+ private:
+  Context(const Device& device, ze_context_handle_t context, bool owned)
+      : device_(device), context_(context), owned_(owned) {}
+  Device device_;
+  ze_context_handle_t context_;
+  bool owned_;
+};
+
+// One context per device index, created on first use through api() and kept
+// for the life of the process; thread-safe.
+Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index);
+
+class Module {
+ public:
+  // Checks `zebin_bytes` with the zebin reader (legacy and corrupt binaries
+  // are rejected with the reader's message), then zeModuleCreate with
+  // ZE_MODULE_FORMAT_NATIVE and empty build flags; on failure the error
+  // carries the driver's build log. `source_name` (usually the file path)
+  // names the binary in every message.
+  static Expected<std::shared_ptr<Module>> create(
+      std::shared_ptr<Context> context,
+      std::string zebin_bytes,
+      std::string source_name);
+  // readFileBytes(utf8_path) + create().
+  static Expected<std::shared_ptr<Module>> fromFile(
+      std::shared_ptr<Context> context,
+      const std::string& utf8_path);
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module();
+
+  const zebin::Zebin& zebin() const noexcept {
+    return zebin_;
+  }
+  const std::string& sourceName() const noexcept {
+    return source_name_;
+  }
+  const Context& context() const noexcept {
+    return *context_;
+  }
+  ze_module_handle_t handle() const noexcept {
+    return module_;
+  }
+  // zeModuleGetKernelNames: what the driver says the module holds.
+  Expected<std::vector<std::string>> driverKernelNames() const;
+
+ private:
+  Module() = default;
+  std::shared_ptr<Context> context_;
+  std::string bytes_; // zebin_ views point into it
+  std::string source_name_;
+  zebin::Zebin zebin_;
+  ze_module_handle_t module_ = nullptr;
+};
+
+class Kernel {
+ public:
+  // A kernel named in the zebin's .ze_info; an unknown name lists the kernels
+  // that exist. Reads the driver's kernel properties once.
+  static Expected<Kernel> create(
+      std::shared_ptr<Module> module,
+      std::string_view name);
+  Kernel(Kernel&& other) noexcept;
+  Kernel& operator=(Kernel&& other) noexcept;
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  ~Kernel();
+
+  const std::string& name() const noexcept {
+    return info_->name;
+  }
+  // Metadata from .ze_info (threads_per_warp, spill_bytes, user_arguments).
+  const zebin::KernelInfo& info() const noexcept {
+    return *info_;
+  }
+  // What the driver reports (zeKernelGetProperties).
+  const KernelProperties& properties() const noexcept {
+    return properties_;
+  }
+  const Module& module() const noexcept {
+    return *module_;
+  }
+  ze_kernel_handle_t handle() const noexcept {
+    return kernel_;
+  }
+
+  // Hot path: no locks, no allocation on success.
+  Status setGroupSize(uint32_t x, uint32_t y, uint32_t z) const;
+  Status setArgumentValue(uint32_t index, size_t size, const void* value) const;
+
+ private:
+  Kernel() = default;
+  void reset() noexcept;
+  const Api* api_ = nullptr;
+  std::shared_ptr<Module> module_;
+  const zebin::KernelInfo* info_ = nullptr; // owned by module_
+  KernelProperties properties_;
+  ze_kernel_handle_t kernel_ = nullptr;
+};
+
+// An immediate command list on the context's device.
+class CommandList {
+ public:
+  // `synchronous`: each append returns once the work is done.
+  static Expected<CommandList> createImmediate(
+      std::shared_ptr<Context> context,
+      bool synchronous = true);
+  CommandList(CommandList&& other) noexcept;
+  CommandList& operator=(CommandList&& other) noexcept;
+  CommandList(const CommandList&) = delete;
+  CommandList& operator=(const CommandList&) = delete;
+  ~CommandList();
+
+  ze_command_list_handle_t handle() const noexcept {
+    return list_;
+  }
+  // Hot path: zeCommandListAppendLaunchKernel with no events.
+  Status appendLaunch(const Kernel& kernel, const ze_group_count_t& group_count)
+      const;
+
+ private:
+  CommandList() = default;
+  void reset() noexcept;
+  std::shared_ptr<Context> context_;
+  ze_command_list_handle_t list_ = nullptr;
+};
+
+enum class MemoryKind { kDevice, kHost, kShared };
+
+// zeMemAlloc{Device,Host,Shared} + zeMemFree.
+class Allocation {
+ public:
+  static Expected<Allocation> allocate(
+      std::shared_ptr<Context> context,
+      MemoryKind kind,
+      size_t size,
+      size_t alignment = 64);
+  Allocation(Allocation&& other) noexcept;
+  Allocation& operator=(Allocation&& other) noexcept;
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+  ~Allocation();
+
+  void* data() const noexcept {
+    return data_;
+  }
+  size_t size() const noexcept {
+    return size_;
+  }
+  MemoryKind kind() const noexcept {
+    return kind_;
+  }
+
+ private:
+  Allocation() = default;
+  void reset() noexcept;
+  std::shared_ptr<Context> context_;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  MemoryKind kind_ = MemoryKind::kDevice;
+};
+
+// zeMemGetAllocProperties: what `ptr` is in `context` (UNKNOWN for memory
+// Level Zero did not allocate) and which device owns it (null for host).
+struct PointerInfo {
+  ze_memory_type_t type = ZE_MEMORY_TYPE_UNKNOWN;
+  ze_device_handle_t device = nullptr;
+};
+Expected<PointerInfo> queryPointer(const Context& context, const void* ptr);
+
+// "device", "host", "shared", "unknown".
+const char* memoryTypeName(ze_memory_type_t type) noexcept;
+
+} // namespace level_zero
+} // namespace xsl
