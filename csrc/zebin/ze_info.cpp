@@ -185,6 +185,7 @@ class ZeInfoBuilder {
     kernel.name = std::move(*name_text);
     const std::string context = "kernel '" + kernel.name + "'";
     bool has_env = false;
+    int64_t attribute_sub_group_size = 0;
     for (size_t c = doc_.firstChild(index); c != kNoNode;
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
@@ -200,6 +201,8 @@ class ZeInfoBuilder {
         status = forEachItem(c, entry.key, [&](size_t item, size_t) {
           return readMemoryBuffer(item, kernel);
         });
+      } else if (entry.key == "user_attributes") {
+        status = readUserAttributes(c, attribute_sub_group_size);
       } else if (!isOneOf(
                      entry.key,
                      {"name",
@@ -219,7 +222,26 @@ class ZeInfoBuilder {
     if (!has_env) {
       return Error(context + ": missing 'execution_env'");
     }
+    if (kernel.execution_env.required_sub_group_size == 0) {
+      kernel.execution_env.required_sub_group_size = attribute_sub_group_size;
+    }
     info_.kernels.push_back(std::move(kernel));
+    return Status::success();
+  }
+
+  // IGC before zeinfo 1.2x states a required sub-group size only as the
+  // source attribute; execution_env.required_sub_group_size wins if present.
+  Status readUserAttributes(size_t index, int64_t& sub_group_size) {
+    const size_t sub_group = doc_.find(index, "intel_reqd_sub_group_size");
+    if (sub_group == kNoNode) {
+      return Status::success();
+    }
+    Expected<int64_t> value = count(
+        doc_.node(sub_group), "user_attributes.intel_reqd_sub_group_size");
+    if (!value) {
+      return value.error();
+    }
+    sub_group_size = *value;
     return Status::success();
   }
 
