@@ -1,0 +1,870 @@
+#!/usr/bin/env python3
+"""Apply, check, reverse, export and regenerate the PyTorch patchset.
+
+The patches live in patches/pytorch/ as `git format-patch` files. This tool is
+its own unified-diff applier so that it runs on a bare Windows Python:
+
+* exact context match, no fuzz (a hunk may move, never change);
+* all-or-nothing: every hunk of every patch is verified in memory first and
+  nothing is written unless all of them fit (never a half-patched tree);
+* idempotent: a patch whose result is already in the tree is skipped;
+* tolerant of CRLF checkouts (line endings are kept as the file has them);
+* on drift it names the file, the expected text and the nearest match.
+
+Extension (documented in patches/pytorch/README.md): a file that this project
+replaces wholesale is written as a preimage-less delete (what
+`git diff --irreversible-delete` prints) followed by a new-file diff of the
+same path, and the commit message carries a guard trailer
+`Xsl-Replaces: <path> contains "<text>"`. Upstream code therefore never
+appears in our patches; `export` produces the full, standard diff from the
+checkout itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PATCH_DIR = REPO_ROOT / "patches" / "pytorch"
+MANIFEST_NAME = "manifest.json"
+STATE_DIR_NAME = "xsl-patchset"  # under .git/ (or .xsl-patchset/ without git)
+
+HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+REPLACES_TRAILER = re.compile(r'^Xsl-Replaces: (\S+) contains "(.*)"\s*$')
+
+
+class PatchError(Exception):
+    """A patch cannot be parsed or does not fit the tree."""
+
+
+# --------------------------------------------------------------------------
+# Parsing
+
+
+@dataclasses.dataclass
+class Hunk:
+    old_start: int
+    new_start: int
+    old_lines: list[str]
+    new_lines: list[str]
+    header: str
+    old_no_eol: bool = False  # "\ No newline at end of file" on the old side
+    new_no_eol: bool = False
+
+
+@dataclasses.dataclass
+class FileDiff:
+    path: str
+    kind: str  # "modify", "new", "delete"
+    hunks: list[Hunk]
+
+
+@dataclasses.dataclass
+class Patch:
+    name: str
+    subject: str
+    message: str  # full commit message (subject line + body)
+    files: list[FileDiff]
+    replaces: dict[str, str]  # path -> guard text (Xsl-Replaces trailers)
+
+
+def _strip_prefix(path: str) -> str:
+    for prefix in ("a/", "b/"):
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return path
+
+
+def parse_patch(text: str, name: str = "<patch>") -> Patch:
+    """Parses one git format-patch file (or a plain git diff)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    subject = ""
+    message_lines: list[str] = []
+    i = 0
+    in_headers = text.startswith("From ")
+    # Mail headers, then the message up to the "---" separator or first diff.
+    while i < len(lines) and not lines[i].startswith("diff --git "):
+        line = lines[i]
+        if in_headers:
+            if line.startswith("Subject: "):
+                subject = re.sub(r"^\[PATCH[^\]]*\]\s*", "", line[len("Subject: ") :])
+            elif line == "":
+                in_headers = False
+        elif line == "---":
+            while i < len(lines) and not lines[i].startswith("diff --git "):
+                i += 1
+            break
+        else:
+            message_lines.append(line)
+        i += 1
+    while message_lines and message_lines[-1] == "":
+        message_lines.pop()
+    message = subject + ("\n\n" + "\n".join(message_lines) if message_lines else "")
+    replaces: dict[str, str] = {}
+    for line in message_lines:
+        m = REPLACES_TRAILER.match(line)
+        if m:
+            replaces[m.group(1)] = m.group(2)
+
+    files: list[FileDiff] = []
+    while i < len(lines):
+        line = lines[i]
+        if not line.startswith("diff --git "):
+            i += 1
+            continue
+        parts = line[len("diff --git ") :].split(" ")
+        if len(parts) != 2:
+            raise PatchError(f"{name}: cannot read file names in '{line}'.")
+        path = _strip_prefix(parts[1])
+        kind = "modify"
+        i += 1
+        while i < len(lines) and not lines[i].startswith(("@@", "diff --git ")):
+            header = lines[i]
+            if header.startswith("new file mode"):
+                kind = "new"
+            elif header.startswith("deleted file mode"):
+                kind = "delete"
+            i += 1
+        hunks: list[Hunk] = []
+        while i < len(lines) and lines[i].startswith("@@"):
+            m = HUNK_HEADER.match(lines[i])
+            if not m:
+                raise PatchError(f"{name}: bad hunk header '{lines[i]}' in {path}.")
+            header = lines[i]
+            old_count = int(m.group(2)) if m.group(2) is not None else 1
+            new_count = int(m.group(4)) if m.group(4) is not None else 1
+            hunk = Hunk(int(m.group(1)), int(m.group(3)), [], [], header)
+            i += 1
+            last = ""
+            while (len(hunk.old_lines) < old_count or len(hunk.new_lines) < new_count) or (
+                i < len(lines) and lines[i].startswith("\\")
+            ):
+                if i >= len(lines) or (i == len(lines) - 1 and lines[i] == ""):
+                    raise PatchError(f"{name}: hunk '{header}' in {path} is truncated.")
+                body = lines[i]
+                tag, content = (body[:1], body[1:]) if body else (" ", "")
+                if tag == " ":
+                    hunk.old_lines.append(content)
+                    hunk.new_lines.append(content)
+                elif tag == "-":
+                    hunk.old_lines.append(content)
+                elif tag == "+":
+                    hunk.new_lines.append(content)
+                elif tag == "\\":
+                    if last in (" ", "-"):
+                        hunk.old_no_eol = True
+                    if last in (" ", "+"):
+                        hunk.new_no_eol = True
+                else:
+                    raise PatchError(
+                        f"{name}: unexpected line '{body[:40]}' in hunk '{header}' of {path}."
+                    )
+                last = tag
+                i += 1
+            if len(hunk.old_lines) != old_count or len(hunk.new_lines) != new_count:
+                raise PatchError(f"{name}: hunk '{header}' in {path} has wrong line counts.")
+            hunks.append(hunk)
+        files.append(FileDiff(path, kind, hunks))
+    return Patch(name, subject, message, files, replaces)
+
+
+def load_series(patch_dir: Path) -> list[Patch]:
+    paths = sorted(p for p in patch_dir.glob("*.patch"))
+    if not paths:
+        raise PatchError(f"No *.patch files in {patch_dir}.")
+    return [parse_patch(p.read_text(encoding="utf-8"), p.name) for p in paths]
+
+
+# --------------------------------------------------------------------------
+# The in-memory tree
+
+
+@dataclasses.dataclass
+class TextFile:
+    lines: list[str]
+    crlf: bool
+    final_newline: bool
+
+    @staticmethod
+    def parse(data: bytes) -> "TextFile":
+        text = data.decode("utf-8")
+        crlf = text.count("\r\n") * 2 > text.count("\n") and "\r\n" in text
+        text = text.replace("\r\n", "\n")
+        final_newline = text.endswith("\n")
+        body = text[:-1] if final_newline else text
+        lines = body.split("\n") if body else []
+        return TextFile(lines, crlf, final_newline or not lines)
+
+    def render(self) -> bytes:
+        eol = "\r\n" if self.crlf else "\n"
+        text = eol.join(self.lines)
+        if self.lines and self.final_newline:
+            text += eol
+        return text.encode("utf-8")
+
+
+def _prune_empty_dirs(directory: Path, root: Path) -> None:
+    """Removes directories a deleted file leaves empty, up to the root."""
+    root = root.resolve()
+    current = directory.resolve()
+    while current != root and root in current.parents:
+        try:
+            current.rmdir()
+        except OSError:
+            return
+        current = current.parent
+
+
+class Tree:
+    """A checkout seen through pending in-memory edits."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.pending: dict[str, TextFile | None] = {}  # None = deleted
+        self.originals: dict[str, bytes | None] = {}
+
+    def _disk(self, path: str) -> bytes | None:
+        full = self.root / path
+        return full.read_bytes() if full.is_file() else None
+
+    def read(self, path: str) -> TextFile | None:
+        if path in self.pending:
+            return self.pending[path]
+        data = self._disk(path)
+        return TextFile.parse(data) if data is not None else None
+
+    def write(self, path: str, content: TextFile | None) -> None:
+        if path not in self.originals:
+            self.originals[path] = self._disk(path)
+        self.pending[path] = content
+
+    def commit(self) -> list[str]:
+        """Writes pending edits; on an I/O error restores what was written."""
+        written: list[str] = []
+        try:
+            for path in sorted(self.pending):
+                content = self.pending[path]
+                full = self.root / path
+                if content is None:
+                    if full.exists():
+                        full.unlink()
+                    _prune_empty_dirs(full.parent, self.root)
+                else:
+                    full.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = full.with_name(full.name + ".xsl-tmp")
+                    tmp.write_bytes(content.render())
+                    os.replace(tmp, full)
+                written.append(path)
+        except OSError:
+            for path in written:
+                original = self.originals[path]
+                full = self.root / path
+                if original is None:
+                    full.unlink(missing_ok=True)
+                else:
+                    full.write_bytes(original)
+            raise
+        return written
+
+
+# --------------------------------------------------------------------------
+# Matching and drift reports
+
+
+def _find_all(lines: Sequence[str], block: Sequence[str]) -> list[int]:
+    if not block:
+        return []
+    n = len(block)
+    first = block[0]
+    return [
+        i
+        for i in range(len(lines) - n + 1)
+        if lines[i] == first and list(lines[i : i + n]) == list(block)
+    ]
+
+
+def _nearest(candidates: list[int], hint: int) -> int | None:
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: (abs(c - hint), c))
+
+
+def nearest_match(lines: Sequence[str], block: Sequence[str]) -> tuple[int, float]:
+    """Best window of len(block) lines by difflib ratio: (0-based index, ratio)."""
+    if not lines or not block:
+        return (0, 0.0)
+    n = len(block)
+    want = "\n".join(block)
+    scored: list[tuple[float, int]] = []
+    for i in range(max(1, len(lines) - n + 1)):
+        window = "\n".join(lines[i : i + n])
+        matcher = difflib.SequenceMatcher(None, want, window, autojunk=False)
+        if matcher.real_quick_ratio() < 0.3:
+            continue
+        scored.append((matcher.quick_ratio(), i))
+    scored.sort(reverse=True)
+    best = (0.0, 0)
+    for _, i in scored[:25]:
+        window = "\n".join(lines[i : i + n])
+        ratio = difflib.SequenceMatcher(None, want, window, autojunk=False).ratio()
+        if ratio > best[0]:
+            best = (ratio, i)
+    return (best[1], best[0])
+
+
+def drift_report(
+    patch: Patch, fdiff: FileDiff, hunk_index: int, current: TextFile | None, why: str
+) -> str:
+    hunk = fdiff.hunks[hunk_index] if fdiff.hunks else None
+    out = [f"{patch.name}: {fdiff.path}: {why}"]
+    if hunk is None or current is None:
+        return "\n".join(out)
+    out.append(f"  hunk {hunk_index + 1} ({hunk.header}) expects these lines:")
+    out.extend(f"    | {line}" for line in hunk.old_lines)
+    index, ratio = nearest_match(current.lines, hunk.old_lines)
+    if ratio > 0:
+        found = current.lines[index : index + len(hunk.old_lines)]
+        out.append(
+            f"  nearest match at line {index + 1} ({ratio:.0%} similar):"
+        )
+        out.extend(f"    | {line}" for line in found)
+        diff = difflib.unified_diff(
+            hunk.old_lines, found, "expected", f"{fdiff.path}:{index + 1}", lineterm="", n=0
+        )
+        out.append("  difference:")
+        out.extend(f"    {line}" for line in list(diff)[2:])
+    else:
+        out.append("  no similar lines found in the file.")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------
+# Applying
+
+
+APPLIED, UNAPPLIED, DRIFT = "applied", "unapplied", "drift"
+
+
+@dataclasses.dataclass
+class FilePlan:
+    state: str
+    result: TextFile | None = None  # content after this direction is applied
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+
+def _apply_hunks(
+    patch: Patch, fdiff: FileDiff, current: TextFile, reverse: bool
+) -> FilePlan:
+    """Returns the plan for one modified file in the given direction."""
+    def sides(h: Hunk) -> tuple[list[str], list[str]]:
+        return (h.new_lines, h.old_lines) if reverse else (h.old_lines, h.new_lines)
+
+    states = []
+    for index, hunk in enumerate(fdiff.hunks):
+        src, dst = sides(hunk)
+        src_found = bool(_find_all(current.lines, src)) if src else True
+        dst_found = bool(_find_all(current.lines, dst)) if dst else True
+        if src_found and dst_found:
+            # Both present: done when the target contains the source (pure
+            # additions around existing lines), otherwise ambiguous.
+            if not src or _find_all(dst, src):
+                states.append(APPLIED)
+            elif not dst or _find_all(src, dst):
+                states.append(UNAPPLIED)
+            else:
+                states.append(DRIFT)
+        elif dst_found:
+            states.append(APPLIED)
+        elif src_found:
+            states.append(UNAPPLIED)
+        else:
+            states.append(DRIFT)
+    if all(s == APPLIED for s in states):
+        return FilePlan(APPLIED, current)
+    problems = [
+        drift_report(
+            patch,
+            fdiff,
+            i,
+            current,
+            "expected text not found" if s == DRIFT else "hunk already applied while others are not",
+        )
+        for i, s in enumerate(states)
+        if s == DRIFT or (s == APPLIED and UNAPPLIED in states)
+    ]
+    if problems:
+        return FilePlan(DRIFT, None, problems)
+
+    lines = list(current.lines)
+    final_newline = current.final_newline
+    offset = 0
+    last_end = 0
+    for index, hunk in enumerate(fdiff.hunks):
+        src, dst = sides(hunk)
+        hint = (hunk.new_start if reverse else hunk.old_start) - 1 + offset
+        candidates = [c for c in _find_all(lines, src) if c >= last_end]
+        pos = _nearest(candidates, hint)
+        if pos is None:
+            return FilePlan(
+                DRIFT,
+                None,
+                [drift_report(patch, fdiff, index, current, "hunks overlap or are out of order")],
+            )
+        lines[pos : pos + len(src)] = dst
+        offset += len(dst) - len(src)
+        last_end = pos + len(dst)
+        if pos + len(dst) == len(lines):
+            no_eol = hunk.old_no_eol if reverse else hunk.new_no_eol
+            final_newline = not no_eol
+    return FilePlan(UNAPPLIED, TextFile(lines, current.crlf, final_newline))
+
+
+def _content_of_new(fdiff: FileDiff) -> TextFile:
+    lines: list[str] = []
+    no_eol = False
+    for hunk in fdiff.hunks:
+        lines.extend(hunk.new_lines)
+        no_eol = hunk.new_no_eol
+    return TextFile(lines, False, not no_eol)
+
+
+def _state_dir(root: Path) -> Path:
+    git = root / ".git"
+    return git / STATE_DIR_NAME if git.is_dir() else root / ".xsl-patchset"
+
+
+def _saved_original(root: Path, path: str) -> Path:
+    return _state_dir(root) / "originals" / path
+
+
+def _git_head_version(root: Path, path: str) -> bytes | None:
+    if not (root / ".git").exists():
+        return None
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), "show", f"HEAD:{path}"],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def plan_patch(patch: Patch, tree: Tree, reverse: bool) -> tuple[str, list[str], dict[str, TextFile | None], dict[str, bytes]]:
+    """Returns (state, problems, new contents, originals to save)."""
+    # Group the diffs by path: a replaced file has a delete and a new entry.
+    by_path: dict[str, list[FileDiff]] = {}
+    for fdiff in patch.files:
+        by_path.setdefault(fdiff.path, []).append(fdiff)
+    states: list[str] = []
+    problems: list[str] = []
+    results: dict[str, TextFile | None] = {}
+    saves: dict[str, bytes] = {}
+    for path, diffs in by_path.items():
+        kinds = [d.kind for d in diffs]
+        current = tree.read(path)
+        if kinds == ["delete", "new"]:
+            target = _content_of_new(diffs[1])
+            guard = patch.replaces.get(path)
+            if guard is None:
+                problems.append(f"{patch.name}: {path}: replaced without an Xsl-Replaces guard trailer.")
+                states.append(DRIFT)
+                continue
+            ours = current is not None and current.lines == target.lines
+            if not reverse:
+                if ours:
+                    states.append(APPLIED)
+                elif current is None:
+                    problems.append(f"{patch.name}: {path}: the file to replace does not exist.")
+                    states.append(DRIFT)
+                elif not any(guard in line for line in current.lines):
+                    idx, ratio = nearest_match(current.lines, [guard])
+                    problems.append(
+                        f"{patch.name}: {path}: expected a line containing \"{guard}\" (the file this patch replaces); "
+                        f"nearest is line {idx + 1} ({ratio:.0%} similar): {current.lines[idx] if current.lines else ''}"
+                    )
+                    states.append(DRIFT)
+                else:
+                    states.append(UNAPPLIED)
+                    results[path] = TextFile(target.lines, current.crlf, target.final_newline)
+                    saves[path] = current.render()
+            else:
+                if not ours:
+                    states.append(APPLIED if current is not None and any(guard in l for l in current.lines) else DRIFT)
+                    if states[-1] == DRIFT:
+                        problems.append(f"{patch.name}: {path}: neither this project's file nor the upstream one is there.")
+                    continue
+                saved = _saved_original(tree.root, path)
+                data = saved.read_bytes() if saved.is_file() else _git_head_version(tree.root, path)
+                if data is None:
+                    problems.append(
+                        f"{patch.name}: {path}: the upstream original was not saved and git cannot provide it; "
+                        f"restore it with 'git checkout -- {path}'."
+                    )
+                    states.append(DRIFT)
+                else:
+                    states.append(UNAPPLIED)
+                    results[path] = TextFile.parse(data)
+            continue
+        if len(diffs) != 1:
+            raise PatchError(f"{patch.name}: {path} appears {len(diffs)} times.")
+        fdiff = diffs[0]
+        if fdiff.kind == "new" or (fdiff.kind == "delete" and fdiff.hunks):
+            target = _content_of_new(fdiff) if fdiff.kind == "new" else None
+            creating = (fdiff.kind == "new") != reverse
+            body = target if target is not None else None
+            if creating:
+                if current is None:
+                    states.append(UNAPPLIED)
+                    results[path] = body
+                elif body is not None and current.lines == body.lines:
+                    states.append(APPLIED)
+                else:
+                    first = next(
+                        (i for i, (a, b) in enumerate(zip(current.lines, body.lines if body else [])) if a != b),
+                        min(len(current.lines), len(body.lines) if body else 0),
+                    )
+                    problems.append(
+                        f"{patch.name}: {path}: would create this file but a different one exists "
+                        f"(first difference at line {first + 1})."
+                    )
+                    states.append(DRIFT)
+            else:
+                if current is None:
+                    states.append(APPLIED)
+                elif body is not None and current.lines == body.lines:
+                    states.append(UNAPPLIED)
+                    results[path] = None
+                else:
+                    problems.append(f"{patch.name}: {path}: would delete this file but its content differs.")
+                    states.append(DRIFT)
+            continue
+        if fdiff.kind == "delete":
+            raise PatchError(f"{patch.name}: {path}: a delete without content needs a matching new-file diff.")
+        if current is None:
+            problems.append(f"{patch.name}: {path}: file not found in the checkout.")
+            states.append(DRIFT)
+            continue
+        plan = _apply_hunks(patch, fdiff, current, reverse)
+        states.append(plan.state)
+        problems.extend(plan.problems)
+        if plan.state == UNAPPLIED:
+            results[path] = plan.result
+    if problems or DRIFT in states:
+        return DRIFT, problems, {}, {}
+    if all(s == APPLIED for s in states):
+        return APPLIED, [], {}, {}
+    if any(s == APPLIED for s in states):
+        done = [p for p, s in zip(by_path, states) if s == APPLIED]
+        return DRIFT, [f"{patch.name}: partly applied already ({', '.join(done)}); reverse or restore those files first."], {}, {}
+    return UNAPPLIED, [], results, saves
+
+
+@dataclasses.dataclass
+class RunResult:
+    ok: bool
+    lines: list[str]
+    written: list[str]
+
+
+def run_series(
+    patches: Sequence[Patch], root: Path, reverse: bool = False, check: bool = False
+) -> RunResult:
+    """Applies (or reverses) the series; writes nothing unless every patch fits."""
+    tree = Tree(root)
+    out: list[str] = []
+    problems: list[str] = []
+    saves: dict[str, bytes] = {}
+    changed = 0
+    order = list(reversed(patches)) if reverse else list(patches)
+    verb = "reverse" if reverse else "apply"
+    for patch in order:
+        state, issues, results, to_save = plan_patch(patch, tree, reverse)
+        if state == DRIFT:
+            problems.extend(issues)
+            out.append(f"{'DRIFT':<16} {patch.name}")
+            continue
+        if state == APPLIED:  # the requested direction is already in place
+            out.append(f"{'not applied' if reverse else 'already applied':<16} {patch.name}")
+            continue
+        for path, content in results.items():
+            tree.write(path, content)
+        saves.update(to_save)
+        changed += 1
+        label = ("would " + verb) if check else ("reversed" if reverse else "applied")
+        out.append(f"{label:<16} {patch.name}")
+    if problems:
+        out.append("")
+        out.append(f"Nothing was written: {len(problems)} problem(s) found.")
+        out.extend(problems)
+        return RunResult(False, out, [])
+    if check or changed == 0:
+        if changed == 0:
+            out.append("Nothing to do: the tree is already in the requested state.")
+        return RunResult(True, out, [])
+    written = tree.commit()
+    for path, data in saves.items():
+        dest = _saved_original(root, path)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    out.append(f"{len(written)} file(s) written.")
+    return RunResult(True, out, written)
+
+
+# --------------------------------------------------------------------------
+# Writing patches (export and regen)
+
+PATCH_AUTHOR = "xpu-static-launcher <xpu-static-launcher@users.noreply.github.com>"
+PATCH_DATE = "Thu, 1 Jan 2026 00:00:00 +0000"
+
+
+def format_patch(number: int, total: int, message: str, diff: str) -> str:
+    subject, _, body = message.partition("\n")
+    body = body.strip("\n")
+    digest = hashlib.sha1((message + diff).encode("utf-8")).hexdigest()
+    head = [
+        f"From {digest} Mon Sep 17 00:00:00 2001",
+        f"From: {PATCH_AUTHOR}",
+        f"Date: {PATCH_DATE}",
+        f"Subject: [PATCH {number}/{total}] {subject}",
+        "",
+    ]
+    if body:
+        head += [body, ""]
+    return "\n".join(head) + "---\n" + diff + "-- \n2.43.0\n\n"
+
+
+def _hunks_text(old: list[str], new: list[str], context: int) -> str:
+    out = []
+    for line in difflib.unified_diff(old, new, lineterm="", n=context):
+        if line.startswith(("---", "+++")):
+            continue
+        out.append(line)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def file_diff_text(path: str, old: TextFile | None, new: TextFile | None, context: int = 3) -> str:
+    a = f"a/{path}"
+    b = f"b/{path}"
+    if old is None and new is not None:
+        head = f"diff --git {a} {b}\nnew file mode 100644\n--- /dev/null\n+++ {b}\n"
+        return head + _hunks_text([], new.lines, context)
+    if new is None and old is not None:
+        head = f"diff --git {a} {b}\ndeleted file mode 100644\n--- {a}\n+++ /dev/null\n"
+        return head + _hunks_text(old.lines, [], context)
+    assert old is not None and new is not None
+    body = _hunks_text(old.lines, new.lines, context)
+    return f"diff --git {a} {b}\n--- {a}\n+++ {b}\n" + body if body else ""
+
+
+def export_series(patches: Sequence[Patch], root: Path, out_dir: Path) -> list[Path]:
+    """Writes the changes applied in `root` as a standard format-patch series."""
+    tree = Tree(root)
+    # Walk back to the pristine tree in memory, remembering each stage.
+    stages: list[dict[str, TextFile | None]] = []
+    for patch in reversed(patches):
+        state, issues, results, _ = plan_patch(patch, tree, reverse=True)
+        if state == DRIFT:
+            raise PatchError("\n".join(issues))
+        if state == APPLIED:  # reversing is a no-op: the patch is not in the tree
+            raise PatchError(f"{patch.name} is not applied in {root}; run apply first.")
+        before = {path: tree.read(path) for path in results}
+        for path, content in results.items():
+            tree.write(path, content)
+        stages.append({path: before[path] for path in results})
+    stages.reverse()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    total = len(patches)
+    for number, (patch, after) in enumerate(zip(patches, stages), start=1):
+        diffs = []
+        for path in sorted(after):
+            old = tree.read(path)
+            new = after[path]
+            diffs.append(file_diff_text(path, old, new))
+            tree.write(path, new)
+        message = "\n".join(
+            line for line in patch.message.split("\n") if not REPLACES_TRAILER.match(line)
+        ).rstrip()
+        target = out_dir / f"{number:04d}-{_slug(patch.subject)}.patch"
+        target.write_text(format_patch(number, total, message, "".join(diffs)), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def _slug(subject: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", subject).strip("-")[:52]
+
+
+# --------------------------------------------------------------------------
+# regen: the launcher patch is generated from csrc/
+
+INCLUDE_LINE = re.compile(r'^(\s*#\s*include\s+)"([^"]+)"(.*)$')
+
+
+@dataclasses.dataclass
+class Manifest:
+    patch_file: str
+    number: int
+    total: int
+    message: str
+    glue_source: str
+    glue_dest: str
+    replaces_guard: str
+    helper_dirs: list[str]
+    helper_patterns: list[str]
+    helper_dest: str
+    build_list_file: str
+    build_list_anchor: str
+    build_list_indent: str
+
+    @staticmethod
+    def load(patch_dir: Path) -> "Manifest":
+        data = json.loads((patch_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
+        data["message"] = "\n".join(data["message"])
+        return Manifest(**data)
+
+
+def _helper_files(repo: Path, manifest: Manifest) -> list[str]:
+    found: list[str] = []
+    for directory in manifest.helper_dirs:
+        base = repo / "csrc" / directory
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            rel = path.relative_to(repo / "csrc").as_posix()
+            if path.is_file() and any(fnmatch.fnmatch(path.name, pat) for pat in manifest.helper_patterns):
+                found.append(rel)
+    return found
+
+
+def _rewrite_includes(text: str, installed: set[str], dest: str) -> list[str]:
+    out = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        m = INCLUDE_LINE.match(line)
+        if m and m.group(2) in installed:
+            line = f"{m.group(1)}<{dest}/{m.group(2)}>{m.group(3)}"
+        out.append(line)
+    if out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def regen_text(repo: Path, manifest: Manifest) -> str:
+    helpers = _helper_files(repo, manifest)
+    installed = set(helpers)
+    diffs: list[str] = []
+    glue = repo / manifest.glue_source
+    message = manifest.message
+    if glue.is_file():
+        glue_lines = _rewrite_includes(glue.read_text(encoding="utf-8"), installed, manifest.helper_dest)
+        diffs.append(
+            f"diff --git a/{manifest.glue_dest} b/{manifest.glue_dest}\ndeleted file mode 100644\n"
+        )
+        diffs.append(file_diff_text(manifest.glue_dest, None, TextFile(glue_lines, False, True)))
+        message += f'\n\nXsl-Replaces: {manifest.glue_dest} contains "{manifest.replaces_guard}"'
+    else:
+        message += f"\n\n(Generated without {manifest.glue_source}: it did not exist yet.)"
+    sources = []
+    for rel in helpers:
+        lines = _rewrite_includes((repo / "csrc" / rel).read_text(encoding="utf-8"), installed, manifest.helper_dest)
+        dest = f"{manifest.helper_dest}/{rel}"
+        diffs.append(file_diff_text(dest, None, TextFile(lines, False, True)))
+        if rel.endswith(".cpp"):
+            sources.append(dest)
+    if sources:
+        anchor = manifest.build_list_anchor
+        added = [f'{manifest.build_list_indent}"{s}",' for s in sources]
+        old_line = f'{manifest.build_list_indent}"{anchor}",'
+        hunk = f"@@ -1 +1,{1 + len(added)} @@\n-{old_line}\n+{old_line}\n" + "".join(f"+{a}\n" for a in added)
+        diffs.append(
+            f"diff --git a/{manifest.build_list_file} b/{manifest.build_list_file}\n"
+            f"--- a/{manifest.build_list_file}\n+++ b/{manifest.build_list_file}\n" + hunk
+        )
+    return format_patch(manifest.number, manifest.total, message, "".join(diffs))
+
+
+# --------------------------------------------------------------------------
+# Command line
+
+
+def _print(lines: Iterable[str]) -> None:
+    for line in lines:
+        print(line)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--patches", type=Path, default=DEFAULT_PATCH_DIR, help="patch directory (default: %(default)s)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_apply = sub.add_parser("apply", help="apply the series to a PyTorch checkout (all-or-nothing, idempotent)")
+    p_apply.add_argument("checkout", type=Path)
+    p_apply.add_argument("--check", action="store_true", help="only verify; write nothing")
+    p_apply.add_argument("--reverse", action="store_true", help="remove the series again")
+    p_status = sub.add_parser("status", help="show per-patch state of a checkout")
+    p_status.add_argument("checkout", type=Path)
+    p_export = sub.add_parser("export", help="write the applied changes as a git format-patch series")
+    p_export.add_argument("checkout", type=Path)
+    p_export.add_argument("-o", "--output", type=Path, required=True)
+    p_regen = sub.add_parser("regen", help="regenerate the launcher patch from csrc/")
+    p_regen.add_argument("--check", action="store_true", help="exit 1 if the committed patch is stale")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "regen":
+            manifest = Manifest.load(args.patches)
+            text = regen_text(REPO_ROOT, manifest)
+            target = args.patches / manifest.patch_file
+            current = target.read_text(encoding="utf-8") if target.exists() else ""
+            if args.check:
+                if current != text:
+                    print(f"{target} is stale: run python3 scripts/patchset.py regen")
+                    return 1
+                print(f"{target} is up to date.")
+                return 0
+            if current != text:
+                target.write_text(text, encoding="utf-8", newline="\n")
+                print(f"wrote {target}")
+            else:
+                print(f"{target} unchanged.")
+            return 0
+        patches = load_series(args.patches)
+        if not args.checkout.is_dir():
+            print(f"error: checkout {args.checkout} is not a directory; clone PyTorch there first.", file=sys.stderr)
+            return 2
+        if args.command == "status":
+            tree = Tree(args.checkout)
+            ok = True
+            for patch in patches:
+                state, issues, results, _ = plan_patch(patch, tree, reverse=False)
+                print(f"{state:<10} {patch.name}")
+                _print(issues)
+                ok = ok and state != DRIFT
+                for path, content in results.items():
+                    tree.write(path, content)
+            return 0 if ok else 1
+        if args.command == "export":
+            written = export_series(patches, args.checkout, args.output)
+            _print(f"wrote {p}" for p in written)
+            return 0
+        result = run_series(patches, args.checkout, reverse=args.reverse, check=args.check)
+        _print(result.lines)
+        return 0 if result.ok else 1
+    except PatchError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

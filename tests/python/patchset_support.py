@@ -1,0 +1,66 @@
+"""Shared helpers for the patchset, harness and doctor tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE_V213 = REPO / "tests" / "fixtures" / "pytorch" / "v2.13.0"
+PATCH_DIR = REPO / "patches" / "pytorch"
+UTILS_REL = "torch/_inductor/utils.py"
+
+# Where a torch==2.14.1 wheel may already be on disk (no download in tests).
+WHEEL_2141_CANDIDATES = [
+    os.environ.get("XSL_TORCH_2141_WHEEL", ""),
+    "/opt/pypi-more/files/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl",
+    "/tmp/t214/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl",
+]
+
+
+def load_script(name: str) -> ModuleType:
+    """Imports scripts/<name>.py as a module (scripts/ is not a package)."""
+    path = REPO / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"xsl_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def installed_torch_utils() -> bytes:
+    import torch  # noqa: F401  (the installed 2.13.0 wheel)
+
+    return (Path(torch.__file__).parent / "_inductor" / "utils.py").read_bytes()
+
+
+def wheel_2141_utils() -> bytes | None:
+    for candidate in WHEEL_2141_CANDIDATES:
+        if candidate and Path(candidate).is_file():
+            with zipfile.ZipFile(candidate) as wheel:
+                return wheel.read(UTILS_REL)
+    return None
+
+
+def make_checkout(tmp: Path, utils: bytes | None = None) -> Path:
+    """A fixture tree plus the real utils.py (2.13.0 unless given)."""
+    root = tmp / "pytorch"
+    shutil.copytree(FIXTURE_V213, root)
+    target = root / UTILS_REL
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(utils if utils is not None else installed_torch_utils())
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts and ".xsl-patchset" not in p.relative_to(root).parts
+    }
