@@ -1,0 +1,218 @@
+"""Every doctor finding, driven through injected probes (Windows faked on Linux)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from patchset_support import load_script
+
+doctor = load_script("doctor")
+
+WIN_TEMP = r"C:\Users\averagedeveloper\AppData\Local\Temp"
+
+
+class FakeProbes(doctor.Probes):
+    def __init__(self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None):
+        super().__init__(python="python-under-test", env=env or {})
+        self.platform = platform
+        self.files = set(files)
+        self.registry = registry or {}
+        self.symbols = symbols
+        self.ocloc = ocloc
+        self.torch_info = torch_info or {}
+        self.commands = []
+
+    def is_file(self, path):
+        return path in self.files
+
+    def registry_dword(self, key, value):
+        return self.registry.get((key, value))
+
+    def find_ocloc(self):
+        if self.ocloc is not None:
+            return self.ocloc
+        return doctor._fallback_find_ocloc(self.env, self.windows, self.is_file)
+
+    def library_symbols(self, path, names):
+        return set(names) if self.symbols is None else set(self.symbols)
+
+    def library_version(self, path):
+        return "1.17.6"
+
+    def temp_dir(self):
+        return WIN_TEMP if self.windows else "/tmp"
+
+    def user_name(self):
+        return "averagedeveloper"
+
+    def run(self, argv, timeout=120):
+        self.commands.append(list(argv))
+        return (0, "noise\nXSL-DOCTOR " + json.dumps(self.torch_info) + "\n", "")
+
+
+def by_check(findings, check):
+    return [f for f in findings if f.check == check]
+
+
+def test_no_ocloc_lists_where_it_looked():
+    probes = FakeProbes(env={"PATH": r"C:\Windows;C:\Python311", "ONEAPI_ROOT": r"D:\oneAPI"})
+    [finding] = doctor.check_ocloc(probes)
+    assert finding.severity == doctor.ERROR
+    assert r"C:\Windows\ocloc.exe" in finding.detail
+    assert r"D:\oneAPI\ocloc\latest\bin\ocloc.exe" in finding.detail
+    assert "vars.bat" in finding.fix
+
+
+def test_ocloc_found_on_path_is_ok():
+    probes = FakeProbes(env={"PATH": r"C:\tools"}, files={r"C:\tools\ocloc.exe"})
+    [finding] = doctor.check_ocloc(probes)
+    assert finding.severity == doctor.OK and r"C:\tools\ocloc.exe" in finding.title
+
+
+def test_ocloc_discovery_module_result_is_used():
+    report = doctor._report_from_discovery(
+        type("Found", (), {"path": "/x/ocloc", "version": "24.35", "source": "wheel", "tried": ["/a", "/x/ocloc"]})()
+    )
+    probes = FakeProbes(ocloc=report)
+    [finding] = doctor.check_ocloc(probes)
+    assert finding.severity == doctor.OK and "from wheel, version 24.35" in finding.title
+
+
+@pytest.mark.parametrize(
+    "env,patched,expect",
+    [
+        ({}, False, "forces spv on Windows"),
+        ({}, True, "No ocloc was found on PATH"),
+        ({"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "spv"}, True, "TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv is set"),
+    ],
+)
+def test_kernel_format_spv_explains_the_cause(env, patched, expect):
+    probes = FakeProbes(env=env)
+    [finding] = doctor.check_kernel_format(probes, {"kernel_format": "spv", "utils_patched": patched})
+    assert finding.severity == doctor.ERROR
+    assert expect in finding.detail and "silently" in finding.detail
+    assert finding.fix
+
+
+def test_kernel_format_zebin_is_ok():
+    [finding] = doctor.check_kernel_format(FakeProbes(), {"kernel_format": "zebin"})
+    assert finding.severity == doctor.OK
+
+
+def test_static_launcher_missing_in_xpu_build():
+    [finding] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False})
+    assert finding.severity == doctor.ERROR and "_StaticXpuLauncher is missing" in finding.title
+    assert "harness.py all" in finding.fix
+
+
+def test_static_launcher_cpu_build_and_present():
+    [cpu] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False})
+    assert cpu.severity == doctor.WARNING
+    [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True})
+    assert ok.severity == doctor.OK
+
+
+def test_triton_mismatch_shows_a_version_table_and_attrs_descriptor():
+    info = {
+        "torch": "2.13.0+xpu",
+        "xpu_compiled": True,
+        "dists": {"pytorch-triton-xpu": "3.3.0", "triton": "3.4.0"},
+        "torch_requires": ['pytorch-triton-xpu==3.5.0; platform_system == "Windows"'],
+        "triton": "3.4.0",
+        "inductor_import_error": "ImportError: cannot import name 'AttrsDescriptor' from 'triton.backends.compiler'",
+    }
+    findings = doctor.check_triton(info)
+    titles = " | ".join(f.title for f in findings)
+    assert all(f.severity == doctor.ERROR for f in findings)
+    assert "several Triton distributions" in titles
+    assert "needs pytorch-triton-xpu==3.5.0" in titles
+    assert "AttrsDescriptor moved between Triton releases" in titles
+    table = findings[0].detail
+    assert "installed pytorch-triton-xpu" in table and "3.3.0" in table and "required by torch" in table
+    assert "pip uninstall -y pytorch-triton-xpu triton && pip install pytorch-triton-xpu==3.5.0" in findings[0].fix
+
+
+def test_triton_matching_is_ok():
+    info = {
+        "torch": "2.13.0+xpu",
+        "dists": {"pytorch-triton-xpu": "3.5.0"},
+        "torch_requires": ["pytorch-triton-xpu==3.5.0"],
+        "triton": "3.5.0",
+    }
+    [finding] = doctor.check_triton(info)
+    assert finding.severity == doctor.OK
+
+
+def test_long_paths_disabled_and_default_cache_too_deep():
+    probes = FakeProbes(registry={})
+    [finding] = doctor.check_long_paths(probes)
+    inductor = WIN_TEMP + r"\torchinductor_averagedeveloper"
+    assert finding.data["triton_cache_dir"] == inductor + r"\triton\0"
+    expected = len(inductor + r"\triton\0") + 1 + 52 + 1 + len("tmp.pid_") + 6 + 1 + 36 + 1 + len("__grp__") + 110 + len(".json")
+    assert finding.data["deepest_path_chars"] == expected > 259
+    assert finding.severity == doctor.ERROR
+    assert "LongPathsEnabled" in finding.fix and "TORCHINDUCTOR_CACHE_DIR=C:\\tic" in finding.fix
+
+
+def test_long_paths_enabled_or_short_cache_is_fine():
+    [enabled] = doctor.check_long_paths(FakeProbes(registry={(doctor.LONG_PATHS_KEY, "LongPathsEnabled"): 1}))
+    assert enabled.severity == doctor.OK
+    [short] = doctor.check_long_paths(FakeProbes(env={"TRITON_CACHE_DIR": r"C:\t"}))
+    assert short.severity == doctor.OK and short.data["deepest_path_chars"] < 260
+    # TORCHINDUCTOR_CACHE_DIR alone also moves Triton's default.
+    [moved] = doctor.check_long_paths(FakeProbes(env={"TORCHINDUCTOR_CACHE_DIR": r"C:\tic"}))
+    assert moved.data["triton_cache_dir"] == r"C:\tic\triton\0"
+
+
+def test_long_paths_on_linux_is_informational():
+    [finding] = doctor.check_long_paths(FakeProbes(platform="linux"))
+    assert finding.severity == doctor.INFO
+
+
+def test_level_zero_loader_missing():
+    [finding] = doctor.check_level_zero(FakeProbes(env={"SystemRoot": r"C:\Windows", "PATH": ""}))
+    assert finding.severity == doctor.ERROR and "ze_loader.dll" in finding.title
+    assert r"C:\Windows\System32" in finding.detail
+
+
+def test_level_zero_old_loader_and_missing_driver():
+    probes = FakeProbes(
+        env={"SystemRoot": r"C:\Windows"},
+        files={r"C:\Windows\System32\ze_loader.dll"},
+        symbols=[s for s in doctor.REQUIRED_ZE_SYMBOLS if s != "zeKernelGetProperties"],
+    )
+    findings = doctor.check_level_zero(probes)
+    assert [f.severity for f in findings] == [doctor.ERROR, doctor.ERROR]
+    assert "too old" in findings[0].title and "zeKernelGetProperties" in findings[0].title
+    assert "no Level Zero GPU driver" in findings[1].title
+
+
+def test_level_zero_present_is_ok():
+    probes = FakeProbes(
+        env={"SystemRoot": r"C:\Windows"},
+        files={r"C:\Windows\System32\ze_loader.dll", r"C:\Windows\System32\ze_intel_gpu64.dll"},
+    )
+    assert [f.severity for f in doctor.check_level_zero(probes)] == [doctor.OK, doctor.OK]
+
+
+def test_main_json_runs_every_check_through_the_probes(capsys):
+    probes = FakeProbes(
+        env={"PATH": ""},
+        torch_info={"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False, "kernel_format": "spv", "utils_patched": False, "dists": {}},
+    )
+    assert doctor.main(["--json"], probes=probes) == 1
+    report = json.loads(capsys.readouterr().out)
+    checks = {f["check"] for f in report["findings"]}
+    assert {"ocloc", "static-launcher", "kernel-format", "triton", "long-paths", "level-zero"} <= checks
+    assert report["errors"] >= 5
+    assert probes.commands and probes.commands[0][0] == "python-under-test"
+
+
+def test_text_output_shows_why_and_fix(capsys):
+    probes = FakeProbes(env={"PATH": ""}, torch_info={"torch_import_error": "ModuleNotFoundError: No module named 'torch'"})
+    doctor.main([], probes=probes)
+    text = capsys.readouterr().out
+    assert "[error  ] torch cannot be imported" in text
+    assert "fix: Install torch" in text
