@@ -1,0 +1,348 @@
+#include "file_io/file_io.h"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace xsl {
+namespace file_io {
+namespace {
+
+std::string quoted(const std::string& path) {
+  return "'" + path + "'";
+}
+
+Error missingFile(const std::string& path) {
+  return Error(
+      "kernel binary " + quoted(path) +
+      " not found: check the path (and that the cache directory still "
+      "holds it)");
+}
+
+Error directoryPath(const std::string& path) {
+  return Error(
+      quoted(path) +
+      " is a directory, not a kernel binary: pass the "
+      ".zebin file inside it");
+}
+
+Error emptyFile(const std::string& path) {
+  return Error(
+      "kernel binary " + quoted(path) +
+      " is empty (0 bytes): the compile that wrote it probably failed; "
+      "delete it and compile again");
+}
+
+Error unreadableFile(const std::string& path, const std::string& reason) {
+  return Error(
+      "cannot read kernel binary " + quoted(path) + ": " + reason +
+      "; check its permissions and that no other process locks it");
+}
+
+} // namespace
+
+#ifdef _WIN32
+
+namespace {
+
+std::string windowsErrorText(DWORD code) {
+  return "Windows error " + std::to_string(static_cast<unsigned long>(code));
+}
+
+bool isMissingError(DWORD code) {
+  return code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND ||
+      code == ERROR_INVALID_NAME || code == ERROR_BAD_NETPATH ||
+      code == ERROR_INVALID_DRIVE;
+}
+
+// Paths this long need `\\?\` unless LongPathsEnabled is set; directories
+// already fail at MAX_PATH - 12, so prefix from there on.
+constexpr size_t kLongPathThreshold = MAX_PATH - 12;
+
+class HandleCloser {
+ public:
+  explicit HandleCloser(HANDLE handle) : handle_(handle) {}
+  HandleCloser(const HandleCloser&) = delete;
+  HandleCloser& operator=(const HandleCloser&) = delete;
+  ~HandleCloser() {
+    CloseHandle(handle_);
+  }
+
+ private:
+  HANDLE handle_;
+};
+
+} // namespace
+
+Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
+  if (utf8_path.empty()) {
+    return Error("empty path: pass the kernel binary's file name");
+  }
+  if (utf8_path.size() > static_cast<size_t>(INT32_MAX)) {
+    return Error("path too long");
+  }
+  const int input_length = static_cast<int>(utf8_path.size());
+  const int wide_length = MultiByteToWideChar(
+      CP_UTF8,
+      MB_ERR_INVALID_CHARS,
+      utf8_path.data(),
+      input_length,
+      nullptr,
+      0);
+  if (wide_length <= 0) {
+    return Error(
+        "path " + quoted(utf8_path) +
+        " is not valid UTF-8: pass paths as UTF-8 (Python str does this)");
+  }
+  std::wstring wide(static_cast<size_t>(wide_length), L'\0');
+  MultiByteToWideChar(
+      CP_UTF8,
+      MB_ERR_INVALID_CHARS,
+      utf8_path.data(),
+      input_length,
+      &wide[0],
+      wide_length);
+  if (wide.find(L'\0') != std::wstring::npos) {
+    return Error("path " + quoted(utf8_path) + " contains a NUL character");
+  }
+  if (wide.rfind(L"\\\\?\\", 0) == 0 || wide.rfind(L"\\\\.\\", 0) == 0) {
+    return wide; // already a device or extended-length path
+  }
+  if (wide.size() < kLongPathThreshold) {
+    return wide;
+  }
+  // `\\?\` turns off all normalisation, so make the path absolute and
+  // canonical (slashes, "." and "..") first. GetFullPathNameW is a string
+  // operation and handles long paths.
+  const DWORD needed = GetFullPathNameW(wide.c_str(), 0, nullptr, nullptr);
+  if (needed == 0) {
+    return Error(
+        "cannot make " + quoted(utf8_path) +
+        " absolute: " + windowsErrorText(GetLastError()));
+  }
+  std::wstring full(needed, L'\0');
+  const DWORD written =
+      GetFullPathNameW(wide.c_str(), needed, &full[0], nullptr);
+  if (written == 0 || written >= needed) {
+    return Error(
+        "cannot make " + quoted(utf8_path) +
+        " absolute: " + windowsErrorText(GetLastError()));
+  }
+  full.resize(written);
+  if (full.size() < kLongPathThreshold) {
+    return full;
+  }
+  if (full.rfind(L"\\\\", 0) == 0) {
+    return L"\\\\?\\UNC\\" + full.substr(2); // \\server\share\...
+  }
+  return L"\\\\?\\" + full;
+}
+
+Expected<std::string> readFileBytes(const std::string& utf8_path) {
+  Expected<std::wstring> wide = toWindowsPath(utf8_path);
+  if (!wide) {
+    return wide.error();
+  }
+  const DWORD attributes = GetFileAttributesW(wide->c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES) {
+    const DWORD code = GetLastError();
+    if (isMissingError(code)) {
+      return missingFile(utf8_path);
+    }
+    return unreadableFile(utf8_path, windowsErrorText(code));
+  }
+  if ((attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+    return directoryPath(utf8_path);
+  }
+  HANDLE file = CreateFileW(
+      wide->c_str(),
+      GENERIC_READ,
+      FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+      nullptr,
+      OPEN_EXISTING,
+      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN,
+      nullptr);
+  if (file == INVALID_HANDLE_VALUE) {
+    const DWORD code = GetLastError();
+    if (isMissingError(code)) {
+      return missingFile(utf8_path);
+    }
+    return unreadableFile(utf8_path, windowsErrorText(code));
+  }
+  HandleCloser closer(file);
+  LARGE_INTEGER size;
+  if (!GetFileSizeEx(file, &size)) {
+    return unreadableFile(utf8_path, windowsErrorText(GetLastError()));
+  }
+  if (size.QuadPart == 0) {
+    return emptyFile(utf8_path);
+  }
+  if (static_cast<unsigned long long>(size.QuadPart) >
+      static_cast<unsigned long long>(SIZE_MAX / 2)) {
+    return unreadableFile(utf8_path, "file too large");
+  }
+  std::string bytes(static_cast<size_t>(size.QuadPart), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const size_t left = bytes.size() - done;
+    const DWORD chunk =
+        left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
+    DWORD read = 0;
+    if (!ReadFile(file, &bytes[done], chunk, &read, nullptr)) {
+      return unreadableFile(utf8_path, windowsErrorText(GetLastError()));
+    }
+    if (read == 0) {
+      break; // shrank while reading
+    }
+    done += read;
+  }
+  bytes.resize(done);
+  if (bytes.empty()) {
+    return emptyFile(utf8_path);
+  }
+  return bytes;
+}
+
+Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
+  Expected<std::wstring> wide = toWindowsPath(utf8_path);
+  if (!wide) {
+    return wide.error();
+  }
+  HANDLE file = CreateFileW(
+      wide->c_str(),
+      GENERIC_WRITE,
+      0,
+      nullptr,
+      CREATE_ALWAYS,
+      FILE_ATTRIBUTE_NORMAL,
+      nullptr);
+  if (file == INVALID_HANDLE_VALUE) {
+    return Error(
+        "cannot create " + quoted(utf8_path) + ": " +
+        windowsErrorText(GetLastError()));
+  }
+  HandleCloser closer(file);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const size_t left = bytes.size() - done;
+    const DWORD chunk =
+        left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
+    DWORD written = 0;
+    if (!WriteFile(file, bytes.data() + done, chunk, &written, nullptr) ||
+        written == 0) {
+      return Error(
+          "cannot write " + quoted(utf8_path) + ": " +
+          windowsErrorText(GetLastError()));
+    }
+    done += written;
+  }
+  return Status::success();
+}
+
+#else // POSIX
+
+namespace {
+
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  ~FdCloser() {
+    ::close(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+} // namespace
+
+Expected<std::string> readFileBytes(const std::string& utf8_path) {
+  if (utf8_path.empty()) {
+    return Error("empty path: pass the kernel binary's file name");
+  }
+  if (utf8_path.find('\0') != std::string::npos) {
+    return Error("path " + quoted(utf8_path) + " contains a NUL character");
+  }
+  int fd = -1;
+  do {
+    fd = ::open(utf8_path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    const int code = errno;
+    if (code == ENOENT || code == ENOTDIR) {
+      return missingFile(utf8_path);
+    }
+    return unreadableFile(utf8_path, std::strerror(code));
+  }
+  FdCloser closer(fd);
+  struct stat info;
+  if (::fstat(fd, &info) != 0) {
+    return unreadableFile(utf8_path, std::strerror(errno));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    return directoryPath(utf8_path);
+  }
+  std::string bytes;
+  if (S_ISREG(info.st_mode) && info.st_size > 0) {
+    bytes.reserve(static_cast<size_t>(info.st_size));
+  }
+  char buffer[65536];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (got < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return unreadableFile(utf8_path, std::strerror(errno));
+    }
+    if (got == 0) {
+      break;
+    }
+    bytes.append(buffer, static_cast<size_t>(got));
+  }
+  if (bytes.empty()) {
+    return emptyFile(utf8_path);
+  }
+  return bytes;
+}
+
+Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
+  int fd =
+      ::open(utf8_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Error(
+        "cannot create " + quoted(utf8_path) + ": " + std::strerror(errno));
+  }
+  FdCloser closer(fd);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (put < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return Error(
+          "cannot write " + quoted(utf8_path) + ": " + std::strerror(errno));
+    }
+    done += static_cast<size_t>(put);
+  }
+  return Status::success();
+}
+
+#endif
+
+} // namespace file_io
+} // namespace xsl

@@ -1,0 +1,597 @@
+#include "level_zero/level_zero.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "file_io/file_io.h"
+
+namespace xsl {
+namespace level_zero {
+namespace {
+
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  out.append(text.data(), text.size());
+  out += "'";
+  return out;
+}
+
+std::string deviceLabel(const Device& device) {
+  return "XPU device " + std::to_string(device.index());
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- Device
+
+Expected<uint32_t> Device::count(const Api& api, uint32_t driver_index) {
+  uint32_t driver_count = 0;
+  ze_result_t result = api.zeDriverGet(&driver_count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  }
+  if (driver_index >= driver_count) {
+    return 0u;
+  }
+  std::vector<ze_driver_handle_t> drivers(driver_count);
+  result = api.zeDriverGet(&driver_count, drivers.data());
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  }
+  if (driver_index >= driver_count) {
+    return 0u;
+  }
+  uint32_t device_count = 0;
+  result = api.zeDeviceGet(drivers[driver_index], &device_count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDeviceGet", result, "listing Level Zero devices");
+  }
+  return device_count;
+}
+
+Expected<Device> Device::byIndex(uint32_t device_index, uint32_t driver_index) {
+  Expected<const Api*> table = level_zero::api();
+  if (!table) {
+    return table.error();
+  }
+  return byIndex(**table, device_index, driver_index);
+}
+
+Expected<Device> Device::byIndex(
+    const Api& api,
+    uint32_t device_index,
+    uint32_t driver_index) {
+  uint32_t driver_count = 0;
+  ze_result_t result = api.zeDriverGet(&driver_count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  }
+  std::vector<ze_driver_handle_t> drivers(driver_count);
+  if (driver_count > 0) {
+    result = api.zeDriverGet(&driver_count, drivers.data());
+    if (result != ZE_RESULT_SUCCESS) {
+      return zeError("zeDriverGet", result, "listing Level Zero drivers");
+    }
+  }
+  if (driver_index >= driver_count) {
+    return Error(
+        "Level Zero driver " + std::to_string(driver_index) +
+        " not found: " + std::to_string(driver_count) +
+        " driver(s) installed; install the Intel GPU driver or pick a "
+        "smaller driver index");
+  }
+  ze_driver_handle_t driver = drivers[driver_index];
+  uint32_t device_count = 0;
+  result = api.zeDeviceGet(driver, &device_count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDeviceGet", result, "listing Level Zero devices");
+  }
+  std::vector<ze_device_handle_t> devices(device_count);
+  if (device_count > 0) {
+    result = api.zeDeviceGet(driver, &device_count, devices.data());
+    if (result != ZE_RESULT_SUCCESS) {
+      return zeError("zeDeviceGet", result, "listing Level Zero devices");
+    }
+  }
+  if (device_index >= device_count) {
+    return Error(
+        "XPU device " + std::to_string(device_index) +
+        " not found: the Level Zero driver has " +
+        std::to_string(device_count) +
+        " device(s); pass a device index below " +
+        std::to_string(device_count));
+  }
+  return Device(api, driver, devices[device_index], device_index);
+}
+
+Expected<DeviceProperties> Device::properties() const {
+  ze_device_properties_t device_props;
+  std::memset(&device_props, 0, sizeof(device_props));
+  device_props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  ze_result_t result = api_->zeDeviceGetProperties(device_, &device_props);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDeviceGetProperties", result, deviceLabel(*this));
+  }
+  ze_device_compute_properties_t compute;
+  std::memset(&compute, 0, sizeof(compute));
+  compute.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
+  result = api_->zeDeviceGetComputeProperties(device_, &compute);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDeviceGetComputeProperties", result, deviceLabel(*this));
+  }
+  DeviceProperties out;
+  out.name.assign(
+      device_props.name, strnlen(device_props.name, sizeof(device_props.name)));
+  out.type = device_props.type;
+  out.vendor_id = device_props.vendorId;
+  out.device_id = device_props.deviceId;
+  out.num_threads_per_eu = device_props.numThreadsPerEU;
+  out.num_eus_per_subslice = device_props.numEUsPerSubslice;
+  out.num_subslices_per_slice = device_props.numSubslicesPerSlice;
+  out.num_slices = device_props.numSlices;
+  out.max_mem_alloc_size = device_props.maxMemAllocSize;
+  out.max_total_group_size = compute.maxTotalGroupSize;
+  out.max_shared_local_memory = compute.maxSharedLocalMemory;
+  const uint32_t sizes = compute.numSubGroupSizes < ZE_SUBGROUPSIZE_COUNT
+      ? compute.numSubGroupSizes
+      : static_cast<uint32_t>(ZE_SUBGROUPSIZE_COUNT);
+  out.sub_group_sizes.assign(
+      compute.subGroupSizes, compute.subGroupSizes + sizes);
+  return out;
+}
+
+// --------------------------------------------------------------- Context
+
+Expected<std::shared_ptr<Context>> Context::create(const Device& device) {
+  ze_context_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+  ze_context_handle_t context = nullptr;
+  const ze_result_t result =
+      device.api().zeContextCreate(device.driver(), &desc, &context);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeContextCreate", result, deviceLabel(device));
+  }
+  return std::shared_ptr<Context>(new Context(device, context, true));
+}
+
+std::shared_ptr<Context> Context::wrap(
+    const Device& device,
+    ze_context_handle_t context,
+    bool owned) {
+  return std::shared_ptr<Context>(new Context(device, context, owned));
+}
+
+Context::~Context() {
+  if (owned_ && context_ != nullptr) {
+    api().zeContextDestroy(context_);
+  }
+}
+
+Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index) {
+  static std::mutex mutex;
+  static std::map<uint32_t, std::shared_ptr<Context>>* contexts =
+      new std::map<uint32_t, std::shared_ptr<Context>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = contexts->find(device_index);
+  if (found != contexts->end()) {
+    return found->second;
+  }
+  Expected<Device> device = Device::byIndex(device_index);
+  if (!device) {
+    return device.error();
+  }
+  Expected<std::shared_ptr<Context>> context = Context::create(*device);
+  if (!context) {
+    return context.error();
+  }
+  contexts->emplace(device_index, *context);
+  return context;
+}
+
+// ---------------------------------------------------------------- Module
+
+Expected<std::shared_ptr<Module>> Module::create(
+    std::shared_ptr<Context> context,
+    std::string zebin_bytes,
+    std::string source_name) {
+  std::shared_ptr<Module> module(new Module());
+  module->context_ = std::move(context);
+  module->bytes_ = std::move(zebin_bytes);
+  module->source_name_ = std::move(source_name);
+  // The reader's message ("legacy patch-token binary", "truncated section")
+  // says far more than the driver's INVALID_NATIVE_BINARY would.
+  Expected<zebin::Zebin> parsed = zebin::readZebin(module->bytes_);
+  if (!parsed) {
+    return parsed.error().withContext(module->source_name_);
+  }
+  module->zebin_ = std::move(parsed).value();
+
+  const Context& ctx = *module->context_;
+  ze_module_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+  desc.format = ZE_MODULE_FORMAT_NATIVE;
+  desc.inputSize = module->bytes_.size();
+  desc.pInputModule = reinterpret_cast<const uint8_t*>(module->bytes_.data());
+  desc.pBuildFlags = "";
+  ze_module_build_log_handle_t build_log = nullptr;
+  const ze_result_t result = ctx.api().zeModuleCreate(
+      ctx.handle(), ctx.device().handle(), &desc, &module->module_, &build_log);
+  std::string log_text;
+  if (build_log != nullptr) {
+    if (result != ZE_RESULT_SUCCESS) {
+      size_t size = 0;
+      if (ctx.api().zeModuleBuildLogGetString(build_log, &size, nullptr) ==
+              ZE_RESULT_SUCCESS &&
+          size > 1) {
+        log_text.assign(size, '\0');
+        if (ctx.api().zeModuleBuildLogGetString(
+                build_log, &size, &log_text[0]) != ZE_RESULT_SUCCESS) {
+          log_text.clear();
+        }
+        log_text.resize(strnlen(log_text.c_str(), log_text.size()));
+      }
+    }
+    ctx.api().zeModuleBuildLogDestroy(build_log);
+  }
+  if (result != ZE_RESULT_SUCCESS) {
+    module->module_ = nullptr;
+    Error error = zeError(
+        "zeModuleCreate",
+        result,
+        module->source_name_ + " on " + deviceLabel(ctx.device()));
+    std::string message = error.message();
+    message += log_text.empty()
+        ? "; the driver gave no build log (is the zebin built for this "
+          "device?)"
+        : "; build log: " + log_text;
+    return Error(std::move(message));
+  }
+  return module;
+}
+
+Expected<std::shared_ptr<Module>> Module::fromFile(
+    std::shared_ptr<Context> context,
+    const std::string& utf8_path) {
+  Expected<std::string> bytes = file_io::readFileBytes(utf8_path);
+  if (!bytes) {
+    return bytes.error();
+  }
+  return create(std::move(context), std::move(bytes).value(), utf8_path);
+}
+
+Module::~Module() {
+  if (module_ != nullptr) {
+    context_->api().zeModuleDestroy(module_);
+  }
+}
+
+Expected<std::vector<std::string>> Module::driverKernelNames() const {
+  const Api& table = context_->api();
+  uint32_t count = 0;
+  ze_result_t result = table.zeModuleGetKernelNames(module_, &count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeModuleGetKernelNames", result, source_name_);
+  }
+  std::vector<const char*> names(count, nullptr);
+  if (count > 0) {
+    result = table.zeModuleGetKernelNames(module_, &count, names.data());
+    if (result != ZE_RESULT_SUCCESS) {
+      return zeError("zeModuleGetKernelNames", result, source_name_);
+    }
+  }
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < count && i < names.size(); ++i) {
+    out.emplace_back(names[i] != nullptr ? names[i] : "");
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- Kernel
+
+Expected<Kernel> Kernel::create(
+    std::shared_ptr<Module> module,
+    std::string_view name) {
+  const zebin::KernelInfo* info = module->zebin().findKernel(name);
+  if (info == nullptr) {
+    return Error(
+        "kernel " + quoted(name) + " not found in " + module->sourceName() +
+        "; the zebin has: " + module->zebin().ze_info.kernelNames() +
+        " (pass one of these names)");
+  }
+  const Api& table = module->context().api();
+  const std::string kernel_label =
+      "kernel " + quoted(name) + " in " + module->sourceName();
+  ze_kernel_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
+  desc.pKernelName = info->name.c_str();
+  ze_kernel_handle_t handle = nullptr;
+  ze_result_t result = table.zeKernelCreate(module->handle(), &desc, &handle);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeKernelCreate", result, kernel_label);
+  }
+  Kernel kernel;
+  kernel.api_ = &table;
+  kernel.module_ = std::move(module);
+  kernel.info_ = info;
+  kernel.kernel_ = handle;
+
+  ze_kernel_properties_t props;
+  std::memset(&props, 0, sizeof(props));
+  props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+  result = table.zeKernelGetProperties(handle, &props);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeKernelGetProperties", result, kernel_label);
+  }
+  KernelProperties& out = kernel.properties_;
+  out.num_kernel_args = props.numKernelArgs;
+  out.spill_mem_size = props.spillMemSize;
+  out.private_mem_size = props.privateMemSize;
+  out.local_mem_size = props.localMemSize;
+  out.required_sub_group_size = props.requiredSubgroupSize;
+  out.max_sub_group_size = props.maxSubgroupSize;
+  out.max_num_sub_groups = props.maxNumSubgroups;
+  out.required_group_size = {
+      {props.requiredGroupSizeX,
+       props.requiredGroupSizeY,
+       props.requiredGroupSizeZ}};
+  return kernel;
+}
+
+Kernel::Kernel(Kernel&& other) noexcept
+    : api_(other.api_),
+      module_(std::move(other.module_)),
+      info_(other.info_),
+      properties_(other.properties_),
+      kernel_(other.kernel_) {
+  other.kernel_ = nullptr;
+}
+
+Kernel& Kernel::operator=(Kernel&& other) noexcept {
+  if (this != &other) {
+    reset();
+    api_ = other.api_;
+    module_ = std::move(other.module_);
+    info_ = other.info_;
+    properties_ = other.properties_;
+    kernel_ = other.kernel_;
+    other.kernel_ = nullptr;
+  }
+  return *this;
+}
+
+Kernel::~Kernel() {
+  reset();
+}
+
+void Kernel::reset() noexcept {
+  if (kernel_ != nullptr) {
+    api_->zeKernelDestroy(kernel_);
+    kernel_ = nullptr;
+  }
+  module_.reset(); // after the kernel: the module must outlive it
+}
+
+Status Kernel::setGroupSize(uint32_t x, uint32_t y, uint32_t z) const {
+  const ze_result_t result = api_->zeKernelSetGroupSize(kernel_, x, y, z);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError(
+        "zeKernelSetGroupSize",
+        result,
+        "kernel " + quoted(info_->name) + " group size (" + std::to_string(x) +
+            ", " + std::to_string(y) + ", " + std::to_string(z) + ")");
+  }
+  return Status::success();
+}
+
+Status Kernel::setArgumentValue(uint32_t index, size_t size, const void* value)
+    const {
+  const ze_result_t result =
+      api_->zeKernelSetArgumentValue(kernel_, index, size, value);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError(
+        "zeKernelSetArgumentValue",
+        result,
+        "kernel " + quoted(info_->name) + " argument " + std::to_string(index) +
+            " (" + std::to_string(size) + " bytes)");
+  }
+  return Status::success();
+}
+
+// ----------------------------------------------------------- CommandList
+
+Expected<CommandList> CommandList::createImmediate(
+    std::shared_ptr<Context> context,
+    bool synchronous) {
+  ze_command_queue_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  desc.mode = synchronous ? ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS
+                          : ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+  desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+  ze_command_list_handle_t list = nullptr;
+  const ze_result_t result = context->api().zeCommandListCreateImmediate(
+      context->handle(), context->device().handle(), &desc, &list);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError(
+        "zeCommandListCreateImmediate", result, deviceLabel(context->device()));
+  }
+  CommandList out;
+  out.context_ = std::move(context);
+  out.list_ = list;
+  return out;
+}
+
+CommandList::CommandList(CommandList&& other) noexcept
+    : context_(std::move(other.context_)), list_(other.list_) {
+  other.list_ = nullptr;
+}
+
+CommandList& CommandList::operator=(CommandList&& other) noexcept {
+  if (this != &other) {
+    reset();
+    context_ = std::move(other.context_);
+    list_ = other.list_;
+    other.list_ = nullptr;
+  }
+  return *this;
+}
+
+CommandList::~CommandList() {
+  reset();
+}
+
+void CommandList::reset() noexcept {
+  if (list_ != nullptr) {
+    context_->api().zeCommandListDestroy(list_);
+    list_ = nullptr;
+  }
+  context_.reset();
+}
+
+Status CommandList::appendLaunch(
+    const Kernel& kernel,
+    const ze_group_count_t& group_count) const {
+  const ze_result_t result = context_->api().zeCommandListAppendLaunchKernel(
+      list_, kernel.handle(), &group_count, nullptr, 0, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError(
+        "zeCommandListAppendLaunchKernel",
+        result,
+        "kernel " + quoted(kernel.name()) + " grid (" +
+            std::to_string(group_count.groupCountX) + ", " +
+            std::to_string(group_count.groupCountY) + ", " +
+            std::to_string(group_count.groupCountZ) + ")");
+  }
+  return Status::success();
+}
+
+// ------------------------------------------------------------ Allocation
+
+Expected<Allocation> Allocation::allocate(
+    std::shared_ptr<Context> context,
+    MemoryKind kind,
+    size_t size,
+    size_t alignment) {
+  const Api& table = context->api();
+  ze_device_mem_alloc_desc_t device_desc;
+  std::memset(&device_desc, 0, sizeof(device_desc));
+  device_desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
+  ze_host_mem_alloc_desc_t host_desc;
+  std::memset(&host_desc, 0, sizeof(host_desc));
+  host_desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+  void* data = nullptr;
+  ze_result_t result = ZE_RESULT_SUCCESS;
+  const char* call = "";
+  switch (kind) {
+    case MemoryKind::kDevice:
+      call = "zeMemAllocDevice";
+      result = table.zeMemAllocDevice(
+          context->handle(),
+          &device_desc,
+          size,
+          alignment,
+          context->device().handle(),
+          &data);
+      break;
+    case MemoryKind::kHost:
+      call = "zeMemAllocHost";
+      result = table.zeMemAllocHost(
+          context->handle(), &host_desc, size, alignment, &data);
+      break;
+    case MemoryKind::kShared:
+      call = "zeMemAllocShared";
+      result = table.zeMemAllocShared(
+          context->handle(),
+          &device_desc,
+          &host_desc,
+          size,
+          alignment,
+          context->device().handle(),
+          &data);
+      break;
+  }
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError(
+        call,
+        result,
+        "allocating " + std::to_string(size) + " bytes on " +
+            deviceLabel(context->device()));
+  }
+  Allocation out;
+  out.context_ = std::move(context);
+  out.data_ = data;
+  out.size_ = size;
+  out.kind_ = kind;
+  return out;
+}
+
+Allocation::Allocation(Allocation&& other) noexcept
+    : context_(std::move(other.context_)),
+      data_(other.data_),
+      size_(other.size_),
+      kind_(other.kind_) {
+  other.data_ = nullptr;
+}
+
+Allocation& Allocation::operator=(Allocation&& other) noexcept {
+  if (this != &other) {
+    reset();
+    context_ = std::move(other.context_);
+    data_ = other.data_;
+    size_ = other.size_;
+    kind_ = other.kind_;
+    other.data_ = nullptr;
+  }
+  return *this;
+}
+
+Allocation::~Allocation() {
+  reset();
+}
+
+void Allocation::reset() noexcept {
+  if (data_ != nullptr) {
+    context_->api().zeMemFree(context_->handle(), data_);
+    data_ = nullptr;
+  }
+  context_.reset();
+}
+
+Expected<PointerInfo> queryPointer(const Context& context, const void* ptr) {
+  ze_memory_allocation_properties_t props;
+  std::memset(&props, 0, sizeof(props));
+  props.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+  ze_device_handle_t device = nullptr;
+  const ze_result_t result = context.api().zeMemGetAllocProperties(
+      context.handle(), ptr, &props, &device);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeMemGetAllocProperties", result, "querying a pointer");
+  }
+  PointerInfo info;
+  info.type = props.type;
+  info.device = device;
+  return info;
+}
+
+const char* memoryTypeName(ze_memory_type_t type) noexcept {
+  switch (type) {
+    case ZE_MEMORY_TYPE_HOST:
+      return "host";
+    case ZE_MEMORY_TYPE_DEVICE:
+      return "device";
+    case ZE_MEMORY_TYPE_SHARED:
+      return "shared";
+    default:
+      return "unknown";
+  }
+}
+
+} // namespace level_zero
+} // namespace xsl

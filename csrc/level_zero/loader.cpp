@@ -1,0 +1,185 @@
+#include "level_zero/loader.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
+
+#include "level_zero/result.h"
+
+namespace xsl {
+namespace level_zero {
+namespace {
+
+#ifdef _WIN32
+
+constexpr const char* kDefaultLoader = "ze_loader.dll";
+constexpr const char* kInstallHint = "install the Intel GPU driver";
+constexpr const char* kDriverHint = "install the Intel GPU driver";
+
+std::wstring widen(const std::string& utf8) {
+  if (utf8.empty()) {
+    return std::wstring();
+  }
+  const int length = MultiByteToWideChar(
+      CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), nullptr, 0);
+  if (length <= 0) {
+    return std::wstring();
+  }
+  std::wstring wide(static_cast<size_t>(length), L'\0');
+  MultiByteToWideChar(
+      CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), &wide[0], length);
+  return wide;
+}
+
+bool isBareFileName(const std::string& name) {
+  return name.find_first_of("/\\:") == std::string::npos;
+}
+
+void* openLibrary(const std::string& name, std::string* failure) {
+  const std::wstring wide = widen(name);
+  // A bare name is looked up in System32 only: never the working directory,
+  // the application directory or PATH, where a stray ze_loader.dll could be.
+  // An explicit path (override only) is loaded from exactly there.
+  const DWORD flags = isBareFileName(name) ? LOAD_LIBRARY_SEARCH_SYSTEM32
+                                           : LOAD_WITH_ALTERED_SEARCH_PATH;
+  HMODULE module =
+      wide.empty() ? nullptr : LoadLibraryExW(wide.c_str(), nullptr, flags);
+  if (module == nullptr) {
+    *failure = "Windows error " +
+        std::to_string(static_cast<unsigned long>(GetLastError()));
+  }
+  return reinterpret_cast<void*>(module);
+}
+
+void* findSymbol(void* library, const char* name) {
+  return reinterpret_cast<void*>(
+      GetProcAddress(reinterpret_cast<HMODULE>(library), name));
+}
+
+void closeLibrary(void* library) {
+  FreeLibrary(reinterpret_cast<HMODULE>(library));
+}
+
+#else
+
+constexpr const char* kDefaultLoader = "libze_loader.so.1";
+constexpr const char* kInstallHint =
+    "install the Level Zero loader (Debian/Ubuntu: apt install libze1)";
+constexpr const char* kDriverHint =
+    "install the Intel GPU driver's Level Zero part (Debian/Ubuntu: "
+    "intel-level-zero-gpu or libze-intel-gpu1)";
+
+void* openLibrary(const std::string& name, std::string* failure) {
+  void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* text = dlerror();
+    *failure = text != nullptr ? text : "dlopen failed";
+  }
+  return library;
+}
+
+void* findSymbol(void* library, const char* name) {
+  return dlsym(library, name);
+}
+
+void closeLibrary(void* library) {
+  dlclose(library);
+}
+
+#endif
+
+// Casting a symbol address to a function pointer is conditionally supported
+// in C++ and fine on every platform we build for.
+template <typename Function>
+void resolveInto(Function& slot, void* symbol) {
+  slot = reinterpret_cast<Function>(symbol);
+}
+
+} // namespace
+
+LoadedApi::~LoadedApi() {
+  if (library_ != nullptr) {
+    closeLibrary(library_);
+  }
+}
+
+const char* defaultLoaderName() noexcept {
+  return kDefaultLoader;
+}
+
+std::string loaderName() {
+  const char* value = std::getenv(kLoaderOverrideEnv);
+  if (value != nullptr && value[0] != '\0') {
+    return value;
+  }
+  return kDefaultLoader;
+}
+
+Expected<std::unique_ptr<LoadedApi>> loadApi(
+    const std::string& library_name,
+    bool initialize) {
+  std::string failure;
+  void* library = openLibrary(library_name, &failure);
+  if (library == nullptr) {
+    return Error(
+        "Level Zero loader not found (" + library_name + "): " + kInstallHint +
+        " [" + failure + "]");
+  }
+  std::unique_ptr<LoadedApi> loaded(new LoadedApi());
+  loaded->library_ = library;
+  loaded->library_name_ = library_name;
+  Api& table = loaded->api_;
+  const char* missing = nullptr;
+#define XSL_ZE_RESOLVE_ENTRY(name)                       \
+  if (missing == nullptr) {                              \
+    resolveInto(table.name, findSymbol(library, #name)); \
+    if (table.name == nullptr) {                         \
+      missing = #name;                                   \
+    }                                                    \
+  }
+  XSL_ZE_ENTRY_POINTS(XSL_ZE_RESOLVE_ENTRY)
+#undef XSL_ZE_RESOLVE_ENTRY
+  if (missing != nullptr) {
+    return Error(
+        std::string("entry point ") + missing + " missing from " +
+        library_name +
+        ": loader too old or not a Level Zero loader, need a Level Zero "
+        "loader >= 1.0 (" +
+        kInstallHint + ")");
+  }
+  if (initialize) {
+    const ze_result_t result = table.zeInit(0);
+    if (result != ZE_RESULT_SUCCESS) {
+      return Error(
+          zeError("zeInit", result, "Level Zero loader " + library_name)
+              .message() +
+          ": no usable GPU driver; " + kDriverHint +
+          " (tests: ZE_ENABLE_ALT_DRIVERS=<driver library>)");
+    }
+  }
+  return loaded;
+}
+
+Expected<const Api*> api() {
+  // Built once; the LoadedApi is never unloaded, so the table stays valid
+  // until the process exits (unloading the loader at exit would race with
+  // handles still held by static objects).
+  static const Expected<const Api*> loaded = []() -> Expected<const Api*> {
+    Expected<std::unique_ptr<LoadedApi>> result = loadApi(loaderName());
+    if (!result) {
+      return result.error();
+    }
+    return &result.value().release()->api();
+  }();
+  return loaded;
+}
+
+} // namespace level_zero
+} // namespace xsl
