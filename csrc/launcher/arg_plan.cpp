@@ -89,21 +89,32 @@ Expected<PlannedArg> planOneArg(
         where + ": the kernel declares a " + std::to_string(param.size) +
         "-byte value here, not a pointer; fix arg_types");
   }
-  if (param.size == type_size) {
-    return planned;
-  }
-  if (isInteger(type) && param.size > 0 && param.size < type_size &&
-      (param.size == 1 || param.size == 2 || param.size == 4)) {
-    // Checked narrowing: the value must fit the kernel's width.
-    planned.size = static_cast<uint32_t>(param.size);
-    return planned;
-  }
-  if (type == ArgType::kFloat32 && param.size == 2) {
+  if (type == ArgType::kFloat32) {
+    // torch <= 2.13 sends fp16/bf16 scalars as 'f'; the declared type name
+    // (when the zebin has kernels_misc_info) says which one the kernel wants.
     if (auto half_type = halfWidthFloatFromTypeName(param.type_name)) {
       planned.type = *half_type;
       planned.size = 2;
       return planned;
     }
+  }
+  // The payload can be wider than the source type (a char or half arrives in
+  // 4 bytes); either size is accepted by the driver.
+  const uint64_t declared = param.type_size;
+  const uint64_t kernel_width = declared != 0 ? declared : param.size;
+  if (type_size == kernel_width || (declared == 0 && type_size == param.size)) {
+    return planned;
+  }
+  if (declared == 0 && type_size < 4 && param.size == 4) {
+    return planned; // a padded small scalar without type information
+  }
+  if (isInteger(type) && kernel_width < type_size &&
+      (kernel_width == 1 || kernel_width == 2 || kernel_width == 4)) {
+    // Checked narrowing: the value must fit the kernel's width.
+    planned.size = static_cast<uint32_t>(kernel_width);
+    return planned;
+  }
+  if (type == ArgType::kFloat32 && kernel_width == 2) {
     return Error(
         where +
         ": the kernel declares a 2-byte floating point parameter; pass 'e' "
@@ -111,7 +122,7 @@ Expected<PlannedArg> planOneArg(
   }
   return Error(
       where + " is " + std::to_string(type_size) +
-      " bytes but the kernel's parameter is " + std::to_string(param.size) +
+      " bytes but the kernel's parameter is " + std::to_string(kernel_width) +
       " bytes; fix arg_types to match the kernel signature");
 }
 

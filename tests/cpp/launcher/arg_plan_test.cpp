@@ -19,8 +19,10 @@ UserArgument param(
     uint32_t index,
     UserArgumentKind kind,
     uint64_t size,
-    std::string type_name = "") {
+    std::string type_name = "",
+    uint64_t type_size = 0) {
   UserArgument arg;
+  arg.type_size = type_size;
   arg.index = index;
   arg.kind = kind;
   arg.size = size;
@@ -108,27 +110,59 @@ TEST(CompileArgPlan, SizeRules) {
   auto narrowed = compileArgPlan("l", "k", int32_param);
   ASSERT_TRUE(narrowed.ok());
   EXPECT_EQ(narrowed->args[0].size, 4u);
-  // Widening and float size mismatches are errors.
-  EXPECT_FALSE(compileArgPlan("h", "k", int32_param).ok());
+  // Float size mismatches are errors; so is anything on a declared int.
   EXPECT_FALSE(compileArgPlan("d", "k", int32_param).ok());
-  EXPECT_FALSE(compileArgPlan("e", "k", int32_param).ok());
+  const std::vector<UserArgument> declared_int = {
+      param(0, UserArgumentKind::kByValue, 4, "int;4", 4)};
+  EXPECT_FALSE(compileArgPlan("h", "k", declared_int).ok());
+  EXPECT_FALSE(compileArgPlan("e", "k", declared_int).ok());
+  EXPECT_FALSE(compileArgPlan("d", "k", declared_int).ok());
 }
 
 TEST(CompileArgPlan, HalfWidthFloatFromTypeName) {
+  // IGC pads a half parameter to a 4-byte payload; the type name tells.
   auto half = compileArgPlan(
-      "f", "k", {param(0, UserArgumentKind::kByValue, 2, "half")});
+      "f", "k", {param(0, UserArgumentKind::kByValue, 4, "half;2", 2)});
   ASSERT_TRUE(half.ok());
   EXPECT_EQ(half->args[0].type, ArgType::kFloat16);
+  EXPECT_EQ(half->args[0].size, 2u);
   auto bf16 = compileArgPlan(
-      "f", "k", {param(0, UserArgumentKind::kByValue, 2, "bfloat16")});
+      "f", "k", {param(0, UserArgumentKind::kByValue, 2, "bfloat16", 2)});
   ASSERT_TRUE(bf16.ok());
   EXPECT_EQ(bf16->args[0].type, ArgType::kBFloat16);
-  auto unknown =
-      compileArgPlan("f", "k", {param(0, UserArgumentKind::kByValue, 2, "")});
+  auto unknown = compileArgPlan(
+      "f", "k", {param(0, UserArgumentKind::kByValue, 2, "", 0)});
   ASSERT_FALSE(unknown.ok());
   EXPECT_TRUE(mentions(unknown.error(), "'e'"));
-  EXPECT_TRUE(
-      compileArgPlan("e", "k", {param(0, UserArgumentKind::kByValue, 2)}).ok());
+  auto half_code = compileArgPlan(
+      "e", "k", {param(0, UserArgumentKind::kByValue, 4, "half;2", 2)});
+  ASSERT_TRUE(half_code.ok());
+  EXPECT_EQ(half_code->args[0].size, 2u);
+}
+
+TEST(CompileArgPlan, PaddedSmallScalars) {
+  // char/short parameters arrive in 4-byte payloads.
+  const std::vector<UserArgument> with_info = {
+      param(0, UserArgumentKind::kByValue, 4, "char;1", 1),
+      param(1, UserArgumentKind::kByValue, 4, "ushort;2", 2)};
+  auto plan = compileArgPlan("bH", "k", with_info);
+  ASSERT_TRUE(plan.ok()) << plan.error().message();
+  EXPECT_EQ(plan->args[0].size, 1u);
+  EXPECT_EQ(plan->args[1].size, 2u);
+  // Triton sends i1 as 'i': narrowed to the declared char, range-checked.
+  auto bool_as_int = compileArgPlan("iH", "k", with_info);
+  ASSERT_TRUE(bool_as_int.ok());
+  EXPECT_EQ(bool_as_int->args[0].size, 1u);
+  // A short code on a declared int is a mismatch, not padding.
+  EXPECT_FALSE(
+      compileArgPlan(
+          "h", "k", {param(0, UserArgumentKind::kByValue, 4, "int;4", 4)})
+          .ok());
+  // Without type information a small code on a 4-byte payload is accepted.
+  auto no_info =
+      compileArgPlan("h", "k", {param(0, UserArgumentKind::kByValue, 4)});
+  ASSERT_TRUE(no_info.ok());
+  EXPECT_EQ(no_info->args[0].size, 2u);
 }
 
 TEST(CompileArgPlan, TrailingLocalArgumentIsSharedMemory) {

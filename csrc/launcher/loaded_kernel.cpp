@@ -1,0 +1,68 @@
+#include "launcher/loaded_kernel.h"
+
+#include <utility>
+
+#include "launcher/pointer_check.h"
+
+namespace xsl {
+namespace launcher {
+
+Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
+    std::shared_ptr<level_zero::Context> context,
+    const std::string& utf8_path,
+    std::string_view kernel_name) {
+  auto module = level_zero::Module::fromFile(std::move(context), utf8_path);
+  if (!module) {
+    return std::move(module).error();
+  }
+  auto kernel = level_zero::Kernel::create(std::move(*module), kernel_name);
+  if (!kernel) {
+    return std::move(kernel).error();
+  }
+  return std::unique_ptr<LoadedKernel>(new LoadedKernel(std::move(*kernel)));
+}
+
+int64_t LoadedKernel::registerCount() const noexcept {
+  return kernel_.info().execution_env.grf_count;
+}
+
+int64_t LoadedKernel::spillCount() const noexcept {
+  return kernel_.properties().spill_mem_size;
+}
+
+Expected<const ArgPlan*> LoadedKernel::planFor(std::string_view type_codes) {
+  if (plan_ && plan_->type_codes == type_codes) {
+    return plan_.get();
+  }
+  auto plan = compileArgPlan(type_codes, name(), kernel_.info().user_arguments);
+  if (!plan) {
+    return std::move(plan).error();
+  }
+  plan_ = std::make_unique<ArgPlan>(std::move(*plan));
+  return plan_.get();
+}
+
+Status LoadedKernel::checkPointer(size_t index, uint64_t address) const {
+  if (address == 0) {
+    return Status::success();
+  }
+  const level_zero::Context& ctx = context();
+  ze_memory_allocation_properties_t properties = {};
+  properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+  ze_device_handle_t allocation_device = nullptr;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the address came from Python.
+  const void* pointer =
+      reinterpret_cast<const void*>(static_cast<uintptr_t>(address));
+  const ze_result_t result = ctx.api().zeMemGetAllocProperties(
+      ctx.handle(), pointer, &properties, &allocation_device);
+  return checkPointerArgument(
+      index,
+      address,
+      result,
+      properties.type,
+      allocation_device,
+      ctx.device().handle());
+}
+
+} // namespace launcher
+} // namespace xsl

@@ -1,0 +1,90 @@
+#pragma once
+
+// A kernel loaded for static launching: the Level Zero module and kernel made
+// from a zebin file, the metadata Inductor asks for (n_regs, n_spills), the
+// argument plan cache, and the pointer check. Used by the Python extension
+// (launch through Level Zero, ze_launch.h) and by the PyTorch glue (launch
+// through SYCL), so both load and validate identically.
+//
+// Threading: a LoadedKernel is not internally locked. Level Zero argument
+// state lives on the kernel handle, so launches of one kernel must be
+// serialized; the Python binding holds the GIL for the whole launch.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "launcher/arg_plan.h"
+#include "level_zero/level_zero.h"
+
+namespace xsl {
+namespace launcher {
+
+class LoadedKernel {
+ public:
+  // Reads `utf8_path`, checks it is a zebin holding `kernel_name`, and
+  // creates the module and kernel in `context`. Errors name the file and
+  // kernel (an unknown name lists the kernels the zebin has).
+  static Expected<std::unique_ptr<LoadedKernel>> load(
+      std::shared_ptr<level_zero::Context> context,
+      const std::string& utf8_path,
+      std::string_view kernel_name);
+
+  const std::string& name() const noexcept {
+    return kernel_.name();
+  }
+  const level_zero::Kernel& kernel() const noexcept {
+    return kernel_;
+  }
+  const level_zero::Context& context() const noexcept {
+    return kernel_.module().context();
+  }
+
+  // GRF registers per hardware thread (.ze_info execution_env.grf_count):
+  // 128 by default, 256 with -cl-intel-256-GRF-per-thread, as Triton-XPU
+  // reports n_regs from its GRF build flag.
+  int64_t registerCount() const noexcept;
+  // Spill memory in bytes per thread, zeKernelGetProperties().spillMemSize:
+  // the same call and units Triton-XPU's own loader reports as n_spills.
+  int64_t spillCount() const noexcept;
+  // Sub-group size the kernel runs with (Triton's threads per warp).
+  uint32_t threadsPerWarp() const noexcept {
+    return kernel_.info().threads_per_warp;
+  }
+
+  // The plan for `type_codes`, compiled on first use and kept: Inductor
+  // sends the same arg_types string on every launch of a kernel, so a launch
+  // only compares it. A different string replaces the cached plan.
+  Expected<const ArgPlan*> planFor(std::string_view type_codes);
+
+  // Pointer argument check (pointer_check.h) through zeMemGetAllocProperties
+  // in this kernel's context. Null is always allowed (scratch arguments).
+  Status checkPointer(size_t index, uint64_t address) const;
+
+  // Last values set on the Level Zero kernel, so launches that repeat an
+  // argument skip the driver call (argument state persists on the kernel
+  // handle). Owned here because it describes this handle.
+  struct SetArgCache {
+    std::vector<uint64_t> values;
+    std::vector<uint32_t> sizes; // 0: not set yet
+    uint32_t group_size_x = 0;
+  };
+  SetArgCache& setArgCache() noexcept {
+    return set_arg_cache_;
+  }
+
+ private:
+  explicit LoadedKernel(level_zero::Kernel kernel)
+      : kernel_(std::move(kernel)) {}
+
+  level_zero::Kernel kernel_;
+  std::unique_ptr<ArgPlan> plan_;
+  SetArgCache set_arg_cache_;
+};
+
+} // namespace launcher
+} // namespace xsl

@@ -1,0 +1,477 @@
+// xpu_static_launcher._launcher: the StaticXpuLauncher type with the exact
+// ABI of torch._C._StaticXpuLauncher, launching through Level Zero.
+//
+//   _load_kernel(path, name, shared_mem_bytes, device)
+//       -> (function, n_regs, n_spills)
+//   _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
+//                  arg_types, args, stream)
+//
+// `function` is a capsule owning the loaded kernel; `stream` is a
+// ze_command_list_handle_t of an immediate command list in the kernel's
+// context, or 0 for this module's default list of the kernel's device (one
+// synchronous immediate list per device, created on first use and kept for
+// the life of the process).
+//
+// The GIL is held for the whole launch: Level Zero keeps argument values on
+// the kernel handle, so set-arguments + append must not interleave between
+// threads launching the same kernel, and the GIL already serializes them at
+// no extra cost. Appending to an immediate list does not wait for the GPU.
+// Loading releases the GIL (file read and module build touch no Python).
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "launcher/loaded_kernel.h"
+#include "launcher/python_bridge.h"
+#include "launcher/ze_launch.h"
+#include "level_zero/level_zero.h"
+
+namespace {
+
+namespace py = xsl::launcher::python;
+using xsl::launcher::ArgPlan;
+using xsl::launcher::ArgStorage;
+using xsl::launcher::LoadedKernel;
+
+constexpr const char* kCapsuleName = "xpu_static_launcher.ze_kernel";
+
+struct KernelCapsule {
+  std::unique_ptr<LoadedKernel> kernel;
+  py::PlanCache plan_cache;
+};
+
+void destroyKernelCapsule(PyObject* capsule) {
+  auto* held =
+      static_cast<KernelCapsule*>(PyCapsule_GetPointer(capsule, kCapsuleName));
+  if (held == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  held->plan_cache.clear();
+  delete held;
+}
+
+KernelCapsule* kernelFromCapsule(PyObject* obj) {
+  // Our capsules carry our name pointer; compare it first, then the text
+  // (a capsule made by another copy of this module is still ours).
+  if (PyCapsule_CheckExact(obj)) {
+    const char* name = PyCapsule_GetName(obj);
+    if (name == kCapsuleName ||
+        (name != nullptr && std::strcmp(name, kCapsuleName) == 0)) {
+      return static_cast<KernelCapsule*>(PyCapsule_GetPointer(obj, name));
+    }
+    const std::string shown = name == nullptr ? "<unnamed>" : name;
+    return py::raise(
+        PyExc_TypeError,
+        "function must be a kernel from StaticXpuLauncher._load_kernel, got a "
+        "capsule named '" +
+            shown + "'");
+  }
+  return py::raise(
+      PyExc_TypeError,
+      std::string("function must be a kernel from "
+                  "StaticXpuLauncher._load_kernel, got ") +
+          py::typeName(obj));
+}
+
+// Default immediate command lists, one per device index; never destroyed
+// (handles must not outlive the process-wide Level Zero table, which is
+// never unloaded). Guarded by the GIL.
+std::map<uint32_t, xsl::level_zero::CommandList>& defaultCommandLists() {
+  static auto* lists = new std::map<uint32_t, xsl::level_zero::CommandList>();
+  return *lists;
+}
+
+xsl::Expected<ze_command_list_handle_t> defaultCommandList(
+    uint32_t device_index) {
+  auto& lists = defaultCommandLists();
+  auto found = lists.find(device_index);
+  if (found != lists.end()) {
+    return found->second.handle();
+  }
+  auto context = xsl::level_zero::sharedContext(device_index);
+  if (!context) {
+    return std::move(context).error();
+  }
+  auto list = xsl::level_zero::CommandList::createImmediate(*context, true);
+  if (!list) {
+    return std::move(list).error();
+  }
+  auto inserted = lists.emplace(device_index, std::move(*list));
+  return inserted.first->second.handle();
+}
+
+bool parseDeviceIndex(PyObject* obj, uint32_t* device_index) {
+  int64_t device = 0;
+  if (!py::parseInt64(obj, "device", &device)) {
+    return false;
+  }
+  if (device < 0 || device > INT32_MAX) {
+    py::raise(
+        PyExc_ValueError,
+        "device = " + std::to_string(device) + " must be a device index >= 0");
+    return false;
+  }
+  *device_index = static_cast<uint32_t>(device);
+  return true;
+}
+
+bool parseStr(PyObject* obj, const char* what, std::string* out) {
+  PyObject* text = obj;
+  PyObject* converted = nullptr;
+  if (!PyUnicode_Check(obj)) {
+    converted = PyOS_FSPath(obj); // os.PathLike for paths
+    if (converted == nullptr || !PyUnicode_Check(converted)) {
+      Py_XDECREF(converted);
+      PyErr_Clear();
+      py::raise(
+          PyExc_TypeError,
+          std::string(what) + " must be a str, got " + py::typeName(obj));
+      return false;
+    }
+    text = converted;
+  }
+  Py_ssize_t length = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &length);
+  if (utf8 != nullptr) {
+    out->assign(utf8, static_cast<size_t>(length));
+  }
+  Py_XDECREF(converted);
+  return utf8 != nullptr;
+}
+
+PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
+  PyObject* path_obj = nullptr;
+  PyObject* name_obj = nullptr;
+  PyObject* shared_obj = nullptr;
+  PyObject* device_obj = nullptr;
+  if (!PyArg_UnpackTuple(
+          args,
+          "_load_kernel",
+          4,
+          4,
+          &path_obj,
+          &name_obj,
+          &shared_obj,
+          &device_obj)) {
+    return nullptr;
+  }
+  std::string path;
+  std::string name;
+  int64_t shared = 0;
+  uint32_t device_index = 0;
+  if (!parseStr(path_obj, "path", &path) ||
+      !parseStr(name_obj, "name", &name) ||
+      !py::parseInt64(shared_obj, "shared_mem_bytes", &shared) ||
+      !parseDeviceIndex(device_obj, &device_index)) {
+    return nullptr;
+  }
+  if (shared < 0 || shared > static_cast<int64_t>(UINT32_MAX)) {
+    return py::raise(
+        PyExc_ValueError,
+        "shared_mem_bytes = " + std::to_string(shared) +
+            " must be in [0, 2**32)");
+  }
+
+  xsl::Expected<std::unique_ptr<LoadedKernel>> loaded =
+      xsl::Error("not loaded");
+  Py_BEGIN_ALLOW_THREADS auto context =
+      xsl::level_zero::sharedContext(device_index);
+  if (context) {
+    loaded = LoadedKernel::load(*context, path, name);
+  } else {
+    loaded = std::move(context).error();
+  }
+  Py_END_ALLOW_THREADS if (!loaded) {
+    return py::raiseError(PyExc_RuntimeError, loaded.error());
+  }
+
+  auto* held = new KernelCapsule();
+  held->kernel = std::move(*loaded);
+  const long long n_regs = held->kernel->registerCount();
+  const long long n_spills = held->kernel->spillCount();
+  PyObject* capsule = PyCapsule_New(held, kCapsuleName, destroyKernelCapsule);
+  if (capsule == nullptr) {
+    delete held;
+    return nullptr;
+  }
+  // "N" hands our capsule reference to the tuple (upstream's "O" leaked it).
+  return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);
+}
+
+PyObject* launchKernel(
+    PyObject* /*type*/,
+    PyObject* const* args,
+    Py_ssize_t nargs) {
+  if (nargs != py::kLaunchArgCount) {
+    return py::raise(
+        PyExc_TypeError,
+        "_launch_kernel takes 9 arguments (function, grid_x, grid_y, grid_z, "
+        "num_warps, shared, arg_types, args, stream), got " +
+            std::to_string(nargs));
+  }
+  KernelCapsule* held = kernelFromCapsule(args[0]);
+  if (held == nullptr) {
+    return nullptr;
+  }
+  LoadedKernel& kernel = *held->kernel;
+  py::LaunchCall call;
+  if (!py::parseLaunchCall(args, nargs, kernel.threadsPerWarp(), &call)) {
+    return nullptr;
+  }
+  if (call.geometry.empty()) {
+    Py_RETURN_NONE; // a zero grid dimension launches nothing
+  }
+  const ArgPlan* plan = py::planForCall(
+      held->plan_cache,
+      call.arg_types,
+      call.args,
+      [&kernel](std::string_view codes) { return kernel.planFor(codes); });
+  if (plan == nullptr) {
+    return nullptr;
+  }
+  ArgStorage storage(plan->args.size());
+  if (!py::packArgs(
+          call.args, *plan, storage, [&kernel](size_t index, uint64_t address) {
+            return kernel.checkPointer(index, address);
+          })) {
+    return nullptr;
+  }
+  ze_command_list_handle_t list = nullptr;
+  if (call.stream == 0) {
+    auto fallback = defaultCommandList(kernel.context().device().index());
+    if (!fallback) {
+      return py::raiseError(PyExc_RuntimeError, fallback.error());
+    }
+    list = *fallback;
+  } else {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a handle from Python.
+    list = reinterpret_cast<ze_command_list_handle_t>(
+        static_cast<uintptr_t>(call.stream));
+  }
+  xsl::Status status = xsl::launcher::launchOnCommandList(
+      kernel, *plan, storage, call.geometry, call.shared_bytes, list);
+  if (!status) {
+    return py::raiseError(PyExc_RuntimeError, status.error());
+  }
+  Py_RETURN_NONE;
+}
+
+// The benchmark floor: same calling convention and argument count as
+// _launch_kernel, no work.
+PyObject* launchFloor(
+    PyObject* /*type*/,
+    PyObject* const* /*args*/,
+    Py_ssize_t nargs) {
+  if (nargs != py::kLaunchArgCount) {
+    return py::raise(PyExc_TypeError, "_launch_floor takes 9 arguments");
+  }
+  Py_RETURN_NONE;
+}
+
+// --- Module-level helpers for tests and for users without torch.
+
+// Live allocations made by _device_alloc, by address; guarded by the GIL.
+std::map<uint64_t, xsl::level_zero::Allocation>& allocations() {
+  static auto* live = new std::map<uint64_t, xsl::level_zero::Allocation>();
+  return *live;
+}
+
+PyObject* deviceAlloc(PyObject* /*module*/, PyObject* args) {
+  PyObject* device_obj = nullptr;
+  PyObject* size_obj = nullptr;
+  const char* kind_text = "device";
+  if (!PyArg_ParseTuple(args, "OO|s", &device_obj, &size_obj, &kind_text)) {
+    return nullptr;
+  }
+  uint32_t device_index = 0;
+  int64_t size = 0;
+  if (!parseDeviceIndex(device_obj, &device_index) ||
+      !py::parseInt64(size_obj, "size", &size)) {
+    return nullptr;
+  }
+  if (size <= 0) {
+    return py::raise(PyExc_ValueError, "size must be > 0");
+  }
+  const std::string kind_name = kind_text;
+  xsl::level_zero::MemoryKind kind = xsl::level_zero::MemoryKind::kDevice;
+  if (kind_name == "host") {
+    kind = xsl::level_zero::MemoryKind::kHost;
+  } else if (kind_name == "shared") {
+    kind = xsl::level_zero::MemoryKind::kShared;
+  } else if (kind_name != "device") {
+    return py::raise(
+        PyExc_ValueError, "kind must be 'device', 'host' or 'shared'");
+  }
+  auto context = xsl::level_zero::sharedContext(device_index);
+  if (!context) {
+    return py::raiseError(PyExc_RuntimeError, context.error());
+  }
+  auto allocation = xsl::level_zero::Allocation::allocate(
+      *context, kind, static_cast<size_t>(size));
+  if (!allocation) {
+    return py::raiseError(PyExc_RuntimeError, allocation.error());
+  }
+  const uint64_t address =
+      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(allocation->data()));
+  allocations().emplace(address, std::move(*allocation));
+  return PyLong_FromUnsignedLongLong(address);
+}
+
+PyObject* deviceFree(PyObject* /*module*/, PyObject* address_obj) {
+  uint64_t address = 0;
+  if (!py::parseHandle(address_obj, "address", &address)) {
+    return nullptr;
+  }
+  if (allocations().erase(address) == 0) {
+    return py::raise(
+        PyExc_ValueError, "address was not returned by _device_alloc");
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject* defaultCommandListHandle(PyObject* /*module*/, PyObject* device_obj) {
+  uint32_t device_index = 0;
+  if (!parseDeviceIndex(device_obj, &device_index)) {
+    return nullptr;
+  }
+  auto list = defaultCommandList(device_index);
+  if (!list) {
+    return py::raiseError(PyExc_RuntimeError, list.error());
+  }
+  return PyLong_FromUnsignedLongLong(
+      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(*list)));
+}
+
+// Metadata of a loaded kernel, for tests and diagnostics.
+PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
+  KernelCapsule* held = kernelFromCapsule(function);
+  if (held == nullptr) {
+    return nullptr;
+  }
+  const LoadedKernel& kernel = *held->kernel;
+  const xsl::zebin::KernelInfo& info = kernel.kernel().info();
+  PyObject* kinds = PyList_New(0);
+  if (kinds == nullptr) {
+    return nullptr;
+  }
+  for (const auto& arg : info.user_arguments) {
+    PyObject* kind =
+        PyUnicode_FromString(xsl::zebin::userArgumentKindName(arg.kind));
+    if (kind == nullptr || PyList_Append(kinds, kind) < 0) {
+      Py_XDECREF(kind);
+      Py_DECREF(kinds);
+      return nullptr;
+    }
+    Py_DECREF(kind);
+  }
+  return Py_BuildValue(
+      "{s:s,s:I,s:L,s:K,s:I,s:I,s:N}",
+      "name",
+      kernel.name().c_str(),
+      "threads_per_warp",
+      static_cast<unsigned>(kernel.threadsPerWarp()),
+      "grf_count",
+      static_cast<long long>(info.execution_env.grf_count),
+      "spill_bytes",
+      static_cast<unsigned long long>(info.spill_bytes),
+      "driver_spill_mem_size",
+      static_cast<unsigned>(kernel.kernel().properties().spill_mem_size),
+      "device",
+      static_cast<unsigned>(kernel.context().device().index()),
+      "arg_kinds",
+      kinds);
+}
+
+// Function pointer casts through void(*)(void) are how CPython method tables
+// take METH_FASTCALL functions; they are called back with the right type.
+PyMethodDef kLauncherMethods[] = {
+    {"_load_kernel",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)(void)>(loadKernel)),
+     METH_VARARGS | METH_STATIC,
+     "_load_kernel(path, name, shared_mem_bytes, device) -> (function, "
+     "n_regs, n_spills)\n\nLoad kernel `name` from the zebin at `path` on "
+     "Level Zero device `device`. n_regs is the GRF count per thread, "
+     "n_spills the spill memory in bytes per thread."},
+    {"_launch_kernel",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)(void)>(launchKernel)),
+     METH_FASTCALL | METH_STATIC,
+     "_launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared, "
+     "arg_types, args, stream)\n\nLaunch a loaded kernel; stream is an "
+     "immediate ze_command_list_handle_t, 0 for the default list."},
+    {"_launch_floor",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)(void)>(launchFloor)),
+     METH_FASTCALL | METH_STATIC,
+     "Benchmark floor: takes the 9 _launch_kernel arguments, does nothing."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyType_Slot kLauncherSlots[] = {
+    {Py_tp_methods, kLauncherMethods},
+    {Py_tp_doc,
+     const_cast<char*>(
+         "Static launcher for XPU Triton kernels (torch._C._StaticXpuLauncher "
+         "ABI) over Level Zero.")},
+    {0, nullptr}};
+
+PyType_Spec kLauncherSpec = {
+    "xpu_static_launcher._launcher.StaticXpuLauncher",
+    0,
+    0,
+    Py_TPFLAGS_DEFAULT,
+    kLauncherSlots};
+
+PyMethodDef kModuleMethods[] = {
+    {"_device_alloc",
+     deviceAlloc,
+     METH_VARARGS,
+     "_device_alloc(device, size, kind='device') -> int: Level Zero USM "
+     "allocation in the launcher's context (tests, no-torch use)."},
+    {"_device_free", deviceFree, METH_O, "_device_free(address)"},
+    {"_default_command_list",
+     defaultCommandListHandle,
+     METH_O,
+     "_default_command_list(device) -> int: the list stream=0 launches on."},
+    {"_kernel_info",
+     kernelInfo,
+     METH_O,
+     "_kernel_info(function) -> dict of the loaded kernel's metadata."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef kModule = {
+    PyModuleDef_HEAD_INIT,
+    "_launcher",
+    "StaticXpuLauncher over Level Zero (see xpu_static_launcher.launcher).",
+    -1,
+    kModuleMethods,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr};
+
+} // namespace
+
+PyMODINIT_FUNC PyInit__launcher(void) {
+  PyObject* module = PyModule_Create(&kModule);
+  if (module == nullptr) {
+    return nullptr;
+  }
+  PyObject* type = PyType_FromSpec(&kLauncherSpec);
+  if (type == nullptr ||
+      PyModule_AddObject(module, "StaticXpuLauncher", type) < 0) {
+    Py_XDECREF(type);
+    Py_DECREF(module);
+    return nullptr;
+  }
+  return module;
+}

@@ -1,0 +1,76 @@
+"""The static XPU launcher: ``StaticXpuLauncher`` with torch's ABI.
+
+``StaticXpuLauncher`` has exactly the static methods Inductor's
+``StaticallyLaunchedXpuKernel`` calls on ``torch._C._StaticXpuLauncher``::
+
+    _load_kernel(path, name, shared_mem_bytes, device) -> (function, n_regs, n_spills)
+    _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
+                   arg_types, args, stream)
+
+This standalone build launches through Level Zero: ``stream`` is a
+``ze_command_list_handle_t`` of an immediate command list in the launcher's
+context (see ``default_command_list``), and 0 selects the module's default
+synchronous immediate list of the kernel's device. ``n_regs`` is the kernel's
+GRF count per hardware thread and ``n_spills`` its spill memory in bytes per
+thread, the units Triton-XPU's own launcher reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from ._launcher import StaticXpuLauncher  # noqa: F401  (re-exported)
+from . import _launcher
+
+__all__ = [
+    "StaticXpuLauncher",
+    "install",
+    "device_alloc",
+    "device_free",
+    "default_command_list",
+    "kernel_info",
+]
+
+
+def install(force: bool = False) -> str:
+    """Make this launcher ``torch._C._StaticXpuLauncher``.
+
+    Returns what happened: ``"installed"`` when the attribute was set,
+    ``"present"`` when torch already has a launcher (left alone unless
+    ``force``), ``"replaced"`` when ``force`` replaced it, and
+    ``"no-torch"`` when torch cannot be imported.
+    """
+    try:
+        import torch  # noqa: F401
+        import torch._C as torch_c
+    except ImportError:
+        return "no-torch"
+    existing: Optional[Any] = getattr(torch_c, "_StaticXpuLauncher", None)
+    if existing is StaticXpuLauncher:
+        return "present"
+    if existing is not None and not force:
+        return "present"
+    torch_c._StaticXpuLauncher = StaticXpuLauncher
+    return "replaced" if existing is not None else "installed"
+
+
+def device_alloc(device: int, size: int, kind: str = "device") -> int:
+    """Allocate Level Zero USM (``device``/``host``/``shared``) in the
+    launcher's context of ``device``; returns the address."""
+    return _launcher._device_alloc(device, size, kind)
+
+
+def device_free(address: int) -> None:
+    """Free an allocation made by :func:`device_alloc`."""
+    _launcher._device_free(address)
+
+
+def default_command_list(device: int) -> int:
+    """The immediate command list ``stream=0`` launches on, as an int."""
+    return _launcher._default_command_list(device)
+
+
+def kernel_info(function: Any) -> Dict[str, Any]:
+    """Metadata of a loaded kernel (name, threads_per_warp, grf_count,
+    spill_bytes, driver_spill_mem_size, device, arg_kinds)."""
+    return _launcher._kernel_info(function)
