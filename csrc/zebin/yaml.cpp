@@ -55,8 +55,10 @@ std::string_view stripComment(std::string_view s) {
       continue;
     }
     if (quote == '\'') {
-      if (c == '\'') {
-        quote = 0; // '' re-opens on the next character: same effect
+      if (c == '\'' && i + 1 < s.size() && s[i + 1] == '\'') {
+        ++i; // '' is an escaped quote
+      } else if (c == '\'') {
+        quote = 0;
       }
       continue;
     }

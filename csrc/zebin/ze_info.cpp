@@ -643,6 +643,7 @@ class ZeInfoBuilder {
       UserArgument& user = args[static_cast<size_t>(info.index)];
       user.name = info.name;
       user.type_name = info.type_name;
+      user.type_size = sizeFromTypeName(info.type_name);
       if (seen[static_cast<size_t>(info.index)]) {
         continue;
       }
@@ -660,7 +661,7 @@ class ZeInfoBuilder {
         user.size = 0;
       } else {
         user.kind = UserArgumentKind::kByValue;
-        user.size = sizeFromTypeName(info.type_name);
+        user.size = user.type_size;
       }
     }
     for (size_t i = 0; i < count; ++i) {

@@ -149,6 +149,10 @@ struct UserArgument {
   // by-value size for values, the SLM size chosen at launch for local args
   // (reported here as 0).
   uint64_t size = 0;
+  // Size of the source-level type from kernels_misc_info ('char;1' -> 1),
+  // 0 if absent. By-value payload pieces can be wider (a char arrives in 4
+  // bytes); the host may pass either size.
+  uint64_t type_size = 0;
   std::string name;      // from kernels_misc_info, empty if absent
   std::string type_name; // from kernels_misc_info, empty if absent
 };

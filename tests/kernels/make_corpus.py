@@ -8,7 +8,8 @@ knows), with 128 GRF and, where the device has it, 256 GRF
 -spirv_input for pvc, as Triton does. Writes <out>/<name>.zebin, the SPIR-V
 as <out>/<kernel>.spv, and <out>/manifest.json describing every file with the
 values expected from the kernel sources (argument kinds and sizes, SLM,
-barriers, required sub-group size, GRF).
+barriers, required sub-group size, GRF), and the same flattened to one
+tab-separated line per kernel in <out>/manifest.tsv for C++ tests.
 
 ocloc 22.x writes the legacy patch-token format unless given
 `-internal_options -ze-allow-zebin`; newer versions write zebin by default.
@@ -50,7 +51,7 @@ LARGE_GRF_OPTION = "-cl-intel-256-GRF-per-thread"
 # (kind, bytes of the source type); kinds as the reader's user arguments.
 P = ("global_pointer", 8)
 C = ("constant_pointer", 8)
-L = ("local_pointer", 0)
+L = ("local_pointer", 8)
 
 
 def _v(size: int) -> Tuple[str, int]:
@@ -255,6 +256,35 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
     }
 
 
+TSV_COLUMNS = ["file", "device", "grf_mode", "input", "kernel", "arg_count",
+               "arg_kinds", "arg_type_sizes", "slm_size", "barrier_count",
+               "grf_count", "required_sub_group_size", "simd_size",
+               "private_or_spill"]
+
+
+def manifest_tsv(manifest: Dict[str, Any]) -> str:
+    """The manifest flattened for C++ tests: one tab-separated line per kernel;
+    lists comma-separated, unknown values '-'."""
+    def cell(value: Any) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, bool):
+            return "1" if value else "0"
+        return str(value)
+
+    lines = ["\t".join(TSV_COLUMNS)]
+    for entry in manifest["files"]:
+        for k in entry["kernels"]:
+            row = [entry["file"], entry["device"], entry["grf_mode"], entry["input"],
+                   k["name"], k["arg_count"],
+                   ",".join(a["kind"] for a in k["args"]) or "-",
+                   ",".join(str(a["type_size"]) for a in k["args"]) or "-",
+                   k["slm_size"], k["barrier_count"], k["grf_count"],
+                   k["required_sub_group_size"], k["simd_size"], k["private_or_spill"]]
+            lines.append("\t".join(cell(v) for v in row))
+    return "\n".join(lines) + "\n"
+
+
 def copy_tree_files(src: Path, dst: Path) -> None:
     dst.mkdir(parents=True, exist_ok=True)
     for path in src.iterdir():
@@ -304,6 +334,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     manifest["fingerprint"] = key
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    (args.out / "manifest.tsv").write_text(manifest_tsv(manifest))
     if cached is not None:
         staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=_mkdir(args.cache)))
         copy_tree_files(args.out, staging)

@@ -151,7 +151,8 @@ void printZebinJson(
     for (const zebin::UserArgument& arg : kernel.user_arguments) {
       out << (first_arg ? "" : ",") << "{\"index\":" << arg.index
           << ",\"kind\":" << jsonString(zebin::userArgumentKindName(arg.kind))
-          << ",\"size\":" << arg.size << ",\"name\":" << jsonString(arg.name)
+          << ",\"size\":" << arg.size << ",\"type_size\":" << arg.type_size
+          << ",\"name\":" << jsonString(arg.name)
           << ",\"type_name\":" << jsonString(arg.type_name) << "}";
       first_arg = false;
     }

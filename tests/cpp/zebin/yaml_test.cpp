@@ -1,0 +1,223 @@
+// The YAML subset reader and the .ze_info type checks on bad input.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "zebin/yaml.h"
+#include "zebin/zebin.h"
+#include "zebin_writer.h"
+
+namespace xsl {
+namespace zebin {
+namespace {
+
+using yaml::Document;
+using yaml::kNoNode;
+using yaml::NodeKind;
+
+std::string parseError(const std::string& text) {
+  Expected<Document> doc = yaml::parse(text);
+  EXPECT_FALSE(doc.ok()) << text;
+  return doc.ok() ? std::string() : doc.error().message();
+}
+
+std::string zeInfoError(const std::string& text) {
+  Expected<ZeInfo> info = parseZeInfo(text);
+  EXPECT_FALSE(info.ok()) << text;
+  return info.ok() ? std::string() : info.error().message();
+}
+
+#define EXPECT_HAS(message, text) \
+  EXPECT_NE((message).find(text), std::string::npos) << (message)
+
+TEST(Yaml, ParsesTheSubsetIgcWrites) {
+  const std::string text =
+      "%YAML 1.2\n"
+      "---\n"
+      "# comment line\n"
+      "a:   1   # trailing comment\n"
+      "b: 'it''s # not a comment'\n"
+      "c: \"tab\\tquote\\\" # still text\"\n"
+      "flow: [ 0, 1 , 2 ]\n"
+      "empty_flow: []\n"
+      "empty_map: {}\n"
+      "nested: [ [1, 2], ['x', \"y\"] ]\n"
+      "list:\n"
+      "  - x: 1\n"
+      "    y: 2\n"
+      "  - plain item\n"
+      "  -\n"
+      "    z: 3\n"
+      "  - - inner\n"
+      "    - inner2\n"
+      "same_indent_list:\n"
+      "- one\n"
+      "- two\n"
+      "null_value:\n"
+      "'quoted key': v\n"
+      "url: http://example.com/a#b\n"
+      "...\n"
+      "this: is ignored after the end marker\n";
+  Expected<Document> doc = yaml::parse(text);
+  ASSERT_TRUE(doc.ok()) << doc.error().message();
+  const Document& d = *doc;
+  EXPECT_EQ(d.node(d.find(0, "a")).text, "1");
+  EXPECT_EQ(d.node(d.find(0, "b")).text, "it's # not a comment");
+  EXPECT_TRUE(d.node(d.find(0, "b")).quoted);
+  EXPECT_EQ(d.node(d.find(0, "c")).text, "tab\tquote\" # still text");
+  const size_t flow = d.find(0, "flow");
+  ASSERT_EQ(d.node(flow).kind, NodeKind::kSequence);
+  ASSERT_EQ(d.node(flow).child_count, 3u);
+  EXPECT_EQ(d.node(d.nextSibling(d.firstChild(flow))).text, "1");
+  EXPECT_EQ(d.node(d.find(0, "empty_flow")).child_count, 0u);
+  EXPECT_EQ(d.node(d.find(0, "empty_map")).kind, NodeKind::kMap);
+  EXPECT_EQ(d.node(d.find(0, "nested")).child_count, 2u);
+  const size_t list = d.find(0, "list");
+  ASSERT_EQ(d.node(list).child_count, 4u);
+  const size_t first = d.firstChild(list);
+  EXPECT_EQ(d.node(d.find(first, "y")).text, "2");
+  const size_t second = d.nextSibling(first);
+  EXPECT_EQ(d.node(second).text, "plain item");
+  const size_t third = d.nextSibling(second);
+  EXPECT_EQ(d.node(d.find(third, "z")).text, "3");
+  const size_t fourth = d.nextSibling(third);
+  EXPECT_EQ(d.node(fourth).kind, NodeKind::kSequence);
+  EXPECT_EQ(d.node(fourth).child_count, 2u);
+  EXPECT_EQ(d.node(d.find(0, "same_indent_list")).child_count, 2u);
+  EXPECT_EQ(d.node(d.find(0, "null_value")).text, "");
+  EXPECT_EQ(d.node(d.find(0, "quoted key")).text, "v");
+  EXPECT_EQ(d.node(d.find(0, "url")).text, "http://example.com/a#b");
+  EXPECT_EQ(d.find(0, "this"), kNoNode);
+}
+
+TEST(Yaml, AcceptsCrLfAndEmptyDocuments) {
+  Expected<Document> doc = yaml::parse("a: 1\r\nb:\r\n  - 2\r\n");
+  ASSERT_TRUE(doc.ok()) << doc.error().message();
+  EXPECT_EQ(doc->node(doc->find(0, "a")).text, "1");
+  EXPECT_TRUE(yaml::parse("").ok());
+  EXPECT_TRUE(yaml::parse("---\n...\n").ok());
+}
+
+TEST(Yaml, RejectsWhatItDoesNotSupport) {
+  EXPECT_HAS(
+      parseError("a:\n\tb: 1\n"), "line 2: tab character in indentation");
+  EXPECT_HAS(parseError("a: 1\n   b: 2\n"), "line 2: unexpected indentation");
+  EXPECT_HAS(parseError("a:\n  b: 1\n c: 2\n"), "line 3");
+  EXPECT_HAS(parseError("  a: 1\n"), "column 1");
+  EXPECT_HAS(parseError("a: 1\nplain\n"), "expected 'key: value'");
+  EXPECT_HAS(parseError("a: 'open\n"), "unterminated quoted string");
+  EXPECT_HAS(parseError("a: \"bad \\q\"\n"), "unsupported escape");
+  EXPECT_HAS(parseError("a: [1, 2\n"), "not closed");
+  EXPECT_HAS(parseError("a: [1 2] x\n"), "after a flow collection");
+  EXPECT_HAS(parseError("a: |\n  text\n"), "block scalars");
+  EXPECT_HAS(parseError("a: &anchor 1\n"), "anchors");
+  EXPECT_HAS(parseError("a: 1\n---\nb: 2\n"), "second YAML document");
+  EXPECT_HAS(parseError("a:\n  - 1\n  b: 2\n"), "line 3");
+}
+
+TEST(Yaml, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string block;
+  for (size_t depth = 0; depth < 2000; ++depth) {
+    block += std::string(depth, ' ') + "k:\n";
+  }
+  EXPECT_HAS(parseError(block), "nesting deeper than");
+  EXPECT_HAS(
+      parseError("a: " + std::string(100000, '[')), "nesting deeper than");
+  std::string dashes;
+  for (size_t i = 0; i < 100000; ++i) {
+    dashes += "- ";
+  }
+  EXPECT_HAS(parseError(dashes + "x\n"), "nesting deeper than");
+}
+
+TEST(Yaml, Integers) {
+  yaml::Node node;
+  const auto convert = [&](const char* text) {
+    node.text = text;
+    return yaml::toInt(node);
+  };
+  EXPECT_EQ(*convert("42"), 42);
+  EXPECT_EQ(*convert("-7"), -7);
+  EXPECT_EQ(*convert("0x1F"), 31);
+  EXPECT_EQ(*convert("0o17"), 15);
+  EXPECT_EQ(
+      *convert("9223372036854775807"), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(
+      *convert("-9223372036854775808"), std::numeric_limits<int64_t>::min());
+  EXPECT_HAS(convert("9223372036854775808").error().message(), "out of range");
+  EXPECT_HAS(
+      convert("99999999999999999999999").error().message(), "out of range");
+  EXPECT_HAS(convert("0x10000000000000000").error().message(), "out of range");
+  EXPECT_HAS(convert("12abc").error().message(), "expected an integer");
+  EXPECT_HAS(convert("").error().message(), "expected an integer");
+  EXPECT_HAS(convert("-").error().message(), "expected an integer");
+  EXPECT_HAS(convert("1.5").error().message(), "expected an integer");
+}
+
+TEST(ZeInfoTypes, WrongTypesAndValuesNameKernelAndKey) {
+  using testing::simpleZeInfo;
+  EXPECT_HAS(zeInfoError("kernels: []\n"), "missing the 'version'");
+  EXPECT_HAS(zeInfoError("version: 1.x\nkernels: []\n"), "MAJOR.MINOR");
+  EXPECT_HAS(zeInfoError("- a\n- b\n"), "not a YAML map");
+  EXPECT_HAS(zeInfoError("version: '1.2'\nkernels: 3\n"), "expected a list");
+  EXPECT_HAS(
+      zeInfoError("version: '1.2'\nkernels:\n  - 3\n"), "expected a map");
+  EXPECT_HAS(
+      zeInfoError("version: '1.2'\nkernels:\n  - execution_env: {}\n"),
+      "missing 'name'");
+  EXPECT_HAS(
+      zeInfoError("version: '1.2'\nkernels:\n  - name: k\n"),
+      "kernel 'k': missing 'execution_env'");
+  EXPECT_HAS(
+      zeInfoError(simpleZeInfo({"k"}, "1.2", "      grf_count: [1]\n")),
+      "expected an integer, got a sequence");
+  EXPECT_HAS(
+      zeInfoError(simpleZeInfo({"k"}, "1.2", "      spill_size: -4\n")),
+      "kernel 'k': execution_env.spill_size (line 7): must not be negative");
+  EXPECT_HAS(
+      zeInfoError(simpleZeInfo(
+          {"k"}, "1.2", "      slm_size: 123456789012345678901234\n")),
+      "out of range");
+  EXPECT_HAS(
+      zeInfoError(simpleZeInfo({"k"}, "1.2", "      has_barriers: maybe\n")),
+      "expected true or false");
+  EXPECT_HAS(
+      zeInfoError("version: '1.2'\nkernels:\n  - name: k\n"
+                  "    execution_env:\n      simd_size: 16\n"),
+      "missing 'grf_count'");
+  EXPECT_HAS(
+      zeInfoError("version: '1.2'\nkernels:\n  - name: k\n"
+                  "    execution_env:\n      grf_count: 128\n"
+                  "      simd_size: 12\n"),
+      "12 is not 1, 8, 16 or 32");
+  EXPECT_HAS(
+      zeInfoError(
+          simpleZeInfo({"k"}) + "    payload_arguments:\n      - offset: 0\n"),
+      "missing 'arg_type'");
+  EXPECT_HAS(
+      zeInfoError(
+          simpleZeInfo({"k"}) +
+          "    payload_arguments:\n"
+          "      - arg_type: arg_byvalue\n"
+          "        arg_index: 100000000\n"),
+      "is larger than");
+  EXPECT_HAS(
+      zeInfoError(
+          simpleZeInfo({"k"}) +
+          "    per_thread_memory_buffers:\n"
+          "      - type: [scratch]\n"),
+      "expected a string, got a list");
+  EXPECT_HAS(
+      zeInfoError(
+          simpleZeInfo({"k"}) +
+          "kernels_misc_info:\n  - name: k\n    args_info:\n"
+          "      - index: x\n"),
+      "kernels_misc_info 'k'");
+}
+
+} // namespace
+} // namespace zebin
+} // namespace xsl
