@@ -1,0 +1,184 @@
+#include "ocloc/capi.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "ocloc/compiler.h"
+#include "ocloc/discovery.h"
+
+struct xsl_ocloc_compiler {
+  std::unique_ptr<xsl::ocloc::OclocCompiler> compiler;
+  std::string description;
+};
+
+struct xsl_ocloc_result {
+  xsl::ocloc::CompileResult result;
+};
+
+namespace {
+
+void setError(char** error, const std::string& message) {
+  if (error == nullptr) {
+    return;
+  }
+  char* copy = static_cast<char*>(std::malloc(message.size() + 1));
+  if (copy != nullptr) {
+    std::memcpy(copy, message.c_str(), message.size() + 1);
+  }
+  *error = copy;
+}
+
+xsl::ocloc::BackendChoice backendChoice(int backend) {
+  switch (backend) {
+    case 1:
+      return xsl::ocloc::BackendChoice::kLibrary;
+    case 2:
+      return xsl::ocloc::BackendChoice::kExecutable;
+    default:
+      return xsl::ocloc::BackendChoice::kAuto;
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+xsl_ocloc_compiler* xsl_ocloc_open(
+    int backend,
+    const char* ocloc_path,
+    char** error) {
+  using namespace xsl::ocloc;
+  if (error != nullptr) {
+    *error = nullptr;
+  }
+  DiscoveryEnvironment env = DiscoveryEnvironment::host();
+  if (ocloc_path != nullptr) {
+    // An explicit path behaves exactly like XSL_OCLOC.
+    const std::string explicit_path = ocloc_path;
+    auto host_get_env = env.get_env;
+    env.get_env = [explicit_path, host_get_env](const std::string& name) {
+      if (name == kOclocEnvVar) {
+        return std::optional<std::string>(explicit_path);
+      }
+      return host_get_env(name);
+    };
+  }
+  auto install = findOcloc(env);
+  if (!install) {
+    setError(error, install.error().message());
+    return nullptr;
+  }
+  std::string fallback_reason;
+  auto opened = openBackend(*install, backendChoice(backend), &fallback_reason);
+  if (!opened) {
+    setError(error, opened.error().message());
+    return nullptr;
+  }
+  auto version = queryOclocVersion(**opened);
+  if (version) {
+    install->version = *version;
+  }
+  auto handle = std::unique_ptr<xsl_ocloc_compiler>(new (std::nothrow)
+                                                        xsl_ocloc_compiler());
+  if (!handle) {
+    setError(error, "out of memory");
+    return nullptr;
+  }
+  handle->description = std::string("source: ") +
+      oclocSourceName(install->source) + "\norigin: " + install->origin +
+      "\nexecutable: " + install->executable +
+      "\nlibrary: " + install->library +
+      "\nbackend: " + (*opened)->description() + "\nversion: " +
+      (version ? *version : "unknown (" + version.error().message() + ")");
+  if (!fallback_reason.empty()) {
+    handle->description += "\nlibrary_fallback: " + fallback_reason;
+  }
+  handle->compiler = std::make_unique<OclocCompiler>(std::move(*opened));
+  if (version) {
+    handle->compiler->setAllowZebinOption(versionNeedsAllowZebin(*version));
+  }
+  return handle.release();
+}
+
+void xsl_ocloc_close(xsl_ocloc_compiler* compiler) {
+  delete compiler;
+}
+
+const char* xsl_ocloc_describe(const xsl_ocloc_compiler* compiler) {
+  return compiler == nullptr ? "" : compiler->description.c_str();
+}
+
+xsl_ocloc_result* xsl_ocloc_compile(
+    xsl_ocloc_compiler* compiler,
+    const void* spirv,
+    size_t spirv_size,
+    const char* device,
+    const char* build_flags,
+    int retry_large_grf,
+    char** error) {
+  if (error != nullptr) {
+    *error = nullptr;
+  }
+  if (compiler == nullptr || (spirv == nullptr && spirv_size > 0)) {
+    setError(error, "xsl_ocloc_compile: null compiler or SPIR-V pointer.");
+    return nullptr;
+  }
+  xsl::ocloc::CompileOptions options;
+  options.device = device != nullptr ? device : "";
+  options.build_flags = build_flags != nullptr ? build_flags : "";
+  options.retry_large_grf = retry_large_grf != 0;
+  auto compiled = compiler->compiler->compile(
+      std::string_view(static_cast<const char*>(spirv), spirv_size), options);
+  if (!compiled) {
+    setError(error, compiled.error().message());
+    return nullptr;
+  }
+  auto* result = new (std::nothrow) xsl_ocloc_result();
+  if (result == nullptr) {
+    setError(error, "out of memory");
+    return nullptr;
+  }
+  result->result = std::move(*compiled);
+  return result;
+}
+
+const void* xsl_ocloc_result_zebin(
+    const xsl_ocloc_result* result,
+    size_t* size) {
+  if (result == nullptr) {
+    if (size != nullptr) {
+      *size = 0;
+    }
+    return nullptr;
+  }
+  if (size != nullptr) {
+    *size = result->result.zebin.size();
+  }
+  return result->result.zebin.data();
+}
+
+const char* xsl_ocloc_result_build_flags(const xsl_ocloc_result* result) {
+  return result == nullptr ? "" : result->result.build_flags.c_str();
+}
+
+uint64_t xsl_ocloc_result_spill_bytes(const xsl_ocloc_result* result) {
+  return result == nullptr ? 0 : result->result.spill_bytes;
+}
+
+const char* xsl_ocloc_result_log(const xsl_ocloc_result* result) {
+  return result == nullptr ? "" : result->result.log.c_str();
+}
+
+void xsl_ocloc_result_free(xsl_ocloc_result* result) {
+  delete result;
+}
+
+void xsl_ocloc_string_free(char* text) {
+  std::free(text);
+}
+
+} // extern "C"

@@ -1,0 +1,74 @@
+#ifndef XSL_OCLOC_CAPI_H
+#define XSL_OCLOC_CAPI_H
+
+/* A small C ABI over the ocloc module (library xsl_ocloc_capi), for callers
+ * that cannot link C++: Python's ctypes (tests/python/ocloc_support.py and
+ * tests/bench/bench_ocloc.py) on Linux and Windows.
+ *
+ * Strings are UTF-8 and NUL-terminated. Every object returned is owned by
+ * the caller and freed with the matching xsl_ocloc_*_free function; error
+ * messages (out parameter `error`) are freed with xsl_ocloc_string_free. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef _WIN32
+#ifdef XSL_OCLOC_CAPI_BUILD
+#define XSL_OCLOC_API __declspec(dllexport)
+#else
+#define XSL_OCLOC_API __declspec(dllimport)
+#endif
+#else
+#define XSL_OCLOC_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct xsl_ocloc_compiler xsl_ocloc_compiler;
+typedef struct xsl_ocloc_result xsl_ocloc_result;
+
+/* backend: 0 = library if it loads, else executable; 1 = library only;
+ * 2 = executable only. ocloc_path: NULL to discover ocloc (XSL_OCLOC,
+ * wheel, PATH, oneAPI, system folders), else what XSL_OCLOC would hold.
+ * Returns NULL and sets *error on failure. */
+XSL_OCLOC_API xsl_ocloc_compiler* xsl_ocloc_open(
+    int backend,
+    const char* ocloc_path,
+    char** error);
+XSL_OCLOC_API void xsl_ocloc_close(xsl_ocloc_compiler* compiler);
+
+/* Where ocloc was found, which backend runs it and its version, one
+ * "key: value" per line. Owned by the compiler. */
+XSL_OCLOC_API const char* xsl_ocloc_describe(
+    const xsl_ocloc_compiler* compiler);
+
+/* SPIR-V -> zebin. retry_large_grf: nonzero = Triton's default-GRF retry.
+ * Returns NULL and sets *error on failure. */
+XSL_OCLOC_API xsl_ocloc_result* xsl_ocloc_compile(
+    xsl_ocloc_compiler* compiler,
+    const void* spirv,
+    size_t spirv_size,
+    const char* device,
+    const char* build_flags,
+    int retry_large_grf,
+    char** error);
+
+XSL_OCLOC_API const void* xsl_ocloc_result_zebin(
+    const xsl_ocloc_result* result,
+    size_t* size);
+XSL_OCLOC_API const char* xsl_ocloc_result_build_flags(
+    const xsl_ocloc_result* result);
+XSL_OCLOC_API uint64_t
+xsl_ocloc_result_spill_bytes(const xsl_ocloc_result* result);
+XSL_OCLOC_API const char* xsl_ocloc_result_log(const xsl_ocloc_result* result);
+XSL_OCLOC_API void xsl_ocloc_result_free(xsl_ocloc_result* result);
+
+XSL_OCLOC_API void xsl_ocloc_string_free(char* text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XSL_OCLOC_CAPI_H */

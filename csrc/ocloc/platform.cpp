@@ -1,0 +1,429 @@
+#include "ocloc/platform.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cerrno>
+#endif
+
+namespace xsl {
+namespace ocloc {
+namespace fs = std::filesystem;
+
+namespace {
+
+#ifdef _WIN32
+std::wstring widen(const std::string& text) {
+  if (text.empty()) {
+    return std::wstring();
+  }
+  const int size = MultiByteToWideChar(
+      CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
+  std::wstring wide(static_cast<size_t>(size > 0 ? size : 0), L'\0');
+  if (size > 0) {
+    MultiByteToWideChar(
+        CP_UTF8, 0, text.data(), static_cast<int>(text.size()), &wide[0], size);
+  }
+  return wide;
+}
+
+std::string narrow(const std::wstring& wide) {
+  if (wide.empty()) {
+    return std::string();
+  }
+  const int size = WideCharToMultiByte(
+      CP_UTF8,
+      0,
+      wide.data(),
+      static_cast<int>(wide.size()),
+      nullptr,
+      0,
+      nullptr,
+      nullptr);
+  std::string text(static_cast<size_t>(size > 0 ? size : 0), '\0');
+  if (size > 0) {
+    WideCharToMultiByte(
+        CP_UTF8,
+        0,
+        wide.data(),
+        static_cast<int>(wide.size()),
+        &text[0],
+        size,
+        nullptr,
+        nullptr);
+  }
+  return text;
+}
+
+std::string lastErrorText() {
+  const DWORD code = GetLastError();
+  wchar_t* buffer = nullptr;
+  const DWORD length = FormatMessageW(
+      FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
+          FORMAT_MESSAGE_IGNORE_INSERTS,
+      nullptr,
+      code,
+      0,
+      reinterpret_cast<wchar_t*>(&buffer),
+      0,
+      nullptr);
+  std::string text = "Windows error " + std::to_string(code);
+  if (length > 0 && buffer != nullptr) {
+    std::wstring message(buffer, length);
+    while (!message.empty() &&
+           (message.back() == L'\n' || message.back() == L'\r' ||
+            message.back() == L' ' || message.back() == L'.')) {
+      message.pop_back();
+    }
+    text += " (" + narrow(message) + ")";
+  }
+  if (buffer != nullptr) {
+    LocalFree(buffer);
+  }
+  return text;
+}
+
+// One argument quoted the way CommandLineToArgvW / the MSVC CRT parse it.
+void appendQuotedArgument(std::wstring& command_line, const std::wstring& arg) {
+  if (!arg.empty() && arg.find_first_of(L" \t\n\v\"") == std::wstring::npos) {
+    command_line += arg;
+    return;
+  }
+  command_line += L'"';
+  size_t backslashes = 0;
+  for (const wchar_t c : arg) {
+    if (c == L'\\') {
+      ++backslashes;
+      continue;
+    }
+    if (c == L'"') {
+      command_line.append(backslashes * 2 + 1, L'\\');
+    } else {
+      command_line.append(backslashes, L'\\');
+    }
+    backslashes = 0;
+    command_line += c;
+  }
+  command_line.append(backslashes * 2, L'\\');
+  command_line += L'"';
+}
+#endif
+
+} // namespace
+
+std::optional<std::string> getEnvUtf8(const std::string& name) {
+#ifdef _WIN32
+  const std::wstring wide_name = widen(name);
+  const DWORD size = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);
+  if (size == 0) {
+    return std::nullopt;
+  }
+  std::wstring value(size, L'\0');
+  const DWORD written =
+      GetEnvironmentVariableW(wide_name.c_str(), &value[0], size);
+  value.resize(written);
+  return narrow(value);
+#else
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  return std::string(value);
+#endif
+}
+
+Expected<TempDir> TempDir::create() {
+  static std::atomic<unsigned> counter{0};
+  std::error_code ec;
+  const fs::path base = fs::temp_directory_path(ec);
+  if (ec) {
+    return Error(
+        "cannot find the temporary folder (" + ec.message() +
+        "); set TMP/TMPDIR to a writable folder.");
+  }
+  const auto stamp = static_cast<unsigned long long>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+#ifdef _WIN32
+  const unsigned long long pid = GetCurrentProcessId();
+#else
+  const unsigned long long pid = static_cast<unsigned long long>(getpid());
+#endif
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    // Short names keep Windows paths well under MAX_PATH.
+    std::ostringstream name;
+    name << "xocl" << std::hex << pid << "_" << (stamp % 0xffffff) << "_"
+         << counter.fetch_add(1);
+    const fs::path candidate = base / name.str();
+    if (fs::create_directory(candidate, ec)) {
+      return TempDir(candidate.u8string());
+    }
+  }
+  return Error(
+      "cannot create a folder under the temporary folder " + base.u8string() +
+      "; check that it is writable.");
+}
+
+TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
+  other.path_.clear();
+}
+
+TempDir::~TempDir() {
+  if (!path_.empty()) {
+    std::error_code ec;
+    fs::remove_all(fs::u8path(path_), ec);
+  }
+}
+
+Status writeFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(fs::u8path(path), std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return Error("cannot create " + path + "; check the folder is writable.");
+  }
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    return Error("cannot write " + path + "; check free disk space.");
+  }
+  return Status::success();
+}
+
+Expected<std::string> readFile(const std::string& path) {
+  std::ifstream in(fs::u8path(path), std::ios::binary);
+  if (!in) {
+    return Error("cannot open " + path + ".");
+  }
+  std::string bytes(
+      (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return bytes;
+}
+
+#ifdef _WIN32
+
+Expected<ProcessResult> runProcess(
+    const std::vector<std::string>& argv,
+    const std::string& working_dir) {
+  if (argv.empty()) {
+    return Error("runProcess: no program given.");
+  }
+  std::wstring command_line;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (i > 0) {
+      command_line += L' ';
+    }
+    appendQuotedArgument(command_line, widen(argv[i]));
+  }
+  SECURITY_ATTRIBUTES security = {};
+  security.nLength = sizeof(security);
+  security.bInheritHandle = TRUE;
+  HANDLE read_end = nullptr;
+  HANDLE write_end = nullptr;
+  if (!CreatePipe(&read_end, &write_end, &security, 0)) {
+    return Error(
+        "cannot create a pipe for " + argv[0] + ": " + lastErrorText());
+  }
+  SetHandleInformation(read_end, HANDLE_FLAG_INHERIT, 0);
+  STARTUPINFOW startup = {};
+  startup.cb = sizeof(startup);
+  startup.dwFlags = STARTF_USESTDHANDLES;
+  startup.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+  startup.hStdOutput = write_end;
+  startup.hStdError = write_end;
+  PROCESS_INFORMATION process = {};
+  const std::wstring program = widen(argv[0]);
+  const std::wstring directory = widen(working_dir);
+  const BOOL started = CreateProcessW(
+      program.c_str(),
+      &command_line[0],
+      nullptr,
+      nullptr,
+      TRUE,
+      CREATE_NO_WINDOW,
+      nullptr,
+      directory.empty() ? nullptr : directory.c_str(),
+      &startup,
+      &process);
+  const std::string start_error = started ? std::string() : lastErrorText();
+  CloseHandle(write_end);
+  if (!started) {
+    CloseHandle(read_end);
+    return Error("cannot start " + argv[0] + ": " + start_error);
+  }
+  ProcessResult result;
+  char buffer[4096];
+  DWORD got = 0;
+  while (ReadFile(read_end, buffer, sizeof(buffer), &got, nullptr) && got > 0) {
+    result.output.append(buffer, got);
+  }
+  CloseHandle(read_end);
+  WaitForSingleObject(process.hProcess, INFINITE);
+  DWORD code = 0;
+  GetExitCodeProcess(process.hProcess, &code);
+  CloseHandle(process.hThread);
+  CloseHandle(process.hProcess);
+  result.exit_code = static_cast<int32_t>(code);
+  return result;
+}
+
+Expected<std::unique_ptr<DynamicLibrary>> DynamicLibrary::open(
+    const std::string& path) {
+  const std::wstring wide = widen(path);
+  // Altered search path: the DLL's own folder is searched for its
+  // dependencies (igc64.dll, common_clang64.dll) before PATH.
+  HMODULE handle =
+      LoadLibraryExW(wide.c_str(), nullptr, LOAD_WITH_ALTERED_SEARCH_PATH);
+  if (handle == nullptr) {
+    return Error(
+        "cannot load " + path + ": " + lastErrorText() +
+        "; check that the IGC and opencl-clang DLLs are next to it.");
+  }
+  return std::unique_ptr<DynamicLibrary>(
+      new DynamicLibrary(reinterpret_cast<void*>(handle), path));
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  FreeLibrary(reinterpret_cast<HMODULE>(handle_));
+}
+
+void* DynamicLibrary::symbol(const char* name) const {
+  return reinterpret_cast<void*>(
+      GetProcAddress(reinterpret_cast<HMODULE>(handle_), name));
+}
+
+#else
+
+Expected<ProcessResult> runProcess(
+    const std::vector<std::string>& argv,
+    const std::string& working_dir) {
+  if (argv.empty()) {
+    return Error("runProcess: no program given.");
+  }
+  // Everything the child needs is prepared before fork: only
+  // async-signal-safe calls happen between fork and exec.
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const auto& arg : argv) {
+    args.push_back(const_cast<char*>(arg.c_str()));
+  }
+  args.push_back(nullptr);
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) {
+    return Error(
+        "cannot create a pipe for " + argv[0] + ": " + std::strerror(errno));
+  }
+  // The exec status travels through a close-on-exec pipe: EOF means exec
+  // worked, an int means it failed with that errno.
+  int status_fds[2];
+  if (pipe(status_fds) != 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return Error(
+        "cannot create a pipe for " + argv[0] + ": " + std::strerror(errno));
+  }
+  fcntl(status_fds[1], F_SETFD, FD_CLOEXEC);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    close(status_fds[0]);
+    close(status_fds[1]);
+    return Error("cannot start " + argv[0] + ": " + std::strerror(error));
+  }
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    close(status_fds[0]);
+    dup2(pipe_fds[1], 1);
+    dup2(pipe_fds[1], 2);
+    close(pipe_fds[1]);
+    int error = 0;
+    if (!working_dir.empty() && chdir(working_dir.c_str()) != 0) {
+      error = errno;
+    } else {
+      execv(args[0], args.data());
+      error = errno;
+    }
+    ssize_t ignored = write(status_fds[1], &error, sizeof(error));
+    (void)ignored;
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  close(status_fds[1]);
+  ProcessResult result;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = read(pipe_fds[0], buffer, sizeof(buffer));
+    if (got > 0) {
+      result.output.append(buffer, static_cast<size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int exec_error = 0;
+  ssize_t status_bytes = 0;
+  do {
+    status_bytes = read(status_fds[0], &exec_error, sizeof(exec_error));
+  } while (status_bytes < 0 && errno == EINTR);
+  close(status_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return Error("cannot wait for " + argv[0] + ": " + std::strerror(errno));
+    }
+  }
+  if (status_bytes == static_cast<ssize_t>(sizeof(exec_error))) {
+    return Error(
+        "cannot run " + argv[0] + " in " + working_dir + ": " +
+        std::strerror(exec_error));
+  }
+  if (WIFSIGNALED(status)) {
+    result.signal_number = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  }
+  return result;
+}
+
+Expected<std::unique_ptr<DynamicLibrary>> DynamicLibrary::open(
+    const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* reason = dlerror();
+    return Error(
+        "cannot load " + path + ": " +
+        (reason != nullptr ? reason : "unknown dlopen error") +
+        "; check that IGC (libigc, libigdfcl) is installed.");
+  }
+  return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(handle, path));
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  dlclose(handle_);
+}
+
+void* DynamicLibrary::symbol(const char* name) const {
+  return dlsym(handle_, name);
+}
+
+#endif
+
+} // namespace ocloc
+} // namespace xsl
