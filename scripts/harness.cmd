@@ -1,0 +1,15 @@
+@echo off
+rem Windows entry for scripts\harness.py (stdlib Python; no other setup needed).
+rem   scripts\harness.cmd            default run for this machine
+rem   scripts\harness.cmd all        checkout, patch, build and test PyTorch on XPU
+rem   scripts\harness.cmd doctor     explain why kernels are not launched statically
+setlocal
+set "XSL_PY="
+where py >nul 2>nul && set "XSL_PY=py -3"
+if not defined XSL_PY where python >nul 2>nul && set "XSL_PY=python"
+if not defined XSL_PY (
+  echo error: no Python found. Install 64-bit Python 3.10-3.13 from python.org and retry. 1>&2
+  exit /b 2
+)
+%XSL_PY% "%~dp0harness.py" %*
+exit /b %ERRORLEVEL%

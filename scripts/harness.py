@@ -1,0 +1,845 @@
+#!/usr/bin/env python3
+"""Build and test PyTorch with the Windows-capable XPU static launcher.
+
+  python scripts/harness.py            default run: what this machine can do
+  python scripts/harness.py doctor     why kernels are (not) launched statically
+  python scripts/harness.py checkout   clone PyTorch at --ref with submodules
+  python scripts/harness.py apply      apply patches/pytorch to the clone
+  python scripts/harness.py build      build PyTorch (USE_XPU=1, Ninja, MSVC + oneAPI)
+  python scripts/harness.py test       install Triton-XPU, run the two tests, verify
+  python scripts/harness.py all        doctor, checkout, apply, build, test
+
+Every step logs to <work>/logs/<step>.log and records its result in
+<work>/state.json; a finished step is skipped on the next run unless its
+inputs changed or --force is given. On a machine without Windows or an Intel
+GPU the default run builds and tests the portable C++ (CMake preset), compiles
+the sample kernels with ocloc and prints zebin-info for them, checks the
+patchset, and lists what it skipped and why.
+
+Stdlib only; runs on a bare Windows Python (harness.cmd / harness.ps1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPTS = REPO / "scripts"
+
+
+def _load(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"xsl_{name}", SCRIPTS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+doctor = _load("doctor")
+patchset = _load("patchset")
+
+DEFAULT_REF = "v2.13.0"
+DEFAULT_ARCH = "bmg"
+PYTORCH_URL = "https://github.com/pytorch/pytorch.git"
+TRITON_XPU_URL = "https://github.com/intel/intel-xpu-backend-for-triton"
+# In a PyTorch checkout: the Triton-XPU release and commit it was tested with.
+TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
+TRITON_XPU_COMMIT_FILE = ".ci/docker/ci_commit_pins/triton-xpu.txt"
+XPU_TESTS = [
+    ("static_triton_launcher", ["test/inductor/test_static_triton_launcher.py"]),
+    ("autotune_cache_warm_start", ["test/inductor/test_codecache.py", "-k", "test_autotune_cache_warm_start"]),
+]
+HEARTBEAT_SECONDS = 20.0
+
+OK, FAILED, WARN, SKIPPED = "ok", "failed", "warn", "skipped"
+
+
+# --------------------------------------------------------------------------
+# Running commands with a log and a heartbeat
+
+
+class StepFailed(Exception):
+    """A step cannot finish; the message says what to do."""
+
+
+@dataclasses.dataclass
+class Context:
+    work: Path
+    ref: str
+    src: Path
+    arch: str
+    python: str
+    jobs: int
+    preset: str
+    probes: Any  # doctor.Probes
+    build_dir: Path | None = None  # instead of the preset's binary dir
+    force: bool = False
+    env: dict[str, str] | None = None  # captured build environment (Windows)
+    out: Callable[[str], None] = print
+
+    @property
+    def logs(self) -> Path:
+        return self.work / "logs"
+
+    @property
+    def junit(self) -> Path:
+        return self.work / "junit"
+
+
+class StepLog:
+    def __init__(self, path: Path, out: Callable[[str], None]):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.handle = path.open("w", encoding="utf-8", errors="replace")
+        self.out = out
+        self.last_line = ""
+
+    def write(self, text: str) -> None:
+        self.handle.write(text if text.endswith("\n") else text + "\n")
+        self.handle.flush()
+        stripped = text.strip()
+        if stripped:
+            self.last_line = stripped.splitlines()[-1]
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def run_logged(
+    argv: Sequence[str],
+    log: StepLog,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> int:
+    """Runs a command, streams its output to the log, prints a heartbeat."""
+    log.write(f"$ {subprocess.list2cmdline(list(argv))}" + (f"   (in {cwd})" if cwd else ""))
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=str(cwd) if cwd else None,
+            env=dict(env) if env is not None else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
+    except OSError as err:
+        log.write(f"cannot start {argv[0]}: {err}")
+        return 127
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            log.write(line.rstrip("\n"))
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    started = time.monotonic()
+    next_beat = started + HEARTBEAT_SECONDS
+    while True:
+        try:
+            proc.wait(timeout=1.0)
+            break
+        except subprocess.TimeoutExpired:
+            now = time.monotonic()
+            if timeout is not None and now - started > timeout:
+                proc.kill()
+                log.write(f"timed out after {timeout:.0f} s")
+                break
+            if now >= next_beat:
+                log.out(f"      ... {now - started:5.0f} s  {log.last_line[:100]}")
+                next_beat = now + HEARTBEAT_SECONDS
+    reader.join(timeout=5)
+    log.write(f"(exit {proc.returncode})")
+    return proc.returncode if proc.returncode is not None else 1
+
+
+# --------------------------------------------------------------------------
+# Steps
+
+
+@dataclasses.dataclass
+class Outcome:
+    status: str
+    detail: str = ""
+
+
+@dataclasses.dataclass
+class Step:
+    name: str
+    title: str
+    action: Callable[[Context, StepLog], Outcome]
+    skip_reason: Callable[[Context], str | None] = lambda ctx: None
+    fingerprint: Callable[[Context], str] = lambda ctx: ""
+    fatal: bool = True  # a failure stops the remaining steps
+    needs: tuple[str, ...] = ()  # steps of this run that must have passed
+    resumable: bool = True  # False: cheap or environment-dependent, always rerun
+
+
+def _windows_only(ctx: Context) -> str | None:
+    if not ctx.probes.windows:
+        return f"needs Windows with an Intel GPU (this is {ctx.probes.platform}); runs in ci/windows-xpu.yml"
+    return None
+
+
+def _load_state(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"steps": {}}
+
+
+def _save_state(path: Path, state: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@dataclasses.dataclass
+class StepResult:
+    name: str
+    status: str
+    seconds: float
+    detail: str
+    log: str
+    resumed: bool = False
+
+
+def run_steps(ctx: Context, steps: Sequence[Step]) -> list[StepResult]:
+    state_path = ctx.work / "state.json"
+    state = _load_state(state_path)
+    results: list[StepResult] = []
+    total = len(steps)
+    stop_reason = ""
+    for index, step in enumerate(steps, start=1):
+        log_path = ctx.logs / f"{step.name}.log"
+        prefix = f"[{index}/{total}] {step.name:<14}"
+        reason = step.skip_reason(ctx)
+        if not reason and stop_reason:
+            reason = stop_reason
+        passed = {r.name for r in results if r.status in (OK, WARN)}
+        if not reason and any(n not in passed for n in step.needs if n in {s.name for s in steps}):
+            reason = f"needs {', '.join(step.needs)} to pass first"
+        if reason:
+            results.append(StepResult(step.name, SKIPPED, 0.0, reason, ""))
+            ctx.out(f"{prefix} skipped: {reason}")
+            continue
+        fingerprint = step.fingerprint(ctx)
+        previous = state["steps"].get(step.name, {})
+        if (
+            not ctx.force
+            and step.resumable
+            and previous.get("status") in (OK, WARN)
+            and previous.get("fingerprint") == fingerprint
+        ):
+            results.append(
+                StepResult(step.name, previous["status"], 0.0, previous.get("detail", ""), previous.get("log", ""), resumed=True)
+            )
+            ctx.out(f"{prefix} done earlier ({previous['status']}), skipped; --force reruns it")
+            continue
+        ctx.out(f"{prefix} {step.title}  (log: {log_path})")
+        log = StepLog(log_path, ctx.out)
+        started = time.monotonic()
+        try:
+            outcome = step.action(ctx, log)
+        except StepFailed as err:
+            outcome = Outcome(FAILED, str(err))
+        except Exception as err:  # report, do not hide: the log gets the traceback
+            import traceback
+
+            log.write(traceback.format_exc())
+            outcome = Outcome(FAILED, f"{type(err).__name__}: {err}")
+        finally:
+            log.close()
+        seconds = time.monotonic() - started
+        results.append(StepResult(step.name, outcome.status, seconds, outcome.detail, str(log_path)))
+        state["steps"][step.name] = {
+            "status": outcome.status,
+            "seconds": round(seconds, 1),
+            "detail": outcome.detail,
+            "log": str(log_path),
+            "fingerprint": fingerprint,
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
+        _save_state(state_path, state)
+        ctx.out(f"      {outcome.status} in {seconds:.1f} s" + (f": {outcome.detail}" if outcome.detail else ""))
+        if outcome.status == FAILED and step.fatal:
+            stop_reason = f"'{step.name}' failed"
+    return results
+
+
+def summary_table(results: Sequence[StepResult]) -> str:
+    rows = [("step", "status", "time", "detail / log")]
+    for r in results:
+        when = "earlier" if r.resumed else (f"{r.seconds:.1f}s" if r.status != SKIPPED else "-")
+        text = r.detail
+        if r.status != SKIPPED and r.log and r.log not in r.detail:
+            text += ("  " if text else "") + r.log
+        rows.append((r.name, r.status, when, text))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]}" for row in rows]
+    lines.insert(1, "-" * min(100, max(len(line) for line in lines)))
+    return "\n".join(lines)
+
+
+def write_junit(results: Sequence[StepResult], path: Path, suite: str = "harness") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    failures = sum(r.status == FAILED for r in results)
+    skipped = sum(r.status == SKIPPED for r in results)
+    cases = []
+    for r in results:
+        body = ""
+        if r.status == FAILED:
+            body = f"<failure message={quoteattr(r.detail)}>{escape(r.log)}</failure>"
+        elif r.status == SKIPPED:
+            body = f"<skipped message={quoteattr(r.detail)}/>"
+        cases.append(f'  <testcase classname="{suite}" name={quoteattr(r.name)} time="{r.seconds:.1f}">{body}</testcase>')
+    xml = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        f'<testsuite name="{suite}" tests="{len(results)}" failures="{failures}" skipped="{skipped}">\n'
+        + "\n".join(cases)
+        + "\n</testsuite>\n"
+    )
+    path.write_text(xml, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------
+# Windows toolchain discovery
+
+
+def find_vcvarsall(probes: Any) -> str | None:
+    """VS 2022 (17.x) x64 tools via vswhere; None if absent."""
+    program_files = probes.env.get("ProgramFiles(x86)", r"C:\Program Files (x86)")
+    vswhere = program_files + r"\Microsoft Visual Studio\Installer\vswhere.exe"
+    if not probes.is_file(vswhere):
+        return None
+    rc, out, _ = probes.run(
+        [
+            vswhere,
+            "-latest",
+            "-products",
+            "*",
+            "-version",
+            "[17.0,18.0)",
+            "-requires",
+            "Microsoft.VisualStudio.Component.VC.Tools.x86.x64",
+            "-property",
+            "installationPath",
+        ]
+    )
+    path = out.strip().splitlines()[0].strip() if rc == 0 and out.strip() else ""
+    vcvars = path + r"\VC\Auxiliary\Build\vcvarsall.bat" if path else ""
+    return vcvars if vcvars and probes.is_file(vcvars) else None
+
+
+def oneapi_scripts(probes: Any) -> dict[str, str | None]:
+    root = probes.env.get("ONEAPI_ROOT", r"C:\Program Files (x86)\Intel\oneAPI").rstrip("\\")
+    found: dict[str, str | None] = {}
+    for component in ("compiler", "ocloc"):
+        script = rf"{root}\{component}\latest\env\vars.bat"
+        found[component] = script if probes.is_file(script) else None
+    return found
+
+
+def parse_set_output(text: str) -> dict[str, str]:
+    """KEY=VALUE lines of `set` after the marker line."""
+    env: dict[str, str] = {}
+    seen_marker = False
+    for line in text.splitlines():
+        if line.strip() == "XSL-ENV-BEGIN":
+            seen_marker = True
+            continue
+        if not seen_marker or "=" not in line or line.startswith("="):
+            continue
+        key, value = line.split("=", 1)
+        env[key] = value
+    return env
+
+
+def capture_build_env(probes: Any, scripts: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Runs `cmd /c "call A args && call B && echo XSL-ENV-BEGIN && set"`."""
+    chain = " && ".join(f'call "{path}"{(" " + args) if args else ""}' for path, args in scripts)
+    rc, out, err = probes.run(["cmd", "/d", "/s", "/c", f"{chain} && echo XSL-ENV-BEGIN && set"], timeout=300)
+    env = parse_set_output(out)
+    if rc != 0 or "PATH" not in {k.upper() for k in env}:
+        raise StepFailed(f"capturing the build environment failed (exit {rc}): {err.strip()[-300:] or out.strip()[-300:]}")
+    return env
+
+
+def git_longpaths_enabled(probes: Any) -> bool:
+    rc, out, _ = probes.run(["git", "config", "--get", "core.longpaths"])
+    return rc == 0 and out.strip().lower() in ("true", "1", "yes")
+
+
+def windows_prerequisites(probes: Any) -> list[Any]:
+    """Build prerequisites as doctor findings (VS 2022, oneAPI, git, Python)."""
+    F = doctor.Finding
+    findings = []
+    vcvars = find_vcvarsall(probes)
+    findings.append(
+        F("vs2022", doctor.OK, f"VS 2022 x64 tools: {vcvars}")
+        if vcvars
+        else F(
+            "vs2022",
+            doctor.ERROR,
+            "Visual Studio 2022 with the x64 C++ tools not found (vswhere)",
+            "",
+            "Install VS 2022 (Community or Build Tools) with 'Desktop development with C++'.",
+        )
+    )
+    scripts = oneapi_scripts(probes)
+    for component, script in scripts.items():
+        if script:
+            findings.append(F(f"oneapi-{component}", doctor.OK, f"oneAPI {component} environment: {script}"))
+        else:
+            findings.append(
+                F(
+                    f"oneapi-{component}",
+                    doctor.ERROR,
+                    f"oneAPI {component} env script (%ONEAPI_ROOT%\\{component}\\latest\\env\\vars.bat) not found",
+                    "",
+                    "Install the Intel Deep Learning Essentials / oneAPI Base Toolkit (DPC++ compiler and ocloc), "
+                    "or set ONEAPI_ROOT to its folder.",
+                )
+            )
+    rc, out, _ = probes.run(["git", "--version"])
+    if rc != 0:
+        findings.append(F("git", doctor.ERROR, "git not found", "", "Install Git for Windows."))
+    elif not git_longpaths_enabled(probes):
+        findings.append(
+            F(
+                "git-longpaths",
+                doctor.ERROR,
+                "git core.longpaths is off: PyTorch's submodules have paths over 260 characters",
+                "",
+                "git config --global core.longpaths true",
+            )
+        )
+    else:
+        findings.append(F("git-longpaths", doctor.OK, "git core.longpaths=true"))
+    rc, out, _ = probes.run([probes.python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
+    version = out.strip()
+    good = rc == 0 and version in ("3.10", "3.11", "3.12", "3.13")
+    findings.append(
+        F("python", doctor.OK if good else doctor.ERROR, f"Python {version or '?'} at {probes.python}", "", "" if good else "Use 64-bit Python 3.10-3.13 (python.org or conda).")
+    )
+    return findings
+
+
+# --------------------------------------------------------------------------
+# Step actions
+
+
+def _print_findings(ctx: Context, findings: Sequence[Any], log: StepLog) -> Outcome:
+    log.write(doctor.render_text(findings, ctx.probes))
+    for f in findings:
+        if f.severity in (doctor.ERROR, doctor.WARNING):
+            log.out(f"      {f.severity}: {f.title}")
+    errors = sum(f.severity == doctor.ERROR for f in findings)
+    warnings = sum(f.severity == doctor.WARNING for f in findings)
+    detail = f"{errors} error(s), {warnings} warning(s)"
+    return Outcome(FAILED if errors else (WARN if warnings else OK), detail)
+
+
+def all_findings(ctx: Context) -> list[Any]:
+    findings = doctor.run_checks(ctx.probes)
+    if ctx.probes.windows:
+        findings = windows_prerequisites(ctx.probes) + findings
+    return findings
+
+
+def step_doctor(ctx: Context, log: StepLog) -> Outcome:
+    return _print_findings(ctx, all_findings(ctx), log)
+
+
+def step_prerequisites(ctx: Context, log: StepLog) -> Outcome:
+    """Before a build: toolchain and machine only (torch is not built yet)."""
+    findings = windows_prerequisites(ctx.probes)
+    findings += doctor.check_ocloc(ctx.probes)
+    findings += doctor.check_long_paths(ctx.probes)
+    findings += doctor.check_level_zero(ctx.probes)
+    return _print_findings(ctx, findings, log)
+
+
+def step_doctor_portable(ctx: Context, log: StepLog) -> Outcome:
+    outcome = step_doctor(ctx, log)
+    # On a machine without an XPU torch the findings are expected: report them
+    # without failing the portable run.
+    return Outcome(WARN if outcome.status == FAILED else outcome.status, outcome.detail)
+
+
+def _run_or_fail(ctx: Context, log: StepLog, argv: Sequence[str], what: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    rc = run_logged(argv, log, cwd=cwd, env=env)
+    if rc != 0:
+        raise StepFailed(f"{what} failed (exit {rc}); see {log.path}")
+
+
+def portable_build_dir(ctx: Context) -> Path:
+    return ctx.build_dir or REPO / "build" / ctx.preset
+
+
+def step_portable_build(ctx: Context, log: StepLog) -> Outcome:
+    configure = ["cmake", "--preset", ctx.preset]
+    build = ["cmake", "--build", "--preset", ctx.preset, "-j", str(ctx.jobs)]
+    if ctx.build_dir:
+        configure += ["-B", str(ctx.build_dir)]
+        build = ["cmake", "--build", str(ctx.build_dir), "-j", str(ctx.jobs)]
+    _run_or_fail(ctx, log, configure, "cmake configure", cwd=REPO)
+    _run_or_fail(ctx, log, build, "cmake build", cwd=REPO)
+    return Outcome(OK, f"preset {ctx.preset} in {portable_build_dir(ctx)}")
+
+
+def step_portable_test(ctx: Context, log: StepLog) -> Outcome:
+    junit = ctx.junit / f"ctest-{ctx.preset}.xml"
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    target = ["--test-dir", str(ctx.build_dir)] if ctx.build_dir else ["--preset", ctx.preset]
+    argv = ["ctest", *target, "-j", str(ctx.jobs), "--output-junit", str(junit)]
+    rc = run_logged(argv, log, cwd=REPO)
+    counts = next((line for line in reversed(log.path.read_text(encoding="utf-8").splitlines()) if "tests passed" in line), "")
+    if rc != 0:
+        raise StepFailed(f"ctest failed: {counts or 'see log'}")
+    return Outcome(OK, counts.strip())
+
+
+def _zebin_info_binary(ctx: Context) -> Path | None:
+    exe = "zebin-info.exe" if ctx.probes.windows else "zebin-info"
+    tools = portable_build_dir(ctx) / "csrc" / "tools"
+    for candidate in sorted(tools.rglob(exe)) if tools.is_dir() else []:
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def step_kernels(ctx: Context, log: StepLog) -> Outcome:
+    report = ctx.probes.find_ocloc()
+    if not report.path:
+        return Outcome(SKIPPED, "no ocloc found (see the doctor)")
+    out_dir = ctx.work / "kernels"
+    _run_or_fail(
+        ctx,
+        log,
+        [ctx.python, str(REPO / "tests" / "kernels" / "make_corpus.py"), "--out", str(out_dir), "--ocloc", report.path, "--devices", "pvc"],
+        "compiling tests/kernels with ocloc",
+    )
+    zebins = sorted(out_dir.glob("*.zebin"))
+    if not zebins:
+        raise StepFailed(f"ocloc produced no .zebin in {out_dir}")
+    tool = _zebin_info_binary(ctx)
+    if tool is None:
+        return Outcome(WARN, f"{len(zebins)} zebins in {out_dir}; zebin-info not built, nothing inspected")
+    shown = 0
+    for zebin in zebins:
+        rc = run_logged([str(tool), str(zebin)], log)
+        if rc != 0:
+            raise StepFailed(f"zebin-info failed on {zebin.name}")
+        shown += 1
+    # Print one report so the user sees what the launcher reads.
+    text = log.path.read_text(encoding="utf-8").splitlines()
+    first = [line for line in text if not line.startswith(("$", "(exit"))][:14]
+    for line in first:
+        ctx.out(f"      | {line}")
+    return Outcome(OK, f"{shown} zebins compiled and inspected ({out_dir})")
+
+
+def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
+    """Applies the series to the fixture tree + this torch's utils.py, then reverses."""
+    fixture = REPO / "tests" / "fixtures" / "pytorch" / "v2.13.0"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "pytorch"
+        shutil.copytree(fixture, root)
+        rc, out, err = ctx.probes.run([ctx.python, "-c", "import torch, os; print(os.path.dirname(torch.__file__))"])
+        utils = Path(out.strip()) / "_inductor" / "utils.py" if rc == 0 else None
+        if utils is None or not utils.is_file():
+            return Outcome(WARN, "torch not importable; checked the C++/test patches only")
+        target = root / "torch" / "_inductor" / "utils.py"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(utils, target)
+        series = patchset.load_series(REPO / "patches" / "pytorch")
+        for reverse in (False, False, True):
+            result = patchset.run_series(series, root, reverse=reverse)
+            for line in result.lines:
+                log.write(line)
+            if not result.ok:
+                raise StepFailed("the patchset does not apply to the fixture tree; see the log")
+    return Outcome(OK, f"{len(series)} patches apply, re-apply as no-op, reverse (fixture + {utils})")
+
+
+def step_checkout(ctx: Context, log: StepLog) -> Outcome:
+    src = ctx.src
+    git = ["git", "-c", "core.longpaths=true"]
+    if (src / ".git").exists():
+        _run_or_fail(ctx, log, git + ["-C", str(src), "fetch", "--depth", "1", "origin", "tag", ctx.ref, "--no-tags"], "git fetch")
+        _run_or_fail(ctx, log, git + ["-C", str(src), "checkout", "--force", ctx.ref], "git checkout")
+    else:
+        src.parent.mkdir(parents=True, exist_ok=True)
+        _run_or_fail(
+            ctx,
+            log,
+            git + ["clone", "--depth", "1", "--branch", ctx.ref, "--recurse-submodules", "--shallow-submodules", "-j", str(ctx.jobs), PYTORCH_URL, str(src)],
+            "git clone",
+        )
+    _run_or_fail(ctx, log, git + ["-C", str(src), "submodule", "update", "--init", "--recursive", "--depth", "1", "-j", str(ctx.jobs)], "git submodule update")
+    return Outcome(OK, f"{ctx.ref} in {src}")
+
+
+def step_apply(ctx: Context, log: StepLog) -> Outcome:
+    series = patchset.load_series(REPO / "patches" / "pytorch")
+    result = patchset.run_series(series, ctx.src)
+    for line in result.lines:
+        log.write(line)
+    if not result.ok:
+        raise StepFailed("the patchset does not fit this checkout (drift report in the log)")
+    return Outcome(OK, result.lines[-1])
+
+
+def build_environment(ctx: Context) -> dict[str, str]:
+    if ctx.env is None:
+        vcvars = find_vcvarsall(ctx.probes)
+        scripts = oneapi_scripts(ctx.probes)
+        missing = [name for name, path in (("vcvarsall.bat", vcvars), ("compiler vars.bat", scripts["compiler"]), ("ocloc vars.bat", scripts["ocloc"])) if not path]
+        if missing:
+            raise StepFailed(f"missing {', '.join(missing)}: run 'harness.py doctor' for the fix")
+        ctx.env = capture_build_env(ctx.probes, [(vcvars, "x64"), (scripts["compiler"], ""), (scripts["ocloc"], "")])
+    env = dict(ctx.env)
+    env.update(
+        {
+            "USE_XPU": "1",
+            "USE_CUDA": "0",
+            "TORCH_XPU_ARCH_LIST": ctx.arch,
+            "CMAKE_GENERATOR": "Ninja",
+            "MAX_JOBS": str(ctx.jobs),
+            "BUILD_TEST": "0",
+            "DISTUTILS_USE_SDK": "1",
+        }
+    )
+    return env
+
+
+def step_build(ctx: Context, log: StepLog) -> Outcome:
+    env = build_environment(ctx)
+    for key in ("USE_XPU", "TORCH_XPU_ARCH_LIST", "CMAKE_GENERATOR", "MAX_JOBS"):
+        log.write(f"{key}={env[key]}")
+    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "-r", "requirements.txt"], "pip install requirements", cwd=ctx.src, env=env)
+    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."], "PyTorch build", cwd=ctx.src, env=env)
+    return Outcome(OK, f"USE_XPU=1 TORCH_XPU_ARCH_LIST={ctx.arch}")
+
+
+def triton_requirement(src: Path) -> tuple[str, list[str]]:
+    """(description, pip arguments) for the Triton-XPU this checkout pins."""
+    version_file = src / TRITON_XPU_VERSION_FILE
+    commit_file = src / TRITON_XPU_COMMIT_FILE
+    if version_file.is_file():
+        version = version_file.read_text(encoding="utf-8").strip()
+        return (
+            f"pytorch-triton-xpu=={version} ({TRITON_XPU_VERSION_FILE})",
+            ["pytorch-triton-xpu==" + version, "--index-url", doctor.XPU_WHEEL_INDEX],
+        )
+    if commit_file.is_file():
+        commit = commit_file.read_text(encoding="utf-8").strip()
+        return (
+            f"intel-xpu-backend-for-triton@{commit[:12]} ({TRITON_XPU_COMMIT_FILE})",
+            [f"git+{TRITON_XPU_URL}@{commit}#subdirectory=python"],
+        )
+    raise StepFailed(f"neither {TRITON_XPU_VERSION_FILE} nor {TRITON_XPU_COMMIT_FILE} in {src}: is it a PyTorch checkout?")
+
+
+VERIFY_SCRIPT = r"""
+# Asserts the static launcher exists and compiled kernels really used it.
+import sys, torch
+from unittest import mock
+import torch._inductor.config as config
+from torch._inductor.runtime import triton_heuristics as th
+import torch._inductor.utils as utils
+
+problems = []
+if not hasattr(torch._C, "_StaticXpuLauncher"):
+    problems.append("torch._C._StaticXpuLauncher is missing")
+if utils.XPU_KERNEL_FORMAT != "zebin":
+    problems.append(f"XPU_KERNEL_FORMAT is {utils.XPU_KERNEL_FORMAT!r}, not 'zebin'")
+static_calls, fallback_calls = [], []
+real_static = th.StaticTritonCompileResult.make_launcher
+real_triton = th.TritonCompileResult.make_launcher
+def counting_static(self):
+    static_calls.append(type(self.kernel).__name__)
+    return real_static(self)
+def counting_triton(self):
+    fallback_calls.append(getattr(self.kernel, "name", "?"))
+    return real_triton(self)
+with mock.patch.object(th.StaticTritonCompileResult, "make_launcher", counting_static), \
+     mock.patch.object(th.TritonCompileResult, "make_launcher", counting_triton), \
+     config.patch({"use_static_triton_launcher": True, "strict_static_triton_launcher": True, "compile_threads": 1}):
+    torch._dynamo.reset()
+    fn = torch.compile(lambda x, y: (x * 2 + y).relu().sum(dim=-1))
+    x = torch.randn(64, 128, device="xpu")
+    y = torch.randn(64, 128, device="xpu")
+    torch.testing.assert_close(fn(x, y), (x * 2 + y).relu().sum(dim=-1))
+if not static_calls:
+    problems.append("no kernel went through StaticTritonCompileResult")
+if fallback_calls:
+    problems.append(f"kernels fell back to Triton's launcher: {fallback_calls}")
+print(f"static launches set up: {len(static_calls)} ({', '.join(sorted(set(static_calls)))}); fallbacks: {len(fallback_calls)}")
+for p in problems:
+    print("PROBLEM:", p)
+sys.exit(1 if problems else 0)
+"""
+
+
+def step_test(ctx: Context, log: StepLog) -> Outcome:
+    env = dict(ctx.probes.env)
+    what, pip_args = triton_requirement(ctx.src)
+    log.write(f"Triton-XPU: {what}")
+    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "--no-deps", *pip_args], f"installing {what}", env=env)
+    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "pytest", "expecttest", "hypothesis"], "installing test tools", env=env)
+    ctx.junit.mkdir(parents=True, exist_ok=True)
+    failed = []
+    for name, args in XPU_TESTS:
+        junit = ctx.junit / f"{name}.xml"
+        rc = run_logged([ctx.python, "-m", "pytest", "-v", *args, f"--junitxml={junit}"], log, cwd=ctx.src, env=env)
+        if rc != 0:
+            failed.append(name)
+    verify = ctx.work / "verify_static_launch.py"
+    verify.write_text(VERIFY_SCRIPT, encoding="utf-8")
+    rc = run_logged([ctx.python, str(verify)], log, cwd=ctx.work, env=env)
+    if rc != 0:
+        failed.append("static-launch verification")
+    if failed:
+        raise StepFailed(f"failed: {', '.join(failed)} (JUnit XML in {ctx.junit})")
+    return Outcome(OK, f"2 test files + verification passed; JUnit XML in {ctx.junit}")
+
+
+# --------------------------------------------------------------------------
+# Plans
+
+
+def _fp(*parts: object) -> str:
+    return hashlib.sha256("\0".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:16]
+
+
+def _patch_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((REPO / "patches" / "pytorch").glob("*.patch")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def windows_steps() -> list[Step]:
+    return [
+        Step("prerequisites", "VS 2022, oneAPI, git, Python, ocloc, long paths, Level Zero", step_prerequisites, _windows_only),
+        Step("checkout", "clone PyTorch with submodules", step_checkout, _windows_only, lambda c: _fp(c.ref, c.src)),
+        Step("apply", "apply patches/pytorch", step_apply, _windows_only, lambda c: _fp(c.src, _patch_digest())),
+        Step("build", "build PyTorch (USE_XPU=1, Ninja)", step_build, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest())),
+        Step("test", "Triton-XPU, tests, static-launch check", step_test, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest())),
+    ]
+
+
+def portable_steps() -> list[Step]:
+    return [
+        Step("doctor", "doctor (findings are expected without an XPU)", step_doctor_portable, fatal=False, resumable=False),
+        Step("portable-build", "build the portable C++ (CMake preset)", step_portable_build, fatal=False, resumable=False),
+        Step("portable-test", "ctest", step_portable_test, fatal=False, needs=("portable-build",), resumable=False),
+        Step("kernels", "compile tests/kernels with ocloc, zebin-info", step_kernels, fatal=False, resumable=False),
+        Step("patchset", "patchset on the fixture tree + this torch", step_patchset_selfcheck, fatal=False, resumable=False),
+    ] + [dataclasses.replace(s, fatal=False) for s in windows_steps()]
+
+
+def plan_for(command: str | None) -> list[Step]:
+    steps = {s.name: s for s in windows_steps()}
+    if command in (None, "run"):
+        return portable_steps()
+    if command == "all":
+        return windows_steps() + [Step("doctor", "doctor on the built torch", step_doctor, resumable=False)]
+    if command == "doctor":
+        return [Step("doctor", "doctor", step_doctor, resumable=False)]
+    return [steps[command]]
+
+
+# --------------------------------------------------------------------------
+# Command line
+
+
+def default_src(probes: Any) -> Path:
+    # Short on purpose: PyTorch's build tree is deep (MAX_PATH).
+    return Path(r"C:\xsl\pt") if probes.windows else REPO / "build" / "pytorch-src"
+
+
+def make_context(args: argparse.Namespace, probes: Any | None = None) -> Context:
+    probes = probes or doctor.Probes(python=args.python)
+    work = Path(args.work) if args.work else REPO / "build" / "harness"
+    preset = args.preset or ("windows-msvc" if probes.windows else "linux-gcc")
+    return Context(
+        work=work,
+        ref=args.ref,
+        src=Path(args.src) if args.src else default_src(probes),
+        arch=args.arch,
+        python=args.python or sys.executable,
+        jobs=args.jobs,
+        preset=preset,
+        probes=probes,
+        force=args.force,
+        build_dir=Path(args.build_dir).resolve() if args.build_dir else None,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Build and test PyTorch with the Windows-capable XPU static launcher.",
+        epilog="Without a command: the default run for this machine (see the module help).",
+    )
+    parser.add_argument("command", nargs="?", choices=["doctor", "checkout", "apply", "build", "test", "all", "run"])
+    parser.add_argument("--work", help="state, logs and JUnit XML (default: build/harness)")
+    parser.add_argument("--src", help=r"PyTorch checkout (default: C:\xsl\pt on Windows)")
+    parser.add_argument("--ref", default=DEFAULT_REF, help="PyTorch tag (default: %(default)s)")
+    parser.add_argument("--arch", default=DEFAULT_ARCH, help="TORCH_XPU_ARCH_LIST (default: %(default)s)")
+    parser.add_argument("--python", help="interpreter to build and test with (default: this one)")
+    parser.add_argument("--preset", help="CMake preset for the portable build (default per platform)")
+    parser.add_argument("--build-dir", help="binary dir for the portable build (default: the preset's)")
+    parser.add_argument("--jobs", type=int, default=max(1, min(os.cpu_count() or 2, 2 if sys.platform != "win32" else 16)))
+    parser.add_argument("--force", action="store_true", help="rerun steps that finished earlier")
+    parser.add_argument("--json", action="store_true", help="doctor only: machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Sequence[Step] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    ctx = make_context(args, probes)
+    if args.command == "doctor":
+        findings = all_findings(ctx)
+        print(doctor.render_json(findings, ctx.probes) if args.json else doctor.render_text(findings, ctx.probes))
+        return 1 if any(f.severity == doctor.ERROR for f in findings) else 0
+    plan = list(steps) if steps is not None else plan_for(args.command)
+    ctx.out(f"xpu-static-launcher harness: {args.command or 'default run'} on {ctx.probes.platform}; work dir {ctx.work}")
+    results = run_steps(ctx, plan)
+    write_junit(results, ctx.junit / "harness.xml")
+    ctx.out("")
+    ctx.out(summary_table(results))
+    skipped = [r for r in results if r.status == SKIPPED]
+    if skipped:
+        ctx.out("")
+        ctx.out("Skipped here:")
+        for r in skipped:
+            ctx.out(f"  - {r.name}: {r.detail}")
+    failed = [r for r in results if r.status == FAILED]
+    ctx.out("")
+    ctx.out("FAILED: " + ", ".join(r.name for r in failed) if failed else "All steps that can run here passed.")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
