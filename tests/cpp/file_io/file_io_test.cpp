@@ -1,0 +1,194 @@
+#include "file_io/file_io.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_paths.h"
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace xsl {
+namespace file_io {
+namespace {
+
+std::string binaryContent() {
+  std::string bytes;
+  for (int i = 0; i < 70000; ++i) {
+    bytes.push_back(static_cast<char>(i * 7 % 256)); // NULs included
+  }
+  return bytes;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(FileIo, ReadsWholeBinaryFile) {
+  const std::string path = test_paths::scratchDir("read") + "/k.zebin";
+  const std::string bytes = binaryContent();
+  ASSERT_TRUE(writeFileBytes(path, bytes).ok());
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_EQ(*read, bytes);
+}
+
+TEST(FileIo, MissingFileNamesPath) {
+  const std::string path =
+      test_paths::scratchDir("missing") + "/no_such_kernel.zebin";
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "'" + path + "' not found"))
+      << read.error().message();
+}
+
+TEST(FileIo, MissingParentDirectoryIsMissing) {
+  const std::string path =
+      test_paths::scratchDir("missing") + "/no_dir/no_such_kernel.zebin";
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "not found"))
+      << read.error().message();
+}
+
+TEST(FileIo, DirectoryIsRejected) {
+  const std::string dir = test_paths::scratchDir("directory");
+  Expected<std::string> read = readFileBytes(dir);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "is a directory"))
+      << read.error().message();
+}
+
+TEST(FileIo, EmptyFileIsRejected) {
+  const std::string path = test_paths::scratchDir("empty") + "/empty.zebin";
+  ASSERT_TRUE(writeFileBytes(path, "").ok());
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "is empty (0 bytes)"))
+      << read.error().message();
+}
+
+TEST(FileIo, EmptyPathIsRejected) {
+  Expected<std::string> read = readFileBytes("");
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "empty path"));
+}
+
+TEST(FileIo, UnreadableFileIsReported) {
+  const std::string path = test_paths::scratchDir("locked") + "/k.zebin";
+  ASSERT_TRUE(writeFileBytes(path, "data").ok());
+#ifdef _WIN32
+  // Another handle without sharing makes the file unreadable to us.
+  Expected<std::wstring> wide = toWindowsPath(path);
+  ASSERT_TRUE(wide.ok());
+  HANDLE lock = CreateFileW(
+      wide->c_str(),
+      GENERIC_READ | GENERIC_WRITE,
+      0,
+      nullptr,
+      OPEN_EXISTING,
+      FILE_ATTRIBUTE_NORMAL,
+      nullptr);
+  ASSERT_NE(lock, INVALID_HANDLE_VALUE);
+  Expected<std::string> read = readFileBytes(path);
+  CloseHandle(lock);
+#else
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "running as root: file permissions do not stop reads";
+  }
+  ASSERT_EQ(chmod(path.c_str(), 0), 0);
+  Expected<std::string> read = readFileBytes(path);
+  chmod(path.c_str(), 0644);
+#endif
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "cannot read kernel binary"))
+      << read.error().message();
+}
+
+TEST(FileIo, NonAsciiPath) {
+  // Latin, Greek, CJK and an emoji (outside the BMP: a UTF-16 surrogate pair).
+  const std::string dir = test_paths::scratchDir("non_ascii") +
+      "/\xc3\xbc"
+      "ser-\xce\xa9\xce\xbc\xce\xad\xce\xb3\xce\xb1-"
+      "\xe6\x97\xa5\xe6\x9c\xac-\xf0\x9f\x98\x80";
+  ASSERT_TRUE(test_paths::makeDirectory(dir));
+  const std::string path = dir + "/k\xc3\xa9rnel.zebin";
+  ASSERT_TRUE(writeFileBytes(path, "zebin bytes").ok());
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_EQ(*read, "zebin bytes");
+#ifdef _WIN32
+  // The name on disk is the UTF-16 form, not an ANSI code page mangling.
+  Expected<std::wstring> wide = toWindowsPath(path);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_NE(wide->find(L"k\u00e9rnel.zebin"), std::wstring::npos);
+  EXPECT_NE(wide->find(L"\u65e5\u672c-\U0001F600"), std::wstring::npos);
+  EXPECT_NE(GetFileAttributesW(wide->c_str()), INVALID_FILE_ATTRIBUTES);
+#endif
+}
+
+TEST(FileIo, LongPathOver260Characters) {
+  std::string dir = test_paths::scratchDir("long");
+  const std::string segment(60, 'd'); // Inductor-style long names
+  for (int i = 0; i < 6; ++i) {
+    dir += "/" + segment + std::to_string(i);
+    ASSERT_TRUE(test_paths::makeDirectory(dir)) << dir;
+  }
+  const std::string path =
+      dir + "/triton_poi_fused_add_mul_native_layer_norm_0.zebin";
+  ASSERT_GT(path.size(), 300u);
+  const std::string bytes = binaryContent();
+  ASSERT_TRUE(writeFileBytes(path, bytes).ok());
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_EQ(*read, bytes);
+#ifdef _WIN32
+  Expected<std::wstring> wide = toWindowsPath(path);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_EQ(wide->rfind(L"\\\\?\\", 0), 0u);
+  EXPECT_EQ(wide->find(L'/'), std::wstring::npos);
+#endif
+}
+
+#ifdef _WIN32
+TEST(FileIoWindows, ShortPathIsOnlyWidened) {
+  Expected<std::wstring> wide = toWindowsPath("C:/cache/k\xc3\xa9.zebin");
+  ASSERT_TRUE(wide.ok());
+  EXPECT_EQ(*wide, L"C:/cache/k\u00e9.zebin");
+}
+
+TEST(FileIoWindows, LongPathIsNormalisedAndPrefixed) {
+  const std::string segment(100, 'x');
+  const std::string path =
+      "C:/cache/" + segment + "/../" + segment + "/./" + segment + "/k.zebin";
+  Expected<std::wstring> wide = toWindowsPath(path);
+  ASSERT_TRUE(wide.ok());
+  const std::wstring wsegment(100, L'x');
+  EXPECT_EQ(
+      *wide,
+      L"\\\\?\\C:\\cache\\" + wsegment + L"\\" + wsegment + L"\\k.zebin");
+}
+
+TEST(FileIoWindows, LongUncPathGetsUncPrefix) {
+  const std::string segment(250, 's');
+  Expected<std::wstring> wide =
+      toWindowsPath("\\\\server\\share\\" + segment + "\\k.zebin");
+  ASSERT_TRUE(wide.ok());
+  EXPECT_EQ(wide->rfind(L"\\\\?\\UNC\\server\\share\\", 0), 0u);
+}
+
+TEST(FileIoWindows, InvalidUtf8IsRejected) {
+  Expected<std::wstring> wide = toWindowsPath("C:/cache/\xff\xfe.zebin");
+  ASSERT_FALSE(wide.ok());
+  EXPECT_TRUE(contains(wide.error().message(), "not valid UTF-8"));
+}
+#endif
+
+} // namespace
+} // namespace file_io
+} // namespace xsl
