@@ -50,6 +50,49 @@ std::optional<ArgType> halfWidthFloatFromTypeName(const std::string& name) {
   return std::nullopt;
 }
 
+// The width of the value for a by-value parameter, and (for 'f' on a
+// half/bfloat16 parameter) the type to convert to.
+Expected<uint32_t> valueWidth(
+    ArgType type,
+    const zebin::UserArgument& param,
+    const std::string& where,
+    ArgType* converted_type) {
+  const uint32_t type_size = argTypeSize(type);
+  if (type == ArgType::kFloat32) {
+    // torch <= 2.13 sends fp16/bf16 scalars as 'f'; the declared type name
+    // (when the zebin has kernels_misc_info) says which one the kernel wants.
+    if (auto half_type = halfWidthFloatFromTypeName(param.type_name)) {
+      *converted_type = *half_type;
+      return 2u;
+    }
+  }
+  // The payload can be wider than the source type (a char or half arrives in
+  // 4 bytes); the declared type size, when known, is the real width.
+  const uint64_t declared = param.type_size;
+  const uint64_t kernel_width = declared != 0 ? declared : param.size;
+  if (type_size == kernel_width) {
+    return type_size;
+  }
+  if (declared == 0 && type_size < 4 && param.size == 4) {
+    return type_size; // a padded small scalar without type information
+  }
+  if (isInteger(type) && kernel_width < type_size &&
+      (kernel_width == 1 || kernel_width == 2 || kernel_width == 4)) {
+    // Checked narrowing: the value must fit the kernel's width.
+    return static_cast<uint32_t>(kernel_width);
+  }
+  if (type == ArgType::kFloat32 && kernel_width == 2) {
+    return Error(
+        where +
+        ": the kernel declares a 2-byte floating point parameter; pass 'e' "
+        "(float16) or 'y' (bfloat16) in arg_types");
+  }
+  return Error(
+      where + " is " + std::to_string(type_size) +
+      " bytes but the kernel's parameter is " + std::to_string(kernel_width) +
+      " bytes; fix arg_types to match the kernel signature");
+}
+
 Expected<PlannedArg> planOneArg(
     size_t index,
     ArgType type,
@@ -60,6 +103,7 @@ Expected<PlannedArg> planOneArg(
   const uint32_t type_size = argTypeSize(type);
   PlannedArg planned;
   planned.type = type;
+  planned.value_size = type_size;
   planned.size = type_size;
 
   if (isPointerKind(param.kind)) {
@@ -89,41 +133,26 @@ Expected<PlannedArg> planOneArg(
         where + ": the kernel declares a " + std::to_string(param.size) +
         "-byte value here, not a pointer; fix arg_types");
   }
-  if (type == ArgType::kFloat32) {
-    // torch <= 2.13 sends fp16/bf16 scalars as 'f'; the declared type name
-    // (when the zebin has kernels_misc_info) says which one the kernel wants.
-    if (auto half_type = halfWidthFloatFromTypeName(param.type_name)) {
-      planned.type = *half_type;
-      planned.size = 2;
-      return planned;
-    }
-  }
-  // The payload can be wider than the source type (a char or half arrives in
-  // 4 bytes); either size is accepted by the driver.
-  const uint64_t declared = param.type_size;
-  const uint64_t kernel_width = declared != 0 ? declared : param.size;
-  if (type_size == kernel_width || (declared == 0 && type_size == param.size)) {
-    return planned;
-  }
-  if (declared == 0 && type_size < 4 && param.size == 4) {
-    return planned; // a padded small scalar without type information
-  }
-  if (isInteger(type) && kernel_width < type_size &&
-      (kernel_width == 1 || kernel_width == 2 || kernel_width == 4)) {
-    // Checked narrowing: the value must fit the kernel's width.
-    planned.size = static_cast<uint32_t>(kernel_width);
-    return planned;
-  }
-  if (type == ArgType::kFloat32 && kernel_width == 2) {
+  if (param.size != 1 && param.size != 2 && param.size != 4 &&
+      param.size != 8) {
     return Error(
-        where +
-        ": the kernel declares a 2-byte floating point parameter; pass 'e' "
-        "(float16) or 'y' (bfloat16) in arg_types");
+        where + ": the kernel's parameter is a " + std::to_string(param.size) +
+        "-byte value (a struct?), which the static launcher does not support");
   }
-  return Error(
-      where + " is " + std::to_string(type_size) +
-      " bytes but the kernel's parameter is " + std::to_string(kernel_width) +
-      " bytes; fix arg_types to match the kernel signature");
+  const Expected<uint32_t> value_size =
+      valueWidth(type, param, where, &planned.type);
+  if (!value_size) {
+    return value_size.error();
+  }
+  if (*value_size > param.size) {
+    return Error(
+        where + " is " + std::to_string(*value_size) +
+        " bytes but the kernel's parameter is " + std::to_string(param.size) +
+        " bytes; fix arg_types to match the kernel signature");
+  }
+  planned.value_size = *value_size;
+  planned.size = static_cast<uint32_t>(param.size);
+  return planned;
 }
 
 std::string describeCounts(
@@ -262,7 +291,7 @@ Status packSignedValue(
         argLabel(index, arg.type) +
         ": got an int where a floating point or pointer value belongs");
   }
-  const unsigned bits = arg.size * 8;
+  const unsigned bits = arg.value_size * 8;
   if (isSignedInteger(arg.type)) {
     const int64_t low = bits == 64 ? std::numeric_limits<int64_t>::min()
                                    : -(int64_t{1} << (bits - 1));
@@ -272,9 +301,10 @@ Status packSignedValue(
       return Error(
           argLabel(index, arg.type) + ": " + std::to_string(value) +
           " is out of range " + rangeText(low, static_cast<uint64_t>(high)) +
-          (arg.size == argTypeSize(arg.type) ? std::string()
-                                             : " (the kernel parameter is " +
-                   std::to_string(arg.size) + " bytes)") +
+          (arg.value_size == argTypeSize(arg.type)
+               ? std::string()
+               : " (the kernel parameter is " + std::to_string(arg.value_size) +
+                   " bytes)") +
           "; pass a value that fits");
     }
   } else {
@@ -284,9 +314,10 @@ Status packSignedValue(
       return Error(
           argLabel(index, arg.type) + ": " + std::to_string(value) +
           " is out of range " + rangeText(0, high) +
-          (arg.size == argTypeSize(arg.type) ? std::string()
-                                             : " (the kernel parameter is " +
-                   std::to_string(arg.size) + " bytes)") +
+          (arg.value_size == argTypeSize(arg.type)
+               ? std::string()
+               : " (the kernel parameter is " + std::to_string(arg.value_size) +
+                   " bytes)") +
           "; pass a value that fits");
     }
   }
@@ -307,10 +338,10 @@ Status packUnsignedValue(
         argLabel(index, arg.type) +
         ": got an int where a floating point or pointer value belongs");
   }
-  if (!isUnsignedInteger(arg.type) || arg.size != 8) {
+  if (!isUnsignedInteger(arg.type) || arg.value_size != 8) {
     return Error(
         argLabel(index, arg.type) + ": " + std::to_string(value) +
-        " is too large for a " + std::to_string(arg.size * 8) +
+        " is too large for a " + std::to_string(arg.value_size * 8) +
         "-bit parameter; pass a value that fits");
   }
   storeLowBytes(value, 8, slot);
@@ -326,13 +357,13 @@ void packFloatingValue(
       std::memcpy(slot, &value, 8);
       break;
     case ArgType::kFloat32:
-      storeLowBytes(doubleToFloatBits(value), 4, slot);
+      storeLowBytes(doubleToFloatBits(value), arg.size, slot);
       break;
     case ArgType::kFloat16:
-      storeLowBytes(doubleToHalfBits(value), 2, slot);
+      storeLowBytes(doubleToHalfBits(value), arg.size, slot);
       break;
     case ArgType::kBFloat16:
-      storeLowBytes(doubleToBFloat16Bits(value), 2, slot);
+      storeLowBytes(doubleToBFloat16Bits(value), arg.size, slot);
       break;
     default:
       break;

@@ -40,9 +40,13 @@ struct PlannedArg {
   // for 'f' on a 2-byte kernel parameter the half/bfloat16 type the kernel
   // declares (torch <= 2.13 sends fp16/bf16 scalars as 'f').
   ArgType type = ArgType::kInt32;
-  // Bytes handed to the kernel. Equal to argTypeSize(type), except integers
-  // may be narrower when the kernel declares a narrower parameter (Triton
-  // sends i1 as 'i'); the value is then range-checked against this width.
+  // Width of the value: argTypeSize(type), or narrower for an integer whose
+  // kernel parameter is declared narrower (Triton sends i1 as 'i'); the
+  // Python value is range-checked against it.
+  uint32_t value_size = 0;
+  // Bytes handed to zeKernelSetArgumentValue: the kernel's payload size,
+  // which IGC pads to 4 for char/short/half parameters. The value is sign-
+  // (signed integers) or zero-extended (everything else) to this size.
   uint32_t size = 0;
 };
 

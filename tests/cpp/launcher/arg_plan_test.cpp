@@ -109,6 +109,7 @@ TEST(CompileArgPlan, SizeRules) {
   // Checked narrowing of integers (int64 code on an int32 parameter).
   auto narrowed = compileArgPlan("l", "k", int32_param);
   ASSERT_TRUE(narrowed.ok());
+  EXPECT_EQ(narrowed->args[0].value_size, 4u);
   EXPECT_EQ(narrowed->args[0].size, 4u);
   // Float size mismatches are errors; so is anything on a declared int.
   EXPECT_FALSE(compileArgPlan("d", "k", int32_param).ok());
@@ -125,7 +126,8 @@ TEST(CompileArgPlan, HalfWidthFloatFromTypeName) {
       "f", "k", {param(0, UserArgumentKind::kByValue, 4, "half;2", 2)});
   ASSERT_TRUE(half.ok());
   EXPECT_EQ(half->args[0].type, ArgType::kFloat16);
-  EXPECT_EQ(half->args[0].size, 2u);
+  EXPECT_EQ(half->args[0].value_size, 2u);
+  EXPECT_EQ(half->args[0].size, 4u); // the payload size goes to the driver
   auto bf16 = compileArgPlan(
       "f", "k", {param(0, UserArgumentKind::kByValue, 2, "bfloat16", 2)});
   ASSERT_TRUE(bf16.ok());
@@ -137,7 +139,8 @@ TEST(CompileArgPlan, HalfWidthFloatFromTypeName) {
   auto half_code = compileArgPlan(
       "e", "k", {param(0, UserArgumentKind::kByValue, 4, "half;2", 2)});
   ASSERT_TRUE(half_code.ok());
-  EXPECT_EQ(half_code->args[0].size, 2u);
+  EXPECT_EQ(half_code->args[0].value_size, 2u);
+  EXPECT_EQ(half_code->args[0].size, 4u);
 }
 
 TEST(CompileArgPlan, PaddedSmallScalars) {
@@ -147,12 +150,14 @@ TEST(CompileArgPlan, PaddedSmallScalars) {
       param(1, UserArgumentKind::kByValue, 4, "ushort;2", 2)};
   auto plan = compileArgPlan("bH", "k", with_info);
   ASSERT_TRUE(plan.ok()) << plan.error().message();
-  EXPECT_EQ(plan->args[0].size, 1u);
-  EXPECT_EQ(plan->args[1].size, 2u);
+  EXPECT_EQ(plan->args[0].value_size, 1u);
+  EXPECT_EQ(plan->args[0].size, 4u);
+  EXPECT_EQ(plan->args[1].value_size, 2u);
+  EXPECT_EQ(plan->args[1].size, 4u);
   // Triton sends i1 as 'i': narrowed to the declared char, range-checked.
   auto bool_as_int = compileArgPlan("iH", "k", with_info);
   ASSERT_TRUE(bool_as_int.ok());
-  EXPECT_EQ(bool_as_int->args[0].size, 1u);
+  EXPECT_EQ(bool_as_int->args[0].value_size, 1u);
   // A short code on a declared int is a mismatch, not padding.
   EXPECT_FALSE(
       compileArgPlan(
@@ -162,7 +167,8 @@ TEST(CompileArgPlan, PaddedSmallScalars) {
   auto no_info =
       compileArgPlan("h", "k", {param(0, UserArgumentKind::kByValue, 4)});
   ASSERT_TRUE(no_info.ok());
-  EXPECT_EQ(no_info->args[0].size, 2u);
+  EXPECT_EQ(no_info->args[0].value_size, 2u);
+  EXPECT_EQ(no_info->args[0].size, 4u);
 }
 
 TEST(CompileArgPlan, TrailingLocalArgumentIsSharedMemory) {
@@ -209,10 +215,11 @@ T slotAs(const uint64_t& slot) {
   return value;
 }
 
-PlannedArg planned(ArgType type, uint32_t size = 0) {
+PlannedArg planned(ArgType type, uint32_t value_size = 0, uint32_t size = 0) {
   PlannedArg arg;
   arg.type = type;
-  arg.size = size == 0 ? argTypeSize(type) : size;
+  arg.value_size = value_size == 0 ? argTypeSize(type) : value_size;
+  arg.size = size == 0 ? arg.value_size : size;
   return arg;
 }
 
@@ -267,6 +274,23 @@ TEST(PackValues, NarrowedIntegerChecksKernelWidth) {
   auto error = packSignedValue(narrow, 3, int64_t{1} << 40, &slot);
   ASSERT_FALSE(error.ok());
   EXPECT_TRUE(mentions(error.error(), "4 bytes"));
+}
+
+TEST(PackValues, PaddedValuesAreExtended) {
+  uint64_t slot = ~uint64_t{0};
+  // int8 in a 4-byte payload: sign-extended.
+  EXPECT_TRUE(
+      packSignedValue(planned(ArgType::kInt8, 1, 4), 0, -2, &slot).ok());
+  EXPECT_EQ(slotAs<int32_t>(slot), -2);
+  EXPECT_FALSE(
+      packSignedValue(planned(ArgType::kInt8, 1, 4), 0, 200, &slot).ok());
+  // uint16 zero-extended.
+  EXPECT_TRUE(
+      packSignedValue(planned(ArgType::kUInt16, 2, 4), 0, 65535, &slot).ok());
+  EXPECT_EQ(slotAs<uint32_t>(slot), 65535u);
+  // half in a 4-byte payload: the bits, zero-extended.
+  packFloatingValue(planned(ArgType::kFloat16, 2, 4), -1.0, &slot);
+  EXPECT_EQ(slotAs<uint32_t>(slot), 0xbc00u);
 }
 
 TEST(PackValues, IntForFloatParameterIsATypeError) {
