@@ -33,6 +33,35 @@ bool isOneOf(
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+constexpr size_t kNoIndex = static_cast<size_t>(-1);
+
+// Where a value sits ("payload_arguments[3].size"), composed only when an
+// error or warning needs the text: building it for every key would cost
+// more than parsing.
+struct KeyPath {
+  KeyPath(const char* parent_) : parent(parent_) {}
+  KeyPath(std::string_view parent_) : parent(parent_) {}
+  KeyPath(const std::string& parent_) : parent(parent_) {}
+  KeyPath(std::string_view parent_, size_t index_, std::string_view key_ = {})
+      : parent(parent_), index(index_), key(key_) {}
+
+  std::string str() const {
+    std::string text(parent);
+    if (index != kNoIndex) {
+      text += "[" + std::to_string(index) + "]";
+    }
+    if (!key.empty()) {
+      text += ".";
+      text += key;
+    }
+    return text;
+  }
+
+  std::string_view parent;
+  size_t index = kNoIndex;
+  std::string_view key;
+};
+
 class ZeInfoBuilder {
  public:
   explicit ZeInfoBuilder(const Document& doc) : doc_(doc) {}
@@ -76,8 +105,8 @@ class ZeInfoBuilder {
   }
 
  private:
-  static std::string where(std::string_view path, const Node& node) {
-    return std::string(path) + " (line " + std::to_string(node.line) + ")";
+  static std::string where(const KeyPath& path, const Node& node) {
+    return path.str() + " (line " + std::to_string(node.line) + ")";
   }
 
   void warnUnknown(std::string_view context, const Node& node) {
@@ -92,7 +121,7 @@ class ZeInfoBuilder {
   }
 
   template <typename Fn>
-  Status forEachItem(size_t seq, std::string_view path, Fn&& fn) {
+  Status forEachItem(size_t seq, const KeyPath& path, Fn&& fn) {
     const Node& node = doc_.node(seq);
     if (node.kind == NodeKind::kScalar && node.text.empty() && !node.quoted) {
       return Status::success(); // "key:" with no value: an empty list
@@ -111,7 +140,7 @@ class ZeInfoBuilder {
     return Status::success();
   }
 
-  Expected<int64_t> integer(const Node& node, std::string_view path) {
+  Expected<int64_t> integer(const Node& node, const KeyPath& path) {
     Expected<int64_t> value = yaml::toInt(node);
     if (!value) {
       return value.error().withContext(where(path, node));
@@ -120,7 +149,7 @@ class ZeInfoBuilder {
   }
 
   // Sizes, counts and offsets: integers that cannot be negative.
-  Expected<int64_t> count(const Node& node, std::string_view path) {
+  Expected<int64_t> count(const Node& node, const KeyPath& path) {
     Expected<int64_t> value = integer(node, path);
     if (value && *value < 0) {
       return Error(
@@ -130,7 +159,7 @@ class ZeInfoBuilder {
     return value;
   }
 
-  Expected<std::string> text(const Node& node, std::string_view path) {
+  Expected<std::string> text(const Node& node, const KeyPath& path) {
     if (node.kind != NodeKind::kScalar) {
       return Error(
           where(path, node) + ": expected a string, got a " +
@@ -255,7 +284,7 @@ class ZeInfoBuilder {
     for (size_t c = doc_.firstChild(index); c != kNoNode;
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
-      const std::string path = "execution_env." + std::string(entry.key);
+      const KeyPath path("execution_env", kNoIndex, entry.key);
       int64_t* target = nullptr;
       if (entry.key == "grf_count") {
         target = &env.grf_count;
@@ -338,8 +367,7 @@ class ZeInfoBuilder {
 
   Status readPayloadArgument(size_t index, KernelInfo& kernel) {
     const Node& node = doc_.node(index);
-    const std::string label = "payload_arguments[" +
-        std::to_string(kernel.payload_arguments.size()) + "]";
+    const KeyPath label("payload_arguments", kernel.payload_arguments.size());
     if (node.kind != NodeKind::kMap) {
       return Error(where(label, node) + ": expected a map");
     }
@@ -347,7 +375,7 @@ class ZeInfoBuilder {
     for (size_t c = doc_.firstChild(index); c != kNoNode;
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
-      const std::string path = label + "." + std::string(entry.key);
+      const KeyPath path(label.parent, label.index, entry.key);
       std::string* string_target = nullptr;
       int64_t* int_target = nullptr;
       if (entry.key == "arg_type") {
@@ -405,7 +433,7 @@ class ZeInfoBuilder {
                       "image_transformable",
                       "bti_value",
                       "is_constant"})) {
-        warnUnknown("kernel '" + kernel.name + "'." + label, entry);
+        warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
       }
     }
     if (arg.arg_type.empty()) {
@@ -417,8 +445,8 @@ class ZeInfoBuilder {
 
   Status readMemoryBuffer(size_t index, KernelInfo& kernel) {
     const Node& node = doc_.node(index);
-    const std::string label = "per_thread_memory_buffers[" +
-        std::to_string(kernel.per_thread_memory_buffers.size()) + "]";
+    const KeyPath label(
+        "per_thread_memory_buffers", kernel.per_thread_memory_buffers.size());
     if (node.kind != NodeKind::kMap) {
       return Error(where(label, node) + ": expected a map");
     }
@@ -426,7 +454,7 @@ class ZeInfoBuilder {
     for (size_t c = doc_.firstChild(index); c != kNoNode;
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
-      const std::string path = label + "." + std::string(entry.key);
+      const KeyPath path(label.parent, label.index, entry.key);
       if (entry.key == "type" || entry.key == "usage") {
         Expected<std::string> value = text(entry, path);
         if (!value) {
@@ -446,7 +474,7 @@ class ZeInfoBuilder {
         }
         buffer.is_simt_thread = *value;
       } else {
-        warnUnknown("kernel '" + kernel.name + "'." + label, entry);
+        warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
       }
     }
     kernel.per_thread_memory_buffers.push_back(std::move(buffer));
@@ -491,7 +519,7 @@ class ZeInfoBuilder {
     for (size_t c = doc_.firstChild(index); c != kNoNode;
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
-      const std::string path = "args_info." + std::string(entry.key);
+      const KeyPath path("args_info", kNoIndex, entry.key);
       if (entry.key == "index") {
         Expected<int64_t> value = count(entry, path);
         if (!value) {

@@ -1,0 +1,357 @@
+// xpu_static_launcher._zebin: the zebin reader for Python (plain CPython C
+// API, so it builds with MSVC as well as GCC/Clang).
+//
+//   read_zebin(data) -> dict     everything the reader knows, for tools/tests
+//   kernel_summary(data) -> list[(name, simd_size, grf_count, spill_bytes)]
+//
+// `data` is any bytes-like object. Bad input raises ValueError carrying the
+// reader's message.
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "zebin/zebin.h"
+
+namespace {
+
+using xsl::zebin::KernelInfo;
+using xsl::zebin::Zebin;
+
+// Owns a new reference; releases it unless released to the caller.
+class PyRef {
+ public:
+  explicit PyRef(PyObject* object = nullptr) : object_(object) {}
+  PyRef(const PyRef&) = delete;
+  PyRef& operator=(const PyRef&) = delete;
+  ~PyRef() {
+    Py_XDECREF(object_);
+  }
+  PyObject* get() const {
+    return object_;
+  }
+  PyObject* release() {
+    PyObject* object = object_;
+    object_ = nullptr;
+    return object;
+  }
+  explicit operator bool() const {
+    return object_ != nullptr;
+  }
+
+ private:
+  PyObject* object_;
+};
+
+// Parses a bytes-like argument; the view lives as long as the Py_buffer.
+class BufferArg {
+ public:
+  ~BufferArg() {
+    if (held_) {
+      PyBuffer_Release(&buffer_);
+    }
+  }
+  bool parse(PyObject* args, const char* format) {
+    held_ = PyArg_ParseTuple(args, format, &buffer_) != 0;
+    return held_;
+  }
+  std::string_view bytes() const {
+    return std::string_view(
+        static_cast<const char*>(buffer_.buf),
+        static_cast<size_t>(buffer_.len));
+  }
+
+ private:
+  Py_buffer buffer_{};
+  bool held_ = false;
+};
+
+PyObject* str(std::string_view text) {
+  // Names from the file may not be UTF-8: replace rather than fail.
+  return PyUnicode_DecodeUTF8(
+      text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+}
+
+// dict[key] = value, stealing `value`. False (with an exception set) on
+// failure.
+bool setItem(PyObject* dict, const char* key, PyObject* value) {
+  if (value == nullptr) {
+    return false;
+  }
+  const int status = PyDict_SetItemString(dict, key, value);
+  Py_DECREF(value);
+  return status == 0;
+}
+
+bool append(PyObject* list, PyObject* value) {
+  if (value == nullptr) {
+    return false;
+  }
+  const int status = PyList_Append(list, value);
+  Py_DECREF(value);
+  return status == 0;
+}
+
+PyObject* readOrRaise(std::string_view bytes, xsl::Expected<Zebin>& out) {
+  out = xsl::zebin::readZebin(bytes);
+  if (!out) {
+    PyErr_SetString(PyExc_ValueError, out.error().message().c_str());
+    return nullptr;
+  }
+  return Py_None;
+}
+
+PyObject* kernelDict(const KernelInfo& kernel) {
+  PyRef dict(PyDict_New());
+  if (!dict) {
+    return nullptr;
+  }
+  const xsl::zebin::ExecutionEnv& env = kernel.execution_env;
+  PyRef flags(PyDict_New());
+  if (!flags) {
+    return nullptr;
+  }
+  for (const auto& flag : env.flags) {
+    if (!setItem(
+            flags.get(), flag.first.c_str(), PyBool_FromLong(flag.second))) {
+      return nullptr;
+    }
+  }
+  PyRef args(PyList_New(0));
+  if (!args) {
+    return nullptr;
+  }
+  for (const xsl::zebin::UserArgument& arg : kernel.user_arguments) {
+    PyObject* entry = Py_BuildValue(
+        "{s:I,s:s,s:K,s:K,s:N,s:N}",
+        "index",
+        static_cast<unsigned int>(arg.index),
+        "kind",
+        xsl::zebin::userArgumentKindName(arg.kind),
+        "size",
+        static_cast<unsigned long long>(arg.size),
+        "type_size",
+        static_cast<unsigned long long>(arg.type_size),
+        "name",
+        str(arg.name),
+        "type_name",
+        str(arg.type_name));
+    if (!append(args.get(), entry)) {
+      return nullptr;
+    }
+  }
+  PyRef payload(PyList_New(0));
+  if (!payload) {
+    return nullptr;
+  }
+  for (const xsl::zebin::PayloadArgument& arg : kernel.payload_arguments) {
+    PyObject* index = arg.arg_index
+        ? PyLong_FromLongLong(static_cast<long long>(*arg.arg_index))
+        : (Py_INCREF(Py_None), Py_None);
+    PyObject* entry = Py_BuildValue(
+        "{s:N,s:L,s:L,s:N,s:N,s:N,s:N}",
+        "arg_type",
+        str(arg.arg_type),
+        "offset",
+        static_cast<long long>(arg.offset),
+        "size",
+        static_cast<long long>(arg.size),
+        "arg_index",
+        index,
+        "addrmode",
+        str(arg.addrmode),
+        "addrspace",
+        str(arg.addrspace),
+        "access_type",
+        str(arg.access_type));
+    if (!append(payload.get(), entry)) {
+      return nullptr;
+    }
+  }
+  PyRef buffers(PyList_New(0));
+  if (!buffers) {
+    return nullptr;
+  }
+  for (const xsl::zebin::PerThreadMemoryBuffer& buffer :
+       kernel.per_thread_memory_buffers) {
+    PyObject* entry = Py_BuildValue(
+        "{s:N,s:N,s:L,s:L,s:O}",
+        "type",
+        str(buffer.type),
+        "usage",
+        str(buffer.usage),
+        "size",
+        static_cast<long long>(buffer.size),
+        "slot",
+        static_cast<long long>(buffer.slot),
+        "is_simt_thread",
+        buffer.is_simt_thread ? Py_True : Py_False);
+    if (!append(buffers.get(), entry)) {
+      return nullptr;
+    }
+  }
+  PyObject* spill_size = env.spill_size
+      ? PyLong_FromLongLong(static_cast<long long>(*env.spill_size))
+      : (Py_INCREF(Py_None), Py_None);
+  if (!setItem(dict.get(), "name", str(kernel.name)) ||
+      !setItem(dict.get(), "simd_size", PyLong_FromLongLong(env.simd_size)) ||
+      !setItem(dict.get(), "grf_count", PyLong_FromLongLong(env.grf_count)) ||
+      !setItem(
+          dict.get(),
+          "spill_size",
+          PyLong_FromUnsignedLongLong(kernel.spill_bytes)) ||
+      !setItem(dict.get(), "execution_env_spill_size", spill_size) ||
+      !setItem(
+          dict.get(),
+          "private_size",
+          PyLong_FromUnsignedLongLong(kernel.private_bytes)) ||
+      !setItem(dict.get(), "slm_size", PyLong_FromLongLong(env.slm_size)) ||
+      !setItem(
+          dict.get(),
+          "barrier_count",
+          PyLong_FromLongLong(env.barrier_count)) ||
+      !setItem(
+          dict.get(),
+          "required_sub_group_size",
+          PyLong_FromLongLong(env.required_sub_group_size)) ||
+      !setItem(
+          dict.get(),
+          "threads_per_warp",
+          PyLong_FromUnsignedLong(kernel.threads_per_warp)) ||
+      !setItem(dict.get(), "flags", flags.release()) ||
+      !setItem(dict.get(), "args", args.release()) ||
+      !setItem(dict.get(), "payload_arguments", payload.release()) ||
+      !setItem(dict.get(), "per_thread_memory_buffers", buffers.release())) {
+    return nullptr;
+  }
+  return dict.release();
+}
+
+PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
+  BufferArg data;
+  if (!data.parse(args, "y*:read_zebin")) {
+    return nullptr;
+  }
+  xsl::Expected<Zebin> zebin = xsl::Error("");
+  if (readOrRaise(data.bytes(), zebin) == nullptr) {
+    return nullptr;
+  }
+  PyRef kernels(PyList_New(0));
+  PyRef sections(PyList_New(0));
+  PyRef notes(PyList_New(0));
+  PyRef warnings(PyList_New(0));
+  if (!kernels || !sections || !notes || !warnings) {
+    return nullptr;
+  }
+  for (const KernelInfo& kernel : zebin->ze_info.kernels) {
+    if (!append(kernels.get(), kernelDict(kernel))) {
+      return nullptr;
+    }
+  }
+  for (const xsl::zebin::Section& section : zebin->elf.sections) {
+    PyObject* entry = Py_BuildValue(
+        "{s:N,s:k,s:K,s:K,s:K}",
+        "name",
+        str(section.name),
+        "type",
+        static_cast<unsigned long>(section.type),
+        "flags",
+        static_cast<unsigned long long>(section.flags),
+        "offset",
+        static_cast<unsigned long long>(section.file_offset),
+        "size",
+        static_cast<unsigned long long>(section.data.size()));
+    if (!append(sections.get(), entry)) {
+      return nullptr;
+    }
+  }
+  for (const xsl::zebin::Note& note : zebin->elf.intelgt_notes) {
+    PyObject* entry = Py_BuildValue(
+        "(Nky#)",
+        str(note.owner),
+        static_cast<unsigned long>(note.type),
+        note.desc.data(),
+        static_cast<Py_ssize_t>(note.desc.size()));
+    if (!append(notes.get(), entry)) {
+      return nullptr;
+    }
+  }
+  for (const std::string& warning : zebin->ze_info.warnings) {
+    if (!append(warnings.get(), str(warning))) {
+      return nullptr;
+    }
+  }
+  return Py_BuildValue(
+      "{s:N,s:N,s:N,s:N,s:N}",
+      "version",
+      str(zebin->ze_info.version_text),
+      "kernels",
+      kernels.release(),
+      "sections",
+      sections.release(),
+      "notes",
+      notes.release(),
+      "warnings",
+      warnings.release());
+}
+
+PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
+  BufferArg data;
+  if (!data.parse(args, "y*:kernel_summary")) {
+    return nullptr;
+  }
+  xsl::Expected<Zebin> zebin = xsl::Error("");
+  if (readOrRaise(data.bytes(), zebin) == nullptr) {
+    return nullptr;
+  }
+  const auto& kernels = zebin->ze_info.kernels;
+  PyRef list(PyList_New(static_cast<Py_ssize_t>(kernels.size())));
+  if (!list) {
+    return nullptr;
+  }
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    PyObject* row = Py_BuildValue(
+        "(NLLK)",
+        str(kernels[i].name),
+        static_cast<long long>(kernels[i].execution_env.simd_size),
+        static_cast<long long>(kernels[i].execution_env.grf_count),
+        static_cast<unsigned long long>(kernels[i].spill_bytes));
+    if (row == nullptr) {
+      return nullptr;
+    }
+    PyList_SET_ITEM(list.get(), static_cast<Py_ssize_t>(i), row);
+  }
+  return list.release();
+}
+
+PyMethodDef kMethods[] = {
+    {"read_zebin",
+     readZebinPy,
+     METH_VARARGS,
+     "read_zebin(data) -> dict: version, kernels, sections, notes, warnings."},
+    {"kernel_summary",
+     kernelSummaryPy,
+     METH_VARARGS,
+     "kernel_summary(data) -> [(name, simd_size, grf_count, spill_bytes)]."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef kModule = {
+    PyModuleDef_HEAD_INIT,
+    "_zebin",
+    "Reader for Intel GPU native binaries (zebin).",
+    -1,
+    kMethods,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr};
+
+} // namespace
+
+PyMODINIT_FUNC PyInit__zebin(void) {
+  return PyModule_Create(&kModule);
+}
