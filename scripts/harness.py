@@ -604,6 +604,15 @@ def step_apply(ctx: Context, log: StepLog) -> Outcome:
     result = patchset.run_series(series, ctx.src)
     for line in result.lines:
         log.write(line)
+    if not result.ok and (ctx.src / ".git").exists():
+        # Usually an older version of this patchset is applied: go back to the
+        # tag (tracked files, and untracked files outside ignored build dirs).
+        log.write("Resetting the checkout to its tag and applying again.")
+        _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "checkout", "--force", "HEAD", "--", "."], "git checkout")
+        _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "clean", "-fd", "--", "torch", "test"], "git clean")
+        result = patchset.run_series(series, ctx.src)
+        for line in result.lines:
+            log.write(line)
     if not result.ok:
         raise StepFailed("the patchset does not fit this checkout (drift report in the log)")
     return Outcome(OK, result.lines[-1])

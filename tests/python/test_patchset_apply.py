@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -247,7 +248,7 @@ def test_utils_patch_applies_to_torch_2_14_1():
 def test_cli_apply_check_and_status(tmp_path):
     root = make_checkout(tmp_path)
     script = str(REPO / "scripts" / "patchset.py")
-    run = lambda *a: subprocess.run(["python3", script, *a], capture_output=True, text=True)  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, script, *a], capture_output=True, text=True)  # noqa: E731
     assert run("apply", "--check", str(root)).returncode == 0
     assert run("apply", str(root)).returncode == 0
     status = run("status", str(root))
