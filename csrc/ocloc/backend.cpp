@@ -269,7 +269,8 @@ class ExecutableBackend final : public OclocBackend {
 };
 
 std::string trim(std::string text) {
-  const char* space = " \t\r\n";
+  // ocloc writes the version NUL-terminated.
+  const std::string space(" \t\r\n\0", 5);
   const size_t first = text.find_first_not_of(space);
   if (first == std::string::npos) {
     return std::string();

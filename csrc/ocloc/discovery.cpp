@@ -64,7 +64,12 @@ std::vector<std::string> libraryCandidates(
 
 // Site-packages folders that may hold the intel_ocloc wheel.
 std::vector<std::string> pythonSearchPaths(const DiscoveryEnvironment& env) {
-  std::vector<std::string> result = env.python_paths;
+  std::vector<std::string> result;
+  for (const auto& entry : env.python_paths) {
+    if (!entry.empty()) { // sys.path's "" (the current folder) is no wheel
+      result.push_back(entry);
+    }
+  }
   if (auto python_path = env.get_env("PYTHONPATH")) {
     for (auto& entry : splitPathList(*python_path, env.windows)) {
       result.push_back(entry);

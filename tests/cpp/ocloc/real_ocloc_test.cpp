@@ -74,6 +74,9 @@ TEST_F(RealOcloc, VersionFromBothBackends) {
   ASSERT_TRUE(from_executable.ok()) << from_executable.error().message();
   EXPECT_EQ(*from_library, *from_executable);
   EXPECT_NE(from_library->find('.'), std::string::npos) << *from_library;
+  // ocloc writes the answer NUL-terminated; none of that may leak through.
+  EXPECT_EQ(from_library->find('\0'), std::string::npos);
+  EXPECT_NE(from_library->back(), ' ');
 }
 
 TEST_F(RealOcloc, InProcessAndSubprocessGiveTheSameZeInfo) {

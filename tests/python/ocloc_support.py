@@ -1,0 +1,150 @@
+"""Shared helpers for the ocloc tests and tests/bench/bench_ocloc.py.
+
+`OclocCapi` drives the C ABI library xsl_ocloc_capi (csrc/ocloc/capi.h)
+through ctypes: in-process compilation from Python on Linux and Windows.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import sys
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTS = REPO / "scripts"
+
+BACKEND_AUTO = 0
+BACKEND_LIBRARY = 1
+BACKEND_EXECUTABLE = 2
+
+
+def build_dir() -> Path:
+    return Path(os.environ.get("XSL_BUILD_DIR", REPO / "build" / "linux-gcc"))
+
+
+def capi_library_path(build: Optional[Path] = None) -> Optional[Path]:
+    folder = (build or build_dir()) / "csrc" / "ocloc"
+    names = ["xsl_ocloc_capi.dll", "libxsl_ocloc_capi.dll"] if os.name == "nt" else ["libxsl_ocloc_capi.so"]
+    for name in names:
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def corpus_spirv(name: str, build: Optional[Path] = None) -> Optional[bytes]:
+    path = (build or build_dir()) / "corpus" / f"{name}.spv"
+    return path.read_bytes() if path.is_file() else None
+
+
+class OclocError(RuntimeError):
+    pass
+
+
+class CompileResult:
+    def __init__(self, zebin: bytes, build_flags: str, spill_bytes: int, log: str) -> None:
+        self.zebin = zebin
+        self.build_flags = build_flags
+        self.spill_bytes = spill_bytes
+        self.log = log
+
+
+class OclocCapi:
+    """One xsl_ocloc_compiler: ocloc found and opened once, then compile()."""
+
+    def __init__(self, library: Path, backend: int = BACKEND_AUTO, ocloc_path: Optional[str] = None) -> None:
+        lib = ctypes.CDLL(str(library))
+        vp, cp, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
+        err = ctypes.POINTER(ctypes.c_void_p)
+        lib.xsl_ocloc_open.argtypes = [ctypes.c_int, cp, err]
+        lib.xsl_ocloc_open.restype = vp
+        lib.xsl_ocloc_close.argtypes = [vp]
+        lib.xsl_ocloc_describe.argtypes = [vp]
+        lib.xsl_ocloc_describe.restype = cp
+        lib.xsl_ocloc_compile.argtypes = [vp, vp, sz, cp, cp, ctypes.c_int, err]
+        lib.xsl_ocloc_compile.restype = vp
+        lib.xsl_ocloc_result_zebin.argtypes = [vp, ctypes.POINTER(sz)]
+        lib.xsl_ocloc_result_zebin.restype = vp
+        lib.xsl_ocloc_result_build_flags.argtypes = [vp]
+        lib.xsl_ocloc_result_build_flags.restype = cp
+        lib.xsl_ocloc_result_spill_bytes.argtypes = [vp]
+        lib.xsl_ocloc_result_spill_bytes.restype = ctypes.c_uint64
+        lib.xsl_ocloc_result_log.argtypes = [vp]
+        lib.xsl_ocloc_result_log.restype = cp
+        lib.xsl_ocloc_result_free.argtypes = [vp]
+        lib.xsl_ocloc_string_free.argtypes = [vp]
+        self._lib = lib
+        error = ctypes.c_void_p()
+        path = ocloc_path.encode() if ocloc_path is not None else None
+        self._handle = lib.xsl_ocloc_open(backend, path, ctypes.byref(error))
+        if not self._handle:
+            raise OclocError(self._take_error(error))
+
+    def _take_error(self, error: ctypes.c_void_p) -> str:
+        if not error.value:
+            return "unknown error"
+        text = ctypes.string_at(error.value).decode("utf-8", "replace")
+        self._lib.xsl_ocloc_string_free(error)
+        return text
+
+    def describe(self) -> dict:
+        text = self._lib.xsl_ocloc_describe(self._handle).decode("utf-8", "replace")
+        return dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+
+    def compile(self, spirv: bytes, device: str, flags: str = "", retry_large_grf: bool = True) -> CompileResult:
+        error = ctypes.c_void_p()
+        buffer = ctypes.create_string_buffer(spirv, len(spirv))
+        result = self._lib.xsl_ocloc_compile(self._handle, ctypes.cast(buffer, ctypes.c_void_p), len(spirv),
+                                             device.encode(), flags.encode(), int(retry_large_grf),
+                                             ctypes.byref(error))
+        if not result:
+            raise OclocError(self._take_error(error))
+        try:
+            size = ctypes.c_size_t()
+            data = self._lib.xsl_ocloc_result_zebin(result, ctypes.byref(size))
+            return CompileResult(
+                ctypes.string_at(data, size.value),
+                self._lib.xsl_ocloc_result_build_flags(result).decode(),
+                int(self._lib.xsl_ocloc_result_spill_bytes(result)),
+                self._lib.xsl_ocloc_result_log(result).decode("utf-8", "replace"),
+            )
+        finally:
+            self._lib.xsl_ocloc_result_free(result)
+
+    def close(self) -> None:
+        if self._handle:
+            self._lib.xsl_ocloc_close(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> "OclocCapi":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def elf_sections(data: bytes) -> List[Tuple[str, int, bytes]]:
+    """(name, type, bytes) of every section of an ELF64 LE file."""
+    (shoff,) = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_offset, names_size = headers[shstrndx][4], headers[shstrndx][5]
+    names = data[names_offset:names_offset + names_size]
+    result = []
+    for h in headers:
+        name = names[h[0]:names.index(b"\0", h[0])].decode()
+        result.append((name, h[1], data[h[4]:h[4] + h[5]]))
+    return result
+
+
+def ze_info(data: bytes) -> bytes:
+    for name, _, body in elf_sections(data):
+        if name == ".ze_info":
+            return body
+    raise AssertionError("no .ze_info section")
+
+
+def python_exe() -> str:
+    return sys.executable
