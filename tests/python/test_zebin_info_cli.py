@@ -1,0 +1,134 @@
+"""The zebin-info command line: JSON schema, --kernel, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from zebin_support import load_manifest, run_zebin_info, zebin_info_exe
+
+KERNEL_KEYS = {"name", "simd_size", "grf_count", "spill_size", "private_size", "slm_size",
+               "barrier_count", "required_sub_group_size", "threads_per_warp", "args"}
+ARG_KEYS = {"index", "kind", "size", "type_size", "name", "type_name"}
+
+
+@pytest.fixture(scope="module")
+def exe(xsl_build_dir: Path) -> Path:
+    path = zebin_info_exe(xsl_build_dir)
+    if path is None:
+        pytest.skip(f"zebin-info not built in {xsl_build_dir}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def files(zebin_corpus: Path) -> List[Dict[str, Any]]:
+    return load_manifest(zebin_corpus)["files"]
+
+
+def pick(files: List[Dict[str, Any]], **want: Any) -> Dict[str, Any]:
+    for entry in files:
+        if all(entry.get(k) == v or entry["kernels"][0].get(k) == v for k, v in want.items()):
+            return entry
+    pytest.skip(f"no corpus file with {want}")
+
+
+def test_json_schema_and_pvc_256_grf(exe: Path, zebin_corpus: Path,
+                                     files: List[Dict[str, Any]]) -> None:
+    entry = pick(files, device="pvc", grf_mode=256, name="add", input="opencl_c")
+    result = run_zebin_info(exe, "--json", str(zebin_corpus / entry["file"]))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    doc = json.loads(lines[0])
+    assert set(doc) == {"file", "version", "kernels", "warnings"}
+    assert doc["file"] == str(zebin_corpus / entry["file"])
+    assert doc["version"].count(".") == 1
+    assert len(doc["kernels"]) == 1
+    kernel = doc["kernels"][0]
+    assert set(kernel) == KERNEL_KEYS
+    assert kernel["grf_count"] == 256
+    assert kernel["name"] == "add"
+    assert [a["kind"] for a in kernel["args"]] == [
+        "global_pointer", "global_pointer", "global_pointer", "by_value"]
+    assert all(set(a) == ARG_KEYS for a in kernel["args"])
+    assert [a["name"] for a in kernel["args"]] == ["a", "b", "out", "n"]
+
+
+def test_text_output(exe: Path, zebin_corpus: Path, files: List[Dict[str, Any]]) -> None:
+    entry = pick(files, name="slm_reduce", grf_mode=128)
+    result = run_zebin_info(exe, str(zebin_corpus / entry["file"]))
+    assert result.returncode == 0, result.stderr
+    assert "kernel slm_reduce: simd " in result.stdout
+    assert "slm 1024, barriers 1" in result.stdout
+    assert "arg 2: local_pointer, 0 bytes, scratch" in result.stdout
+
+
+def test_several_files_one_json_line_each(exe: Path, zebin_corpus: Path,
+                                          files: List[Dict[str, Any]]) -> None:
+    paths = [str(zebin_corpus / e["file"]) for e in files[:5]]
+    result = run_zebin_info(exe, "--json", *paths)
+    assert result.returncode == 0, result.stderr
+    docs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [d["file"] for d in docs] == paths
+
+
+def test_kernel_filter(exe: Path, zebin_corpus: Path, files: List[Dict[str, Any]]) -> None:
+    entry = pick(files, name="many_args")
+    path = str(zebin_corpus / entry["file"])
+    result = run_zebin_info(exe, "--json", "--kernel", "many_args", path)
+    assert result.returncode == 0
+    assert len(json.loads(result.stdout)["kernels"][0]["args"]) == 40
+    missing = run_zebin_info(exe, "--kernel", "nope", path)
+    assert missing.returncode == 1
+    assert missing.stdout == ""
+    assert missing.stderr.strip() == (
+        f"{path}: kernel 'nope' not found; the zebin has: many_args")
+
+
+def test_bad_files_exit_1_with_one_line(exe: Path, tmp_path: Path, zebin_corpus: Path,
+                                        files: List[Dict[str, Any]]) -> None:
+    good = zebin_corpus / files[0]["file"]
+    data = good.read_bytes()
+    cases = {
+        "empty.zebin": b"",
+        "text.zebin": b"hello",
+        "truncated.zebin": data[: len(data) // 2],
+        "spv.zebin": (zebin_corpus / "add.spv").read_bytes(),
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        result = run_zebin_info(exe, str(path))
+        assert result.returncode == 1, name
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"{path}: "), (name, result.stderr)
+    missing = run_zebin_info(exe, str(tmp_path / "missing.zebin"))
+    assert missing.returncode == 1
+    assert "missing.zebin: cannot open" in missing.stderr
+    # One bad file among good ones: the good ones still print, exit 1.
+    mixed = run_zebin_info(exe, "--json", str(good), str(tmp_path / "text.zebin"))
+    assert mixed.returncode == 1
+    assert len(mixed.stdout.splitlines()) == 1
+
+
+def test_usage_errors_exit_2(exe: Path) -> None:
+    assert run_zebin_info(exe).returncode == 2
+    assert run_zebin_info(exe, "--bogus", "x").returncode == 2
+    assert run_zebin_info(exe, "--kernel").returncode == 2
+    assert run_zebin_info(exe, "--help").returncode == 0
+
+
+def test_never_killed_by_a_signal(exe: Path, tmp_path: Path, zebin_corpus: Path,
+                                  files: List[Dict[str, Any]]) -> None:
+    data = (zebin_corpus / files[0]["file"]).read_bytes()
+    paths = []
+    for i, cut in enumerate(range(0, len(data), max(1, len(data) // 64))):
+        path = tmp_path / f"cut{i}.zebin"
+        path.write_bytes(data[:cut])
+        paths.append(str(path))
+    result = run_zebin_info(exe, *paths)
+    assert result.returncode == 1  # not negative: no signal
+    assert len(result.stderr.splitlines()) == len(paths)
