@@ -1,0 +1,144 @@
+"""Leaks and threads: memory stays flat over 100k launches and 10k
+load/unload cycles; 8 Python threads launching one kernel concurrently get
+exactly their own arguments in every recorded launch."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import tracemalloc
+
+import pytest
+
+import launcher_support as support
+
+support.setup_environment()
+_missing = support.missing_prerequisites()
+pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
+
+if _missing is None:
+    from xpu_static_launcher import launcher
+    from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+KERNEL = "triton_poi_fused_add_0"
+
+
+@pytest.fixture(scope="module")
+def add_zebin() -> str:
+    return str(support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False))
+
+
+@pytest.fixture(scope="module")
+def buffers():
+    made = [launcher.device_alloc(0, 4096) for _ in range(16)]
+    yield made
+    for address in made:
+        launcher.device_free(address)
+
+
+def _launch_many(function, codes, args, count, records) -> None:
+    launch = L._launch_kernel
+    for i in range(count):
+        launch(function, 4, 1, 1, 4, 0, codes, args, 0)
+        if i % 10000 == 9999:
+            records.clear()  # the driver keeps records; drop them
+
+
+def test_memory_flat_over_100k_launches(add_zebin, buffers):
+    records = support.DriverRecords()
+    function, _, _ = L._load_kernel(add_zebin, KERNEL, 0, 0)
+    tensor = support.FakeTensor(buffers[0])
+    codes = "OOiOO"
+    args = (tensor, buffers[1], 1000, None, None)
+    _launch_many(function, codes, args, 20000, records)  # warm up caches
+    gc.collect()
+    refs_before = (sys.getrefcount(function), sys.getrefcount(tensor),
+                   sys.getrefcount(codes), sys.getrefcount(args))
+    rss_before = support.rss_bytes()
+    tracemalloc.start()
+    snapshot_before = tracemalloc.take_snapshot()
+    _launch_many(function, codes, args, 100000, records)
+    snapshot_after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    gc.collect()
+    rss_growth = support.rss_bytes() - rss_before
+    python_growth = sum(stat.size_diff for stat in
+                        snapshot_after.compare_to(snapshot_before, "filename"))
+    refs_after = (sys.getrefcount(function), sys.getrefcount(tensor),
+                  sys.getrefcount(codes), sys.getrefcount(args))
+    assert refs_after == refs_before
+    # A leak of one pointer-sized object per launch would be 800 KB.
+    assert python_growth < 64 * 1024, python_growth
+    assert rss_growth < 512 * 1024, rss_growth
+    records.clear()
+
+
+def test_memory_flat_over_10k_load_unload_cycles(add_zebin):
+    def cycle(count: int) -> None:
+        for _ in range(count):
+            function, _, _ = L._load_kernel(add_zebin, KERNEL, 0, 0)
+            del function
+
+    cycle(1000)
+    gc.collect()
+    rss_before = support.rss_bytes()
+    tracemalloc.start()
+    snapshot_before = tracemalloc.take_snapshot()
+    cycle(10000)
+    snapshot_after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    gc.collect()
+    rss_growth = support.rss_bytes() - rss_before
+    python_growth = sum(stat.size_diff for stat in
+                        snapshot_after.compare_to(snapshot_before, "filename"))
+    # A leaked module (zebin bytes + parsed metadata) is kilobytes each:
+    # 10k of them would be tens of MB.
+    assert python_growth < 64 * 1024, python_growth
+    assert rss_growth < 1024 * 1024, rss_growth
+
+
+def test_eight_threads_launch_one_kernel_concurrently(add_zebin, buffers):
+    records = support.DriverRecords()
+    function, _, _ = L._load_kernel(add_zebin, KERNEL, 0, 0)
+    threads_count, per_thread = 8, 1500
+    errors = []
+    start = threading.Barrier(threads_count)
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+
+    def worker(thread_index: int) -> None:
+        try:
+            source = buffers[thread_index]
+            destination = buffers[8 + thread_index]
+            start.wait()
+            for i in range(per_thread):
+                L._launch_kernel(function, 1 + thread_index, 1, 1, 1 + (i % 4), 0, "OOiOO",
+                                 (source, destination, thread_index * 100000 + i, None, None), 0)
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    records.clear()
+    try:
+        workers = [threading.Thread(target=worker, args=(t,)) for t in range(threads_count)]
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch_interval)
+    assert not errors, errors
+    assert records.count() == threads_count * per_thread
+    seen = set()
+    for index in range(records.count()):
+        launch = records.launch(index)
+        value = int.from_bytes(launch["args"][2]["bytes"], "little")
+        thread_index, i = divmod(value, 100000)
+        # Every argument and the geometry belong to the same call.
+        assert launch["args"][0]["bytes"] == support.le_bytes(buffers[thread_index], 8)
+        assert launch["args"][1]["bytes"] == support.le_bytes(buffers[8 + thread_index], 8)
+        assert launch["group_count"] == (1 + thread_index, 1, 1)
+        assert launch["group_size"] == (16 * (1 + (i % 4)), 1, 1)
+        seen.add(value)
+    assert len(seen) == threads_count * per_thread
+    records.clear()
