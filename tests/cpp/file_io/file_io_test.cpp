@@ -164,14 +164,15 @@ TEST(FileIoWindows, ShortPathIsOnlyWidened) {
 
 TEST(FileIoWindows, LongPathIsNormalisedAndPrefixed) {
   const std::string segment(100, 'x');
-  const std::string path =
-      "C:/cache/" + segment + "/../" + segment + "/./" + segment + "/k.zebin";
+  const std::string path = "C:/cache/" + segment + "/../" + segment + "/./" +
+      segment + "//" + segment + "/k.zebin";
   Expected<std::wstring> wide = toWindowsPath(path);
   ASSERT_TRUE(wide.ok());
   const std::wstring wsegment(100, L'x');
   EXPECT_EQ(
       *wide,
-      L"\\\\?\\C:\\cache\\" + wsegment + L"\\" + wsegment + L"\\k.zebin");
+      L"\\\\?\\C:\\cache\\" + wsegment + L"\\" + wsegment + L"\\" + wsegment +
+          L"\\k.zebin");
 }
 
 TEST(FileIoWindows, LongUncPathGetsUncPrefix) {

@@ -265,9 +265,11 @@ TEST(LoaderWindows, LoaderInWorkingDirectoryIsNotLoaded) {
   ASSERT_TRUE(wide_dir.ok());
   ASSERT_TRUE(SetCurrentDirectoryW(wide_dir->c_str()));
 
-  HMODULE found_by_default_search = LoadLibraryW(L"xsl_cwd_only_loader.dll");
+  // loadApi first: once a module is loaded, any later load of the same bare
+  // name returns it whatever the search flags.
   Expected<std::unique_ptr<LoadedApi>> loaded =
       loadApi("xsl_cwd_only_loader.dll", false);
+  HMODULE found_by_default_search = LoadLibraryW(L"xsl_cwd_only_loader.dll");
   if (found_by_default_search != nullptr) {
     FreeLibrary(found_by_default_search);
   }
