@@ -1,0 +1,134 @@
+"""The real torch 2.13 Inductor class drives this module unchanged:
+StaticallyLaunchedXpuKernel is built from a stand-in CompiledKernel whose
+asm["zebin"] is a real ocloc-built zebin; it writes, loads and runs it
+through torch._C._StaticXpuLauncher, and the test driver sees the launch."""
+
+from __future__ import annotations
+
+import pickle
+from types import SimpleNamespace
+from typing import Dict, List
+
+import pytest
+
+import launcher_support as support
+
+support.setup_environment()
+_missing = support.missing_prerequisites()
+pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
+torch = pytest.importorskip("torch")
+
+if _missing is None:
+    from torch._inductor.runtime import static_triton_launcher as stl
+
+    from xpu_static_launcher import launcher
+    from xpu_static_launcher._launcher import StaticXpuLauncher
+
+KERNEL = "triton_poi_fused_add_0"
+ARG_NAMES = ["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"]
+NUM_WARPS = 4
+THREADS_PER_WARP = 16  # intel_reqd_sub_group_size(16) in the zebin
+
+
+class StandInCompiledKernel:
+    """What StaticallyLaunchedTritonKernel reads from triton's CompiledKernel
+    (checked against torch 2.13's static_triton_launcher.py)."""
+
+    # triton.knobs is absent without triton: the class hooks are read.
+    launch_enter_hook = None
+    launch_exit_hook = None
+
+    def __init__(self, zebin: bytes, with_scratch_fields: bool) -> None:
+        params = [SimpleNamespace(num=i, is_constexpr=(name == "XBLOCK"))
+                  for i, name in enumerate(ARG_NAMES)]
+        fn = SimpleNamespace(__name__=KERNEL, arg_names=ARG_NAMES, params=params)
+        signature: Dict[str, str] = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
+                                     "xnumel": "i32", "XBLOCK": "constexpr"}
+        self.src = SimpleNamespace(fn=fn, signature=signature, constants={"XBLOCK": 128})
+        self.asm = {"zebin": zebin, "spv": b""}
+        self.hash = "0123456789abcdef"
+        self._cubin_path = None
+        metadata = {"num_warps": NUM_WARPS, "num_ctas": 1, "shared": 0,
+                    "threads_per_warp": THREADS_PER_WARP}
+        if with_scratch_fields:
+            metadata.update(global_scratch_size=0, profile_scratch_size=0)
+        self.metadata = SimpleNamespace(**metadata)
+
+
+@pytest.fixture()
+def installed():
+    previous = getattr(torch._C, "_StaticXpuLauncher", None)
+    torch._C._StaticXpuLauncher = StaticXpuLauncher
+    yield
+    if previous is None:
+        del torch._C._StaticXpuLauncher
+    else:
+        torch._C._StaticXpuLauncher = previous
+
+
+@pytest.fixture(scope="module")
+def zebin_bytes() -> bytes:
+    # Triton's zebins carry no kernels_misc_info: compile without arg info.
+    return support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False).read_bytes()
+
+
+@pytest.fixture()
+def device_buffers():
+    made: List[int] = [launcher.device_alloc(0, 4096) for _ in range(2)]
+    yield made
+    for address in made:
+        launcher.device_free(address)
+
+
+@pytest.mark.parametrize("with_scratch_fields", [True, False])
+def test_inductor_writes_loads_and_runs_the_kernel(installed, zebin_bytes, device_buffers,
+                                                   tmp_path, with_scratch_fields):
+    compiled = StandInCompiledKernel(zebin_bytes, with_scratch_fields)
+    kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
+    assert type(kernel) is stl.StaticallyLaunchedXpuKernel
+    assert kernel.C_impl is StaticXpuLauncher
+    assert kernel.arg_tys == "OOi"  # XBLOCK (constexpr) filtered by Inductor
+    assert kernel.has_global_scratch is with_scratch_fields
+    assert kernel.has_profile_scratch is with_scratch_fields
+
+    path = kernel.reload_cubin_from_raw(str(tmp_path / "cache" / f"{KERNEL}.zebin"))
+    assert open(path, "rb").read() == zebin_bytes
+    # Before load the object is what FX graph / autotune caches pickle.
+    restored = pickle.loads(pickle.dumps(kernel))
+    assert restored.function is None and restored.cubin_raw == zebin_bytes
+
+    kernel.load_kernel(0)
+    assert kernel.n_regs == 128  # GRF count, as Triton-XPU reports it
+    assert kernel.n_spills == 0
+    assert kernel.cubin_path is None and kernel.cubin_raw is None
+
+    src, dst = device_buffers
+    records = support.DriverRecords()
+    records.clear()
+    grid_x = 5
+    kernel.run(grid_x, 1, 1, 0, support.FakeTensor(src), support.FakeTensor(dst), 1000)
+    assert records.count() == 1
+    launch = records.launch(0)
+    assert launch["kernel_name"] == KERNEL
+    assert launch["group_count"] == (grid_x, 1, 1)
+    assert launch["group_size"] == (NUM_WARPS * THREADS_PER_WARP, 1, 1)
+    assert [a["size"] for a in launch["args"]] == [8, 8, 4, 8, 8]
+    assert [a["bytes"] for a in launch["args"]] == [
+        support.le_bytes(src, 8), support.le_bytes(dst, 8), support.le_bytes(1000, 4),
+        bytes(8), bytes(8)]
+
+    kernel.close()
+    assert kernel.function is None
+
+
+def test_cpu_tensor_is_rejected_before_the_launch(installed, zebin_bytes, tmp_path):
+    compiled = StandInCompiledKernel(zebin_bytes, True)
+    kernel = stl.StaticallyLaunchedXpuKernel(compiled)
+    kernel.reload_cubin_from_raw(str(tmp_path / f"{KERNEL}.zebin"))
+    kernel.load_kernel(0)
+    records = support.DriverRecords()
+    records.clear()
+    cpu = torch.zeros(16)
+    with pytest.raises(ValueError, match="argument 0 .*not device memory"):
+        kernel.run(1, 1, 1, 0, cpu, cpu, 16)
+    assert records.count() == 0
