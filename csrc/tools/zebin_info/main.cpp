@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "tools/zebin_info/load_check.h"
 #include "tools/zebin_info/report.h"
 #include "zebin/zebin.h"
 
@@ -20,12 +21,18 @@ namespace {
 constexpr const char* kUsage =
     "usage: zebin-info [--json] [--kernel NAME] FILE...\n"
     "  --json         one JSON object per file (schema: docs/zebin.md)\n"
-    "  --kernel NAME  only this kernel; a file without it is an error\n";
+    "  --kernel NAME  only this kernel; a file without it is an error\n"
+    "  --load         also load each kernel through Level Zero and compare\n"
+    "                 driver properties with .ze_info (exit 1 on disagreement,\n"
+    "                 2 without a Level Zero driver; docs/level_zero.md)\n"
+    "  --device N     device index for --load (default 0)\n";
 
 struct Options {
   bool json = false;
   std::string kernel;
   std::vector<std::string> files;
+  bool load = false;
+  uint32_t device = 0;
   // Extra options (e.g. --load/--device) add fields here and a branch in
   // parseArguments(); per-file work goes into the hook in main().
 };
@@ -42,6 +49,17 @@ bool parseArguments(int argc, char** argv, Options& options) {
         return false;
       }
       options.kernel = argv[++i];
+    } else if (arg == "--load") {
+      options.load = true;
+    } else if (arg == "--device") {
+      char* end = nullptr;
+      const char* text = i + 1 < argc ? argv[++i] : "";
+      const unsigned long value = std::strtoul(text, &end, 10);
+      if (*text == '\0' || *end != '\0' || value > 0xffffu) {
+        std::cerr << "zebin-info: --device needs a device index\n" << kUsage;
+        return false;
+      }
+      options.device = static_cast<uint32_t>(value);
     } else if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       std::exit(0);
@@ -79,6 +97,15 @@ int main(int argc, char** argv) {
   if (!parseArguments(argc, argv, options)) {
     return 2;
   }
+  std::shared_ptr<xsl::level_zero::Context> context;
+  if (options.load) {
+    auto opened = xsl::tools::openLoadCheckDevice(options.device);
+    if (!opened) {
+      std::cerr << "zebin-info: --load: " << opened.error().message() << "\n";
+      return 2;
+    }
+    context = *opened;
+  }
   int exit_code = 0;
   for (const std::string& file : options.files) {
     xsl::Expected<std::string> bytes = readFile(file);
@@ -106,6 +133,11 @@ int main(int argc, char** argv) {
       xsl::tools::printZebinText(std::cout, file, *zebin, options.kernel);
     }
     // Hook: per-file actions of extra options (e.g. --load) go here.
+    if (context &&
+        !xsl::tools::runLoadCheck(
+            std::cout, file, *bytes, context, options.kernel, options.json)) {
+      exit_code = 1;
+    }
   }
   return exit_code;
 }
