@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""ocloc SPIR-V -> zebin: in-process (libocloc / ocloc64.dll through
+xsl_ocloc_capi) against a subprocess of the ocloc executable, same process,
+same kernels, same flags (default GRF, no retry).
+
+Each kernel is compiled --runs times per mode after one warm-up compile per
+mode (the first in-process call loads IGC, ~0.3 s); the figure is the sum of
+the per-kernel medians in-process divided by the same sum for the
+subprocess. Needs XSL_BUILD_DIR (default build/linux-gcc) with the
+xsl_ocloc_capi library and the SPIR-V corpus (xsl_zebin_corpus).
+
+Last line: `inprocess_vs_subprocess: <ratio>` (target <= 0.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from ocloc_support import (BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi, capi_library_path,  # noqa: E402
+                           corpus_spirv)
+
+KERNELS = ["add", "no_args", "many_args", "slm_reduce", "subgroup16"]
+
+
+def time_compile(compiler: OclocCapi, spirv: bytes, device: str) -> float:
+    start = time.perf_counter()
+    compiler.compile(spirv, device, retry_large_grf=False)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10, help="compiles per kernel and mode (>= 10)")
+    parser.add_argument("--device", default="pvc", help="ocloc -device")
+    parser.add_argument("--kernels", nargs="*", default=KERNELS, help="corpus SPIR-V names")
+    args = parser.parse_args()
+    if args.runs < 10:
+        parser.error("--runs must be at least 10")
+    library = capi_library_path()
+    if library is None:
+        print("xsl_ocloc_capi not built in XSL_BUILD_DIR", file=sys.stderr)
+        return 2
+    spirvs: Dict[str, bytes] = {}
+    for name in args.kernels:
+        spirv = corpus_spirv(name)
+        if spirv is None:
+            print(f"no {name}.spv in XSL_BUILD_DIR/corpus", file=sys.stderr)
+            return 2
+        spirvs[name] = spirv
+    in_process = OclocCapi(library, BACKEND_LIBRARY)
+    subprocess_ = OclocCapi(library, BACKEND_EXECUTABLE)
+    info = in_process.describe()
+    print(f"ocloc {info.get('version')} ({info.get('library')}), device {args.device}, {args.runs} runs")
+    start = time.perf_counter()
+    in_process.compile(next(iter(spirvs.values())), args.device, retry_large_grf=False)
+    print(f"first in-process compile (loads IGC): {time.perf_counter() - start:.3f} s")
+    subprocess_.compile(next(iter(spirvs.values())), args.device, retry_large_grf=False)
+    total_in = total_sub = 0.0
+    print(f"{'kernel':<12} {'in-process':>11} {'subprocess':>11} {'ratio':>6}")
+    for name, spirv in spirvs.items():
+        # Alternating runs, so changing machine load affects both modes alike.
+        times_in: List[float] = []
+        times_sub: List[float] = []
+        for _ in range(args.runs):
+            times_in.append(time_compile(in_process, spirv, args.device))
+            times_sub.append(time_compile(subprocess_, spirv, args.device))
+        med_in = statistics.median(times_in)
+        med_sub = statistics.median(times_sub)
+        total_in += med_in
+        total_sub += med_sub
+        print(f"{name:<12} {med_in * 1e3:9.1f}ms {med_sub * 1e3:9.1f}ms {med_in / med_sub:6.2f}")
+    in_process.close()
+    subprocess_.close()
+    print(f"inprocess_vs_subprocess: {total_in / total_sub:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
