@@ -3,6 +3,7 @@
 //
 //   read_zebin(data) -> dict     everything the reader knows, for tools/tests
 //   kernel_summary(data) -> list[(name, simd_size, grf_count, spill_bytes)]
+//       (reads only what it returns: per-argument lists are skipped)
 //
 // `data` is any bytes-like object. Bad input raises ValueError carrying the
 // reader's message.
@@ -96,8 +97,11 @@ bool append(PyObject* list, PyObject* value) {
   return status == 0;
 }
 
-PyObject* readOrRaise(std::string_view bytes, xsl::Expected<Zebin>& out) {
-  out = xsl::zebin::readZebin(bytes);
+PyObject* readOrRaise(
+    std::string_view bytes,
+    xsl::Expected<Zebin>& out,
+    xsl::zebin::ZeInfoDetail detail = xsl::zebin::ZeInfoDetail::kFull) {
+  out = xsl::zebin::readZebin(bytes, detail);
   if (!out) {
     PyErr_SetString(PyExc_ValueError, out.error().message().c_str());
     return nullptr;
@@ -305,7 +309,9 @@ PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
     return nullptr;
   }
   xsl::Expected<Zebin> zebin = xsl::Error("");
-  if (readOrRaise(data.bytes(), zebin) == nullptr) {
+  if (readOrRaise(
+          data.bytes(), zebin, xsl::zebin::ZeInfoDetail::kExecutionOnly) ==
+      nullptr) {
     return nullptr;
   }
   const auto& kernels = zebin->ze_info.kernels;

@@ -1,5 +1,6 @@
 #include "zebin/yaml.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -85,7 +86,8 @@ bool isSequenceItem(std::string_view text) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  Parser(std::string_view text, const std::vector<std::string_view>& skip_keys)
+      : text_(text), skip_keys_(skip_keys) {}
 
   Expected<Document> run() {
     Status split = splitLines();
@@ -125,6 +127,8 @@ class Parser {
     size_t number = 0;
     bool in_document = false;
     bool seen_content = false;
+    bool skipping = false;
+    size_t skip_indent = 0;
     while (start <= text_.size()) {
       size_t end = text_.find('\n', start);
       if (end == std::string_view::npos) {
@@ -138,6 +142,19 @@ class Parser {
         ++indent;
       }
       std::string_view rest = raw.substr(indent);
+      if (skipping) {
+        // Inside a skipped block: only find where it ends (a content line
+        // at or left of the key, other than a same-column list item).
+        if (rest.empty() || rest[0] == '#' || rest[0] == '\r' ||
+            indent > skip_indent ||
+            (indent == skip_indent && isSequenceItem(rest))) {
+          if (end == text_.size()) {
+            break;
+          }
+          continue;
+        }
+        skipping = false;
+      }
       std::string_view content = trimRight(stripComment(rest));
       if (trimLeft(content).empty()) {
         if (end == text_.size()) {
@@ -166,6 +183,16 @@ class Parser {
         continue; // %YAML directive
       }
       seen_content = true;
+      if (!skip_keys_.empty() && content.back() == ':' &&
+          std::find(
+              skip_keys_.begin(),
+              skip_keys_.end(),
+              trimRight(content.substr(0, content.size() - 1))) !=
+              skip_keys_.end()) {
+        skipping = true;
+        skip_indent = indent;
+        continue;
+      }
       Line line;
       line.number = number;
       line.indent = indent;
@@ -598,6 +625,7 @@ class Parser {
   }
 
   std::string_view text_;
+  const std::vector<std::string_view>& skip_keys_;
   std::vector<Line> lines_;
   size_t pos_ = 0;
   Document doc_;
@@ -613,8 +641,10 @@ size_t Document::find(size_t index, std::string_view key) const {
   return kNoNode;
 }
 
-Expected<Document> parse(std::string_view text) {
-  return Parser(text).run();
+Expected<Document> parse(
+    std::string_view text,
+    const std::vector<std::string_view>& skip_keys) {
+  return Parser(text, skip_keys).run();
 }
 
 Expected<int64_t> toInt(const Node& node) {

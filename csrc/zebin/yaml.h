@@ -68,8 +68,13 @@ class Document {
   std::deque<std::string> owned_; // unescaped quoted scalars
 };
 
-// Parses `text`. Errors name the line ("line 12: ...").
-Expected<Document> parse(std::string_view text);
+// Parses `text`. Errors name the line ("line 12: ..."). A block value of
+// a key in `skip_keys` ("key:" followed by an indented block or list) is
+// skipped unparsed and the key left out: a fast path for callers that need
+// only part of a large document.
+Expected<Document> parse(
+    std::string_view text,
+    const std::vector<std::string_view>& skip_keys = {});
 
 // Scalar conversions with YAML 1.2 core-schema spelling (decimal, 0x hex,
 // 0o octal; true/false). Errors say what was expected.

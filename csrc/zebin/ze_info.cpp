@@ -710,8 +710,16 @@ class ZeInfoBuilder {
 
 } // namespace
 
-Expected<ZeInfo> parseZeInfo(std::string_view text) {
-  Expected<Document> doc = yaml::parse(text);
+Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
+  static const std::vector<std::string_view> kArgumentKeys = {
+      "payload_arguments",
+      "per_thread_payload_arguments",
+      "binding_table_indices",
+      "kernels_misc_info",
+      "inline_samplers"};
+  static const std::vector<std::string_view> kNoKeys;
+  Expected<Document> doc = yaml::parse(
+      text, detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys);
   if (!doc) {
     return doc.error();
   }

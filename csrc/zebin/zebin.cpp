@@ -50,7 +50,7 @@ std::string ZeInfo::kernelNames() const {
   return names;
 }
 
-Expected<Zebin> readZebin(std::string_view bytes) {
+Expected<Zebin> readZebin(std::string_view bytes, ZeInfoDetail detail) {
   Expected<ElfView> elf = readElf(bytes);
   if (!elf) {
     return elf.error();
@@ -79,7 +79,7 @@ Expected<Zebin> readZebin(std::string_view bytes) {
       sizeof(offset),
       "0x%llx",
       static_cast<unsigned long long>(ze_info->file_offset));
-  Expected<ZeInfo> info = parseZeInfo(ze_info->data);
+  Expected<ZeInfo> info = parseZeInfo(ze_info->data, detail);
   if (!info) {
     return info.error().withContext(
         std::string(".ze_info (at file offset ") + offset + ")");

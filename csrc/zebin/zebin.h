@@ -193,8 +193,20 @@ struct ZeInfo {
   std::string kernelNames() const;
 };
 
+// How much of `.ze_info` to read.
+enum class ZeInfoDetail {
+  kFull,
+  // Kernel names, execution_env, user_attributes and memory buffers only:
+  // payload_arguments, kernels_misc_info and other per-argument lists are
+  // skipped unparsed (so not validated) and user_arguments stay empty.
+  // Enough for spill/GRF/SIMD/threads-per-warp at a fraction of the cost.
+  kExecutionOnly,
+};
+
 // Parses `.ze_info` YAML text (the subset IGC writes).
-Expected<ZeInfo> parseZeInfo(std::string_view yaml);
+Expected<ZeInfo> parseZeInfo(
+    std::string_view yaml,
+    ZeInfoDetail detail = ZeInfoDetail::kFull);
 
 struct Zebin {
   ElfView elf;
@@ -206,7 +218,9 @@ struct Zebin {
 };
 
 // readElf + parseZeInfo + consistency checks (each kernel has .text.<name>).
-Expected<Zebin> readZebin(std::string_view bytes);
+Expected<Zebin> readZebin(
+    std::string_view bytes,
+    ZeInfoDetail detail = ZeInfoDetail::kFull);
 
 } // namespace zebin
 } // namespace xsl

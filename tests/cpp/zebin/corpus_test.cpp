@@ -79,6 +79,30 @@ TEST_F(CorpusTest, EveryKernelMatchesItsSource) {
   }
 }
 
+TEST_F(CorpusTest, ExecutionOnlyDetailAgreesWithFullRead) {
+  for (const CorpusEntry& entry : entries_) {
+    SCOPED_TRACE(entry["file"]);
+    const std::string bytes =
+        testing::readBinaryFile(testing::corpusDir() + "/" + entry["file"]);
+    Expected<Zebin> full = readZebin(bytes);
+    Expected<Zebin> fast = readZebin(bytes, ZeInfoDetail::kExecutionOnly);
+    ASSERT_TRUE(full.ok() && fast.ok());
+    ASSERT_EQ(full->ze_info.kernels.size(), fast->ze_info.kernels.size());
+    for (size_t i = 0; i < full->ze_info.kernels.size(); ++i) {
+      const KernelInfo& a = full->ze_info.kernels[i];
+      const KernelInfo& b = fast->ze_info.kernels[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.execution_env.simd_size, b.execution_env.simd_size);
+      EXPECT_EQ(a.execution_env.grf_count, b.execution_env.grf_count);
+      EXPECT_EQ(a.spill_bytes, b.spill_bytes);
+      EXPECT_EQ(a.private_bytes, b.private_bytes);
+      EXPECT_EQ(a.threads_per_warp, b.threads_per_warp);
+      EXPECT_TRUE(b.payload_arguments.empty());
+      EXPECT_TRUE(b.user_arguments.empty());
+    }
+  }
+}
+
 TEST_F(CorpusTest, ElfLayerHasKernelSymbolsAndIntelGtNotes) {
   std::set<std::string> seen;
   for (const CorpusEntry& entry : entries_) {
@@ -139,10 +163,12 @@ TEST_F(CorpusTest, LargeGrfBuildsReport256AndSpillLess) {
     // pvc spills at 128 GRF and not (as much) at 256; dg2's allocator gets
     // the same scratch either way.
     if (entry["device"] == "pvc") {
-      EXPECT_LT(l.spill_bytes + l.private_bytes, s.spill_bytes + s.private_bytes)
+      EXPECT_LT(
+          l.spill_bytes + l.private_bytes, s.spill_bytes + s.private_bytes)
           << entry["file"];
     } else {
-      EXPECT_LE(l.spill_bytes + l.private_bytes, s.spill_bytes + s.private_bytes)
+      EXPECT_LE(
+          l.spill_bytes + l.private_bytes, s.spill_bytes + s.private_bytes)
           << entry["file"];
     }
     ++pairs;

@@ -118,6 +118,31 @@ TEST(Yaml, RejectsWhatItDoesNotSupport) {
   EXPECT_HAS(parseError("a:\n  - 1\n  b: 2\n"), "line 3");
 }
 
+TEST(Yaml, SkipKeysLeavesTheirBlocksOut) {
+  const std::string text =
+      "a:\n"
+      "  skip:\n"
+      "    - x: 1\n"
+      "\n"
+      "# a comment in column 1 does not end the block\n"
+      "      deeper: [1, 2\n" // not even valid: never parsed
+      "    - y: 2\n"
+      "  keep: 3\n"
+      "skip:\n"
+      "- 1\n"
+      "- 2\n"
+      "b: 4\n";
+  Expected<Document> doc = yaml::parse(text, {"skip"});
+  ASSERT_TRUE(doc.ok()) << doc.error().message();
+  const size_t a = doc->find(0, "a");
+  EXPECT_EQ(doc->find(a, "skip"), kNoNode);
+  EXPECT_EQ(doc->node(doc->find(a, "keep")).text, "3");
+  EXPECT_EQ(doc->find(0, "skip"), kNoNode);
+  EXPECT_EQ(doc->node(doc->find(0, "b")).text, "4");
+  EXPECT_EQ(doc->node(doc->find(0, "b")).line, 12u);
+  EXPECT_FALSE(yaml::parse(text).ok()); // the full parse sees the bad line
+}
+
 TEST(Yaml, DeepNestingIsAnErrorNotAStackOverflow) {
   std::string block;
   for (size_t depth = 0; depth < 2000; ++depth) {
