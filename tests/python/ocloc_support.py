@@ -148,3 +148,43 @@ def ze_info(data: bytes) -> bytes:
 
 def python_exe() -> str:
     return sys.executable
+
+
+# conftest.py for running the Triton-XPU patch's own tests outside a Triton
+# build: stand-ins for the compiled and heavy parts of `triton`, while
+# `triton.backends.intel` is the patched third_party/intel/backend folder.
+TRITON_STUB_CONFTEST = '''
+import os
+import sys
+import types
+from unittest import mock
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def module(name, package_path=None, **attrs):
+    mod = types.ModuleType(name)
+    mod.__dict__.update(attrs)
+    if package_path is not None:
+        mod.__path__ = package_path
+    sys.modules[name] = mod
+    return mod
+
+
+TritonError = type("TritonError", (Exception, ), {})
+module("triton", [], knobs=mock.MagicMock())
+module("triton.errors", TritonError=TritonError)
+module("triton.runtime", [])
+module("triton.runtime.errors", TritonError=TritonError, IntelGPUError=type("IntelGPUError", (TritonError, ), {}),
+       OutOfResources=type("OutOfResources", (TritonError, ), {}))
+module("triton._C", [])
+module("triton._C.libtriton", ir=mock.MagicMock(), passes=mock.MagicMock(), llvm=mock.MagicMock(),
+       intel=mock.MagicMock())
+module("triton.backends", [])
+module("triton.backends.compiler", BaseBackend=type("BaseBackend", (), {}), GPUTarget=mock.MagicMock(),
+       Language=mock.MagicMock())
+module("triton.backends.intel", [os.path.join(ROOT, "third_party", "intel", "backend")])
+module("triton.backends.intel.driver", compile_module_from_src=mock.MagicMock(), is_lts=mock.MagicMock())
+module("triton.backends.intel.track", track=mock.MagicMock())
+module("triton.backends.intel.extension_utils", query_device_extensions=mock.MagicMock())
+'''
