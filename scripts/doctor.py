@@ -148,6 +148,7 @@ class Probes:
             spec = importlib.util.spec_from_file_location("xsl_ocloc_discovery", module_path)
             if spec and spec.loader:
                 module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module  # dataclasses look their module up
                 try:
                     spec.loader.exec_module(module)
                     found = module.find_ocloc(self.env)
@@ -204,6 +205,8 @@ def _report_from_discovery(found: Any) -> OclocReport:
         return OclocReport(None, None, None, [])
     tried = list(getattr(found, "tried", []) or [])
     path = getattr(found, "path", None)
+    if getattr(found, "found", True) is False:
+        path = None
     return OclocReport(
         str(path) if path else None,
         getattr(found, "version", None),
@@ -289,7 +292,21 @@ def check_ocloc(probes: Probes) -> list[Finding]:
     report = probes.find_ocloc()
     if report.path:
         version = f", version {report.version}" if report.version else ""
-        return [Finding("ocloc", OK, f"ocloc found: {report.path} (from {report.source}{version})", data=dataclasses.asdict(report))]
+        if (report.source or "").lower() == "path":
+            return [Finding("ocloc", OK, f"ocloc found: {report.path} (from {report.source}{version})", data=dataclasses.asdict(report))]
+        folder = report.path.rsplit("\\" if probes.windows else "/", 1)[0]
+        fix = f"set PATH={folder};%PATH%" if probes.windows else f'export PATH="{folder}:$PATH"'
+        return [
+            Finding(
+                "ocloc",
+                WARNING,
+                f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
+                "Triton-XPU runs `ocloc` by its bare name and Inductor (patch 0003) asks shutil.which(\"ocloc\"): "
+                "both only look on PATH, so kernels stay SPIR-V.",
+                fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
+                data=dataclasses.asdict(report),
+            )
+        ]
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
     if probes.windows:
         fix = (

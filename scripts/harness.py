@@ -578,6 +578,10 @@ def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
                 log.write(line)
             if not result.ok:
                 raise StepFailed("the patchset does not apply to the fixture tree; see the log")
+    manifest = patchset.Manifest.load(REPO / "patches" / "pytorch")
+    committed = (REPO / "patches" / "pytorch" / manifest.patch_file).read_text(encoding="utf-8")
+    if committed != patchset.regen_text(REPO, manifest):
+        return Outcome(WARN, f"{manifest.patch_file} is stale against csrc/: run python3 scripts/patchset.py regen")
     return Outcome(OK, f"{len(series)} patches apply, re-apply as no-op, reverse (fixture + {utils})")
 
 

@@ -71,13 +71,29 @@ def test_ocloc_found_on_path_is_ok():
     assert finding.severity == doctor.OK and r"C:\tools\ocloc.exe" in finding.title
 
 
+def test_ocloc_off_path_is_a_warning_with_the_folder_to_add():
+    report = doctor.OclocReport(r"C:\oneAPI\ocloc\latest\bin\ocloc.exe", "25.05", "oneAPI", [])
+    [finding] = doctor.check_ocloc(FakeProbes(ocloc=report))
+    assert finding.severity == doctor.WARNING and "not on PATH" in finding.title
+    assert finding.fix.startswith(r"set PATH=C:\oneAPI\ocloc\latest\bin;%PATH%")
+
+
+def test_real_discovery_module_is_loaded():
+    probes = doctor.Probes(env={"PATH": "/nonexistent-xsl"})
+    report = probes.find_ocloc()
+    assert not any("ocloc_discovery.py failed" in t for t in report.tried)
+    assert any("/nonexistent-xsl" in t for t in report.tried)
+
+
 def test_ocloc_discovery_module_result_is_used():
     report = doctor._report_from_discovery(
-        type("Found", (), {"path": "/x/ocloc", "version": "24.35", "source": "wheel", "tried": ["/a", "/x/ocloc"]})()
+        type("Found", (), {"path": "/x/ocloc", "version": "24.35", "source": "PATH", "tried": ["/a", "/x/ocloc"]})()
     )
     probes = FakeProbes(ocloc=report)
     [finding] = doctor.check_ocloc(probes)
-    assert finding.severity == doctor.OK and "from wheel, version 24.35" in finding.title
+    assert finding.severity == doctor.OK and "from PATH, version 24.35" in finding.title
+    missing = doctor._report_from_discovery(type("Missing", (), {"path": None, "found": False, "tried": ["/a"]})())
+    assert missing.path is None and missing.tried == ["/a"]
 
 
 @pytest.mark.parametrize(
