@@ -3,15 +3,21 @@
 // success, 1 if any file is bad (one line on stderr naming file and problem),
 // 2 on a usage error.
 
+#include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#ifdef _WIN32
+#include <windows.h>
+
+#include <shellapi.h>
+#endif
+
 #include "common/expected.h"
+#include "file_io/file_io.h"
 #include "tools/zebin_info/load_check.h"
 #include "tools/zebin_info/report.h"
 #include "zebin/zebin.h"
@@ -37,10 +43,38 @@ struct Options {
   // parseArguments(); per-file work goes into the hook in main().
 };
 
+// The command line as UTF-8: on Windows from the wide command line (argv is
+// in the ANSI code page there, which cannot hold every file name).
+std::vector<std::string> utf8Arguments(int argc, char** argv) {
+  std::vector<std::string> args;
+#ifdef _WIN32
+  int count = 0;
+  LPWSTR* wide = CommandLineToArgvW(GetCommandLineW(), &count);
+  if (wide != nullptr) {
+    for (int i = 0; i < count; ++i) {
+      const int size = WideCharToMultiByte(
+          CP_UTF8, 0, wide[i], -1, nullptr, 0, nullptr, nullptr);
+      std::string arg(size > 0 ? static_cast<size_t>(size) : 1u, '\0');
+      WideCharToMultiByte(
+          CP_UTF8, 0, wide[i], -1, &arg[0], size, nullptr, nullptr);
+      arg.resize(arg.size() - 1); // drop the terminating NUL
+      args.push_back(arg);
+    }
+    LocalFree(wide);
+    return args;
+  }
+#endif
+  for (int i = 0; i < argc; ++i) {
+    args.emplace_back(argv[i]);
+  }
+  return args;
+}
+
 // Returns false on a usage error (message already printed).
-bool parseArguments(int argc, char** argv, Options& options) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+bool parseArguments(const std::vector<std::string>& argv, Options& options) {
+  const size_t argc = argv.size();
+  for (size_t i = 1; i < argc; ++i) {
+    const std::string& arg = argv[i];
     if (arg == "--json") {
       options.json = true;
     } else if (arg == "--kernel") {
@@ -53,7 +87,7 @@ bool parseArguments(int argc, char** argv, Options& options) {
       options.load = true;
     } else if (arg == "--device") {
       char* end = nullptr;
-      const char* text = i + 1 < argc ? argv[++i] : "";
+      const char* text = i + 1 < argc ? argv[++i].c_str() : "";
       const unsigned long value = std::strtoul(text, &end, 10);
       if (*text == '\0' || *end != '\0' || value > 0xffffu) {
         std::cerr << "zebin-info: --device needs a device index\n" << kUsage;
@@ -77,24 +111,11 @@ bool parseArguments(int argc, char** argv, Options& options) {
   return true;
 }
 
-xsl::Expected<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return xsl::Error("cannot open the file (check the path)");
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    return xsl::Error("read error");
-  }
-  return buffer.str();
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
   Options options;
-  if (!parseArguments(argc, argv, options)) {
+  if (!parseArguments(utf8Arguments(argc, argv), options)) {
     return 2;
   }
   std::shared_ptr<xsl::level_zero::Context> context;
@@ -108,9 +129,10 @@ int main(int argc, char** argv) {
   }
   int exit_code = 0;
   for (const std::string& file : options.files) {
-    xsl::Expected<std::string> bytes = readFile(file);
+    // UTF-8 and long paths on Windows; the message names the file.
+    xsl::Expected<std::string> bytes = xsl::file_io::readFileBytes(file);
     if (!bytes) {
-      std::cerr << file << ": " << bytes.error().message() << "\n";
+      std::cerr << bytes.error().message() << "\n";
       exit_code = 1;
       continue;
     }

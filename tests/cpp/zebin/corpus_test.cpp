@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ class CorpusTest : public ::testing::Test {
   void SetUp() override {
     entries_ = testing::readCorpusManifest();
     if (entries_.empty()) {
+      const char* required = std::getenv("XSL_ZEBIN_CORPUS_REQUIRED");
+      if (required != nullptr && std::string(required) == "1") {
+        FAIL() << "no corpus manifest at '" << testing::corpusDir()
+               << "' although the build has target xsl_zebin_corpus";
+      }
       GTEST_SKIP() << "no corpus at '" << testing::corpusDir()
                    << "' (ocloc missing?): build target xsl_zebin_corpus";
     }
