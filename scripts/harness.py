@@ -715,7 +715,9 @@ sys.exit(1 if problems else 0)
 
 
 def step_test(ctx: Context, log: StepLog) -> Outcome:
-    env = dict(ctx.probes.env)
+    # A source-built torch needs the oneAPI runtime (sycl*.dll) and ocloc on
+    # PATH at run time too: use the captured build environment.
+    env = build_environment(ctx)
     what, pip_args = triton_requirement(ctx.src)
     log.write(f"Triton-XPU: {what}")
     _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "--no-deps", *pip_args], f"installing {what}", env=env)

@@ -236,3 +236,70 @@ def test_verify_script_checks_for_silent_fallback():
     compile(script, "verify_static_launch.py", "exec")
     for needle in ("_StaticXpuLauncher", "StaticTritonCompileResult", "TritonCompileResult", "strict_static_triton_launcher", 'device="xpu"'):
         assert needle in script
+
+
+class RecordingRunner:
+    def __init__(self, fail_on=()):
+        self.calls = []
+        self.fail_on = fail_on
+
+    def __call__(self, argv, log, cwd=None, env=None, timeout=None):
+        self.calls.append((list(argv), cwd, dict(env) if env is not None else None))
+        log.write("$ " + " ".join(map(str, argv)))
+        return 1 if any(marker in " ".join(map(str, argv)) for marker in self.fail_on) else 0
+
+
+def windows_ctx(tmp_path):
+    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32"))
+    ctx.env = {"Path": r"C:\oneAPI\compiler\bin;C:\oneAPI\ocloc\bin"}
+    ctx.src.mkdir(parents=True)
+    (ctx.src / ".ci/docker").mkdir(parents=True)
+    (ctx.src / ".ci/docker/triton_xpu_version.txt").write_text("3.5.0\n")
+    return ctx
+
+
+def test_build_step_runs_pip_editable_with_xpu_env(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    runner = RecordingRunner()
+    monkeypatch.setattr(harness, "run_logged", runner)
+    log = harness.StepLog(tmp_path / "build.log", lambda line: None)
+    assert harness.step_build(ctx, log).status == harness.OK
+    argv, cwd, env = runner.calls[-1]
+    assert argv[1:] == ["-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."] and cwd == ctx.src
+    assert env["USE_XPU"] == "1" and env["TORCH_XPU_ARCH_LIST"] == "bmg" and env["Path"].startswith(r"C:\oneAPI")
+
+
+def test_test_step_installs_pinned_triton_runs_both_tests_and_verifies(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    runner = RecordingRunner()
+    monkeypatch.setattr(harness, "run_logged", runner)
+    log = harness.StepLog(tmp_path / "test.log", lambda line: None)
+    outcome = harness.step_test(ctx, log)
+    assert outcome.status == harness.OK
+    commands = [" ".join(map(str, argv)) for argv, _, _ in runner.calls]
+    assert any("pytorch-triton-xpu==3.5.0 --index-url https://download.pytorch.org/whl/xpu" in c for c in commands)
+    assert any("test/inductor/test_static_triton_launcher.py" in c and "--junitxml=" in c for c in commands)
+    assert any("test_codecache.py -k test_autotune_cache_warm_start" in c for c in commands)
+    assert commands[-1].endswith("verify_static_launch.py")
+    assert (ctx.work / "verify_static_launch.py").read_text() == harness.VERIFY_SCRIPT
+    # The oneAPI runtime must be on PATH for the tests too.
+    assert all(env and env.get("Path", "").startswith(r"C:\oneAPI") for _, _, env in runner.calls)
+
+
+def test_test_step_names_what_failed(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    monkeypatch.setattr(harness, "run_logged", RecordingRunner(fail_on=("test_codecache", "verify_static")))
+    log = harness.StepLog(tmp_path / "test.log", lambda line: None)
+    with pytest.raises(harness.StepFailed, match="autotune_cache_warm_start, static-launch verification"):
+        harness.step_test(ctx, log)
+
+
+def test_checkout_clones_shallow_with_submodules_and_long_paths(tmp_path, monkeypatch):
+    ctx = make_ctx(tmp_path)
+    runner = RecordingRunner()
+    monkeypatch.setattr(harness, "run_logged", runner)
+    log = harness.StepLog(tmp_path / "checkout.log", lambda line: None)
+    harness.step_checkout(ctx, log)
+    clone = " ".join(runner.calls[0][0])
+    assert clone.startswith("git -c core.longpaths=true clone --depth 1 --branch v2.13.0 --recurse-submodules")
+    assert "submodule update --init --recursive" in " ".join(runner.calls[1][0])
