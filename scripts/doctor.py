@@ -122,9 +122,11 @@ class Probes:
     def is_file(self, path: str) -> bool:
         return os.path.isfile(path)
 
-    def run(self, argv: Sequence[str], timeout: float = 120) -> tuple[int, str, str]:
+    def run(self, argv: Sequence[str] | str, timeout: float = 120) -> tuple[int, str, str]:
+        """A string is passed to the OS verbatim (cmd.exe quoting); a list is quoted."""
+        command = argv if isinstance(argv, str) else list(argv)
         try:
-            proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, env=self.env)
+            proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=self.env)
         except (OSError, subprocess.TimeoutExpired) as err:
             return (127, "", str(err))
         return (proc.returncode, proc.stdout, proc.stderr)
@@ -251,8 +253,14 @@ try:
         info["torch_requires"] = [r for r in (md.requires("torch") or []) if "triton" in r.lower()]
     except md.PackageNotFoundError:
         info["torch_requires"] = []
-    import torch
+    import os, torch
     info["torch"] = torch.__version__
+    # A source build (pip install -e .) has no Triton pin in its metadata;
+    # its checkout names the Triton-XPU release it was tested with.
+    pin_file = os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), ".ci", "docker", "triton_xpu_version.txt")
+    if os.path.isfile(pin_file):
+        with open(pin_file) as f:
+            info["source_pin"] = "pytorch-triton-xpu==" + f.read().strip()
     info["xpu_compiled"] = bool(torch.xpu._is_compiled())
     info["static_launcher"] = hasattr(torch._C, "_StaticXpuLauncher")
     import torch._inductor.utils as u
@@ -410,7 +418,7 @@ def check_triton(info: Mapping[str, Any]) -> list[Finding]:
     if "torch_import_error" in info:
         return []
     dists: dict[str, str] = dict(info.get("dists", {}))
-    required = _required_triton(info.get("torch_requires", []))
+    required = _required_triton(list(info.get("torch_requires", [])) + ([info["source_pin"]] if info.get("source_pin") else []))
     rows = [("torch", str(info.get("torch", "?")))]
     rows.append(("required by torch", f"{required[0]}=={required[1]}" if required else "(no pin in torch metadata)"))
     rows += [(f"installed {name}", version) for name, version in sorted(dists.items())]

@@ -376,7 +376,9 @@ def parse_set_output(text: str) -> dict[str, str]:
 def capture_build_env(probes: Any, scripts: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Runs `cmd /c "call A args && call B && echo XSL-ENV-BEGIN && set"`."""
     chain = " && ".join(f'call "{path}"{(" " + args) if args else ""}' for path, args in scripts)
-    rc, out, err = probes.run(["cmd", "/d", "/s", "/c", f"{chain} && echo XSL-ENV-BEGIN && set"], timeout=300)
+    # One verbatim command line: list2cmdline would escape the inner quotes as
+    # \" which cmd.exe does not understand. /s strips only the outer quotes.
+    rc, out, err = probes.run(f'cmd /d /s /c "{chain} && echo XSL-ENV-BEGIN && set"', timeout=300)
     env = parse_set_output(out)
     if rc != 0 or "PATH" not in {k.upper() for k in env}:
         raise StepFailed(f"capturing the build environment failed (exit {rc}): {err.strip()[-300:] or out.strip()[-300:]}")

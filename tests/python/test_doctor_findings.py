@@ -150,6 +150,12 @@ def test_triton_mismatch_shows_a_version_table_and_attrs_descriptor():
     assert "pip uninstall -y pytorch-triton-xpu triton && pip install pytorch-triton-xpu==3.5.0" in findings[0].fix
 
 
+def test_source_build_uses_the_checkout_pin():
+    info = {"torch": "2.13.0a0+git", "xpu_compiled": True, "dists": {"pytorch-triton-xpu": "3.4.0"}, "torch_requires": [], "source_pin": "pytorch-triton-xpu==3.5.0", "triton": "3.4.0"}
+    [finding] = doctor.check_triton(info)
+    assert finding.severity == doctor.ERROR and "needs pytorch-triton-xpu==3.5.0" in finding.title
+
+
 def test_triton_matching_is_ok():
     info = {
         "torch": "2.13.0+xpu",

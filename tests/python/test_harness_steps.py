@@ -26,9 +26,10 @@ class FakeProbes(doctor.Probes):
         return path in self.files
 
     def run(self, argv, timeout=120):
-        self.commands.append(list(argv))
+        self.commands.append(argv if isinstance(argv, str) else list(argv))
+        text = argv if isinstance(argv, str) else " ".join(argv)
         for key, response in self.responses.items():
-            if key in " ".join(argv):
+            if key in text:
                 return response
         return (1, "", "not faked")
 
@@ -179,9 +180,11 @@ def test_build_env_is_captured_from_cmd_set_output():
     env = harness.capture_build_env(probes, [(r"C:\VS\vcvarsall.bat", "x64"), (r"C:\oneAPI\compiler\latest\env\vars.bat", "")])
     assert env["INCLUDE"] == "C:\\VS\\include" and env["ONEAPI_ROOT"] == "C:\\oneAPI"
     assert "banner from vcvars" not in env
-    command = probes.commands[0][-1]
-    assert command.startswith('call "C:\\VS\\vcvarsall.bat" x64 && call "C:\\oneAPI\\compiler\\latest\\env\\vars.bat"')
-    assert command.endswith("&& echo XSL-ENV-BEGIN && set")
+    command = "".join(probes.commands[0])  # a verbatim string, not an argv list
+    assert command == (
+        'cmd /d /s /c "call "C:\\VS\\vcvarsall.bat" x64 && call "C:\\oneAPI\\compiler\\latest\\env\\vars.bat"'
+        ' && echo XSL-ENV-BEGIN && set"'
+    )
     with pytest.raises(harness.StepFailed, match="capturing the build environment failed"):
         harness.capture_build_env(FakeProbes(platform="win32"), [(r"C:\x.bat", "")])
 
