@@ -233,6 +233,15 @@ def test_export_gives_a_series_git_apply_accepts(tmp_path, series):
     assert snapshot(pristine) == snapshot(root)
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_hand_written_patches_are_plain_git_patches(tmp_path, series):
+    root = make_checkout(tmp_path)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name in ("0001", "0003", "0004"):
+        path = next(PATCH_DIR.glob(f"{name}-*.patch"))
+        subprocess.run(["git", "-C", str(root), "apply", "--check", str(path)], check=True)
+
+
 def test_utils_patch_applies_to_torch_2_14_1():
     utils = wheel_2141_utils()
     if utils is None:
