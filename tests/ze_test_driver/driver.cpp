@@ -711,8 +711,11 @@ ze_result_t ZE_APICALL zeKernelSetArgumentValue(
       }
       break;
     case zebin::UserArgumentKind::kByValue:
-      if (size != arg.size || value == nullptr) {
+      if (size != arg.size) {
         return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      }
+      if (value == nullptr) {
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
       }
       break;
     default:

@@ -4,6 +4,8 @@
 // running process: on Linux the library named by ZE_ENABLE_ALT_DRIVERS (the
 // loader has loaded it already), on Windows the stand-in ze_loader.dll.
 // Header-only so any test target can use it with just this include path.
+// On Windows, installStandinLoader() first puts the stand-in ze_loader.dll
+// where the loader code looks for it.
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +23,85 @@
 
 namespace xsl {
 namespace test_driver {
+
+#ifdef _WIN32
+// Puts the stand-in ze_loader.dll (this driver built for Windows) into
+// System32 of the running (wine) prefix, the only place the project's loader
+// code looks. `standin_path` is UTF-8 (a Linux path from ctest gets "Z:"
+// prepended). Skipped when an identical copy is there; otherwise copied to a
+// temporary name and renamed over, so a copy another process has mapped is
+// never rewritten in place. Call before the first Level Zero use.
+inline Status installStandinLoader(std::string standin_path) {
+  if (!standin_path.empty() && standin_path[0] == '/') {
+    standin_path = "Z:" + standin_path;
+  }
+  const int length = MultiByteToWideChar(
+      CP_UTF8,
+      0,
+      standin_path.data(),
+      static_cast<int>(standin_path.size()),
+      nullptr,
+      0);
+  if (length <= 0) {
+    return Error("stand-in loader path is not valid UTF-8: " + standin_path);
+  }
+  std::wstring source(static_cast<size_t>(length), L'\0');
+  MultiByteToWideChar(
+      CP_UTF8,
+      0,
+      standin_path.data(),
+      static_cast<int>(standin_path.size()),
+      &source[0],
+      length);
+  wchar_t system_dir[MAX_PATH];
+  const UINT dir_length = GetSystemDirectoryW(system_dir, MAX_PATH);
+  if (dir_length == 0 || dir_length >= MAX_PATH) {
+    return Error("GetSystemDirectoryW failed");
+  }
+  const std::wstring target =
+      std::wstring(system_dir, dir_length) + L"\\ze_loader.dll";
+  auto readAll = [](const std::wstring& path, std::string* out) {
+    HANDLE file = CreateFileW(
+        path.c_str(),
+        GENERIC_READ,
+        FILE_SHARE_READ | FILE_SHARE_DELETE,
+        nullptr,
+        OPEN_EXISTING,
+        FILE_ATTRIBUTE_NORMAL,
+        nullptr);
+    if (file == INVALID_HANDLE_VALUE) {
+      return false;
+    }
+    char buffer[65536];
+    DWORD got = 0;
+    while (ReadFile(file, buffer, sizeof(buffer), &got, nullptr) && got > 0) {
+      out->append(buffer, got);
+    }
+    CloseHandle(file);
+    return true;
+  };
+  std::string wanted;
+  std::string installed;
+  if (!readAll(source, &wanted) || wanted.empty()) {
+    return Error("cannot read the stand-in loader " + standin_path);
+  }
+  if (readAll(target, &installed) && installed == wanted) {
+    return Status::success();
+  }
+  const std::wstring temporary =
+      target + L"." + std::to_wstring(GetCurrentProcessId());
+  if (!CopyFileW(source.c_str(), temporary.c_str(), FALSE) ||
+      !MoveFileExW(
+          temporary.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING)) {
+    DeleteFileW(temporary.c_str());
+    return Error(
+        "cannot install the stand-in ze_loader.dll into System32 (Windows "
+        "error " +
+        std::to_string(GetLastError()) + ")");
+  }
+  return Status::success();
+}
+#endif
 
 class Client {
  public:

@@ -32,63 +32,17 @@ namespace level_zero {
 namespace {
 
 #ifdef _WIN32
-std::string narrow(const std::wstring& wide) {
-  const int length = WideCharToMultiByte(
-      CP_UTF8,
-      0,
-      wide.data(),
-      static_cast<int>(wide.size()),
-      nullptr,
-      0,
-      nullptr,
-      nullptr);
-  std::string out(static_cast<size_t>(length > 0 ? length : 0), '\0');
-  if (length > 0) {
-    WideCharToMultiByte(
-        CP_UTF8,
-        0,
-        wide.data(),
-        static_cast<int>(wide.size()),
-        &out[0],
-        length,
-        nullptr,
-        nullptr);
-  }
-  return out;
-}
-
-// Puts the stand-in ze_loader.dll (the test driver built for Windows) into
-// System32 of this (wine) prefix before any test loads Level Zero: that is
-// the only place loadApi looks. Replaced by rename, so a copy another test
-// process has mapped is never overwritten in place.
+// Before any test loads Level Zero: the stand-in ze_loader.dll must be in
+// System32 of the wine prefix, the only place loadApi looks.
 class StandinLoaderEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
-    const std::string standin =
-        test_paths::fromEnvironment("XSL_TEST_STANDIN_LOADER");
-    if (standin.empty()) {
+    const char* standin = std::getenv("XSL_TEST_STANDIN_LOADER");
+    if (standin == nullptr || standin[0] == '\0') {
       return;
     }
-    Expected<std::string> bytes = file_io::readFileBytes(standin);
-    ASSERT_TRUE(bytes.ok()) << bytes.error().message();
-    wchar_t system_dir[MAX_PATH];
-    const UINT length = GetSystemDirectoryW(system_dir, MAX_PATH);
-    ASSERT_GT(length, 0u);
-    const std::wstring dir(system_dir, length);
-    const std::string target = narrow(dir + L"\\ze_loader.dll");
-    Expected<std::string> installed = file_io::readFileBytes(target);
-    if (installed.ok() && *installed == *bytes) {
-      return;
-    }
-    const std::string temporary = narrow(dir) + "\\ze_loader.dll." +
-        std::to_string(test_paths::processId());
-    ASSERT_TRUE(file_io::writeFileBytes(temporary, *bytes).ok());
-    ASSERT_TRUE(MoveFileExW(
-        (dir + L"\\ze_loader.dll." + std::to_wstring(test_paths::processId()))
-            .c_str(),
-        (dir + L"\\ze_loader.dll").c_str(),
-        MOVEFILE_REPLACE_EXISTING))
-        << "cannot install the stand-in loader into " << narrow(dir);
+    Status installed = test_driver::installStandinLoader(standin);
+    ASSERT_TRUE(installed.ok()) << installed.error().message();
   }
 };
 
