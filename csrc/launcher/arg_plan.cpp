@@ -180,28 +180,13 @@ std::string rangeText(int64_t low, uint64_t high) {
 }
 
 void storeLowBytes(uint64_t bits, uint32_t size, void* slot) noexcept {
-  // Little-endian targets (x86-64 hosts and Intel GPUs): the low `size`
-  // bytes of `bits` are the value; explicit per-width stores keep it exact.
-  switch (size) {
-    case 1: {
-      const uint8_t value = static_cast<uint8_t>(bits);
-      std::memcpy(slot, &value, 1);
-      break;
-    }
-    case 2: {
-      const uint16_t value = static_cast<uint16_t>(bits);
-      std::memcpy(slot, &value, 2);
-      break;
-    }
-    case 4: {
-      const uint32_t value = static_cast<uint32_t>(bits);
-      std::memcpy(slot, &value, 4);
-      break;
-    }
-    default:
-      std::memcpy(slot, &bits, 8);
-      break;
-  }
+  // The whole 8-byte slot is written: the low `size` bytes are the value
+  // (little-endian hosts and Intel GPUs), the rest zero, so a slot can be
+  // compared as one uint64 (ze_launch.cpp skips unchanged arguments).
+  const uint64_t mask =
+      size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (size * 8)) - 1;
+  const uint64_t value = bits & mask;
+  std::memcpy(slot, &value, sizeof(value));
 }
 
 } // namespace

@@ -77,7 +77,8 @@ Expected<ArgPlan> compileArgPlan(
     const std::vector<zebin::UserArgument>& kernel_args);
 
 // --- Conversions used at launch (no Python here: the binding extracts a C
-// value and these check and store it). `slot` must hold 8 bytes; `index` is
+// value and these check and store it). `slot` must hold 8 bytes and is
+// written whole: the value in its low `size` bytes, zeros above. `index` is
 // the argument index for errors.
 
 // For Python ints that fit in int64.

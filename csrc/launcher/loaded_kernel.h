@@ -63,6 +63,8 @@ class LoadedKernel {
 
   // Pointer argument check (pointer_check.h) through zeMemGetAllocProperties
   // in this kernel's context. Null is always allowed (scratch arguments).
+  // An address equal to the one the kernel handle holds for this argument
+  // from the previous launch was checked then and is not queried again.
   Status checkPointer(size_t index, uint64_t address) const;
 
   // Last values set on the Level Zero kernel, so launches that repeat an

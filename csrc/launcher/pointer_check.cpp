@@ -29,6 +29,15 @@ Status checkPointerArgument(
     ze_memory_type_t memory_type,
     ze_device_handle_t allocation_device,
     ze_device_handle_t kernel_device) {
+  // Hot path: no string is built unless the pointer is rejected.
+  const bool usm = query_result == ZE_RESULT_SUCCESS &&
+      memory_type != ZE_MEMORY_TYPE_UNKNOWN;
+  const bool other_device = memory_type == ZE_MEMORY_TYPE_DEVICE &&
+      allocation_device != nullptr && kernel_device != nullptr &&
+      allocation_device != kernel_device;
+  if (usm && !other_device) {
+    return Status::success();
+  }
   const std::string where = "argument " + std::to_string(index) + " (pointer " +
       hexAddress(address) + ")";
   if (query_result != ZE_RESULT_SUCCESS) {
@@ -44,14 +53,10 @@ Status checkPointerArgument(
         "pointer, or another context); pass a tensor on the kernel's XPU "
         "device");
   }
-  if (memory_type == ZE_MEMORY_TYPE_DEVICE && allocation_device != nullptr &&
-      kernel_device != nullptr && allocation_device != kernel_device) {
-    return Error(
-        where +
-        " is device memory of another device; move the tensor to the "
-        "kernel's device");
-  }
-  return Status::success();
+  return Error(
+      where +
+      " is device memory of another device; move the tensor to the "
+      "kernel's device");
 }
 
 } // namespace launcher

@@ -38,6 +38,32 @@ inline const char* typeName(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
 }
 
+// A Python int as an unsigned 64-bit value; false (no Python error set)
+// when it is negative or does not fit. PyLong_AsLongLongAndOverflow first:
+// PyLong_AsUnsignedLongLong goes through a slow byte-array conversion.
+inline bool unsignedValue(PyObject* obj, uint64_t* out) {
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow == 0) {
+    if (value < 0) {
+      PyErr_Clear(); // -1 may also mean an error
+      return false;
+    }
+    *out = static_cast<uint64_t>(value);
+    return true;
+  }
+  if (overflow < 0) {
+    return false;
+  }
+  const unsigned long long big = PyLong_AsUnsignedLongLong(obj);
+  if (big == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  *out = static_cast<uint64_t>(big);
+  return true;
+}
+
 // An int parameter of the launcher call (grid, num_warps, shared, device).
 inline bool parseInt64(PyObject* obj, const char* what, int64_t* out) {
   if (!PyLong_Check(obj)) {
@@ -78,14 +104,11 @@ inline bool parseHandle(PyObject* obj, const char* what, uint64_t* out) {
         std::string(what) + " must be an int handle, got " + typeName(obj));
     return false;
   }
-  const unsigned long long value = PyLong_AsUnsignedLongLong(obj);
-  if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
+  if (!unsignedValue(obj, out)) {
     raise(
         PyExc_ValueError, std::string(what) + " must be an int in [0, 2**64)");
     return false;
   }
-  *out = static_cast<uint64_t>(value);
   return true;
 }
 
@@ -194,16 +217,13 @@ inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
     return true;
   }
   if (PyLong_Check(obj)) {
-    const unsigned long long value = PyLong_AsUnsignedLongLong(obj);
-    if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-      PyErr_Clear();
+    if (!unsignedValue(obj, address)) {
       raise(
           PyExc_ValueError,
           argWhere(index, ArgType::kPointer) +
               ": an int address must be in [0, 2**64)");
       return false;
     }
-    *address = static_cast<uint64_t>(value);
     return true;
   }
   static PyObject* data_ptr_name = PyUnicode_InternFromString("data_ptr");

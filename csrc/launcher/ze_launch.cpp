@@ -10,6 +10,7 @@ namespace launcher {
 namespace {
 
 // Sets argument `index` unless the kernel handle already holds these bytes.
+// `value` is a full 8-byte slot (arg_plan.h: zeros above `size`).
 Status setArgIfChanged(
     const level_zero::Kernel& kernel,
     LoadedKernel::SetArgCache& cache,
@@ -17,9 +18,7 @@ Status setArgIfChanged(
     uint32_t size,
     const void* value) {
   uint64_t bits = 0;
-  if (value != nullptr) {
-    std::memcpy(&bits, value, size);
-  }
+  std::memcpy(&bits, value, sizeof(bits));
   if (cache.sizes[index] == size && cache.values[index] == bits) {
     return Status::success();
   }

@@ -46,6 +46,7 @@ constexpr const char* kCapsuleName = "xpu_static_launcher.ze_kernel";
 struct KernelCapsule {
   std::unique_ptr<LoadedKernel> kernel;
   py::PlanCache plan_cache;
+  ze_command_list_handle_t default_list = nullptr; // stream 0, once looked up
 };
 
 void destroyKernelCapsule(PyObject* capsule) {
@@ -60,12 +61,14 @@ void destroyKernelCapsule(PyObject* capsule) {
 }
 
 KernelCapsule* kernelFromCapsule(PyObject* obj) {
-  // Our capsules carry our name pointer; compare it first, then the text
-  // (a capsule made by another copy of this module is still ours).
   if (PyCapsule_CheckExact(obj)) {
     const char* name = PyCapsule_GetName(obj);
-    if (name == kCapsuleName ||
-        (name != nullptr && std::strcmp(name, kCapsuleName) == 0)) {
+    // Our capsules carry our name pointer and the kernel also as context,
+    // which is read without PyCapsule_GetPointer's strcmp (hot path).
+    if (name == kCapsuleName) {
+      return static_cast<KernelCapsule*>(PyCapsule_GetContext(obj));
+    }
+    if (name != nullptr && std::strcmp(name, kCapsuleName) == 0) {
       return static_cast<KernelCapsule*>(PyCapsule_GetPointer(obj, name));
     }
     const std::string shown = name == nullptr ? "<unnamed>" : name;
@@ -203,6 +206,10 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
     delete held;
     return nullptr;
   }
+  if (PyCapsule_SetContext(capsule, held) < 0) {
+    Py_DECREF(capsule); // the destructor frees `held`
+    return nullptr;
+  }
   // "N" hands our capsule reference to the tuple (upstream's "O" leaked it).
   return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);
 }
@@ -247,11 +254,14 @@ PyObject* launchKernel(
   }
   ze_command_list_handle_t list = nullptr;
   if (call.stream == 0) {
-    auto fallback = defaultCommandList(kernel.context().device().index());
-    if (!fallback) {
-      return py::raiseError(PyExc_RuntimeError, fallback.error());
+    if (held->default_list == nullptr) {
+      auto fallback = defaultCommandList(kernel.context().device().index());
+      if (!fallback) {
+        return py::raiseError(PyExc_RuntimeError, fallback.error());
+      }
+      held->default_list = *fallback;
     }
-    list = *fallback;
+    list = held->default_list;
   } else {
     // NOLINTNEXTLINE(performance-no-int-to-ptr): a handle from Python.
     list = reinterpret_cast<ze_command_list_handle_t>(
