@@ -35,7 +35,8 @@ std::string errorOf(const std::string& bytes) {
   EXPECT_NE(errorOf(bytes).find(text), std::string::npos) << errorOf(bytes)
 
 TEST(ZebinReader, ReadsAMinimalSyntheticZebin) {
-  Expected<Zebin> zebin = readZebin(goodZebin());
+  const std::string bytes = goodZebin(); // views into it must stay valid
+  Expected<Zebin> zebin = readZebin(bytes);
   ASSERT_TRUE(zebin.ok()) << zebin.error().message();
   EXPECT_EQ(zebin->ze_info.version_text, "1.20");
   ASSERT_EQ(zebin->ze_info.kernels.size(), 1u);
