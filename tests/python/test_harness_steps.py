@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -306,3 +307,23 @@ def test_checkout_clones_shallow_with_submodules_and_long_paths(tmp_path, monkey
     clone = " ".join(runner.calls[0][0])
     assert clone.startswith("git -c core.longpaths=true clone --depth 1 --branch v2.13.0 --recurse-submodules")
     assert "submodule update --init --recursive" in " ".join(runner.calls[1][0])
+
+
+def test_harness_cmd_is_a_crlf_batch_file_that_explains_a_missing_python():
+    cmd = (harness.REPO / "scripts" / "harness.cmd").read_bytes()
+    assert cmd.count(b"\r\n") == cmd.count(b"\n")  # cmd.exe labels need CRLF
+    wine_run = harness.REPO / "cmake" / "wine-run.sh"
+    if not Path("/usr/lib/wine/wine64").exists() or not wine_run.exists():
+        pytest.skip("wine not installed")
+    import subprocess
+
+    # No Windows Python inside the wine prefix: the batch file must say so.
+    proc = subprocess.run(
+        ["bash", str(wine_run), "cmd", "/c", r"scripts\harness.cmd", "--help"],
+        cwd=harness.REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no Python found" in proc.stdout + proc.stderr
