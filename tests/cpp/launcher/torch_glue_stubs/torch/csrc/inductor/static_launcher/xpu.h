@@ -1,0 +1,3 @@
+#pragma once
+// In a PyTorch tree this path holds csrc/torch_glue/xpu.h.
+#include "torch_glue/xpu.h"
