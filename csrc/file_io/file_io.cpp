@@ -70,6 +70,19 @@ bool isMissingError(DWORD code) {
 // already fail at MAX_PATH - 12, so prefix from there on.
 constexpr size_t kLongPathThreshold = MAX_PATH - 12;
 
+bool isSlash(wchar_t c) {
+  return c == L'\\' || c == L'/';
+}
+
+// "C:\..." or "\\server\..." (a drive-relative "C:x" or a rooted "\x"
+// still depends on process state, so it does not count).
+bool isAbsolute(const std::wstring& path) {
+  if (path.size() >= 3 && path[1] == L':' && isSlash(path[2])) {
+    return true;
+  }
+  return path.size() >= 2 && isSlash(path[0]) && isSlash(path[1]);
+}
+
 class HandleCloser {
  public:
   explicit HandleCloser(HANDLE handle) : handle_(handle) {}
@@ -119,12 +132,13 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   if (wide.rfind(L"\\\\?\\", 0) == 0 || wide.rfind(L"\\\\.\\", 0) == 0) {
     return wide; // already a device or extended-length path
   }
-  if (wide.size() < kLongPathThreshold) {
+  if (isAbsolute(wide) && wide.size() < kLongPathThreshold) {
     return wide;
   }
-  // `\\?\` turns off all normalisation, so make the path absolute and
-  // canonical (slashes, "." and "..") first. GetFullPathNameW is a string
-  // operation and handles long paths.
+  // A relative path can be long once the working directory is put in front,
+  // so it is measured as a full path. `\\?\` turns off all normalisation,
+  // so the path is made absolute and canonical (slashes, "." and "..")
+  // first. GetFullPathNameW is a string operation and handles long paths.
   const DWORD needed = GetFullPathNameW(wide.c_str(), 0, nullptr, nullptr);
   if (needed == 0) {
     return Error(
@@ -141,7 +155,7 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   }
   full.resize(written);
   if (full.size() < kLongPathThreshold) {
-    return full;
+    return wide; // short enough as it is
   }
   if (full.rfind(L"\\\\", 0) == 0) {
     return L"\\\\?\\UNC\\" + full.substr(2); // \\server\share\...

@@ -20,6 +20,16 @@ std::string quoted(std::string_view text) {
   return out;
 }
 
+// The text before the first NUL of a fixed-size buffer.
+std::string boundedString(const char* text, size_t capacity) {
+  const void* nul = std::memchr(text, '\0', capacity);
+  return std::string(
+      text,
+      nul == nullptr
+          ? capacity
+          : static_cast<size_t>(static_cast<const char*>(nul) - text));
+}
+
 std::string deviceLabel(const Device& device) {
   return "XPU device " + std::to_string(device.index());
 }
@@ -124,8 +134,7 @@ Expected<DeviceProperties> Device::properties() const {
     return zeError("zeDeviceGetComputeProperties", result, deviceLabel(*this));
   }
   DeviceProperties out;
-  out.name.assign(
-      device_props.name, strnlen(device_props.name, sizeof(device_props.name)));
+  out.name = boundedString(device_props.name, sizeof(device_props.name));
   out.type = device_props.type;
   out.vendor_id = device_props.vendorId;
   out.device_id = device_props.deviceId;
@@ -234,7 +243,7 @@ Expected<std::shared_ptr<Module>> Module::create(
                 build_log, &size, &log_text[0]) != ZE_RESULT_SUCCESS) {
           log_text.clear();
         }
-        log_text.resize(strnlen(log_text.c_str(), log_text.size()));
+        log_text = boundedString(log_text.data(), log_text.size());
       }
     }
     ctx.api().zeModuleBuildLogDestroy(build_log);

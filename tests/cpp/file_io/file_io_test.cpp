@@ -186,6 +186,31 @@ TEST(FileIoWindows, LongUncPathGetsUncPrefix) {
   EXPECT_EQ(wide->rfind(L"\\\\?\\UNC\\server\\share\\", 0), 0u);
 }
 
+TEST(FileIoWindows, RelativePathLongOnlyWithWorkingDirectory) {
+  std::string dir = test_paths::scratchDir("relative");
+  while (dir.size() < 200) {
+    dir += "/" + std::string(20, 'r');
+    ASSERT_TRUE(test_paths::makeDirectory(dir)) << dir;
+  }
+  const std::string sub(70, 's');
+  ASSERT_TRUE(test_paths::makeDirectory(dir + "/" + sub));
+  ASSERT_TRUE(writeFileBytes(dir + "/" + sub + "/k.zebin", "bytes").ok());
+  Expected<std::wstring> wide_dir = toWindowsPath(dir);
+  ASSERT_TRUE(wide_dir.ok());
+  wchar_t previous[MAX_PATH];
+  ASSERT_GT(GetCurrentDirectoryW(MAX_PATH, previous), 0u);
+  ASSERT_TRUE(SetCurrentDirectoryW(wide_dir->c_str()));
+  // Short as written, over MAX_PATH once the working directory is in front.
+  const std::string relative = sub + "/k.zebin";
+  Expected<std::wstring> wide = toWindowsPath(relative);
+  Expected<std::string> read = readFileBytes(relative);
+  SetCurrentDirectoryW(previous);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_EQ(wide->rfind(L"\\\\?\\", 0), 0u);
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_EQ(*read, "bytes");
+}
+
 TEST(FileIoWindows, InvalidUtf8IsRejected) {
   Expected<std::wstring> wide = toWindowsPath("C:/cache/\xff\xfe.zebin");
   ASSERT_FALSE(wide.ok());
