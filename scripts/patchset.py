@@ -728,6 +728,7 @@ class Manifest:
     build_list_file: str
     build_list_anchor: str
     build_list_indent: str
+    source_guard: str
 
     @staticmethod
     def load(patch_dir: Path) -> "Manifest":
@@ -779,6 +780,10 @@ def regen_text(repo: Path, manifest: Manifest) -> str:
     sources = []
     for rel in helpers:
         lines = _rewrite_includes((repo / "csrc" / rel).read_text(encoding="utf-8"), installed, manifest.helper_dest)
+        if rel.endswith(".cpp"):
+            # torch_python compiles its source list in every build, like
+            # xpu.cpp itself: CPU/CUDA builds have no Level Zero headers.
+            lines = [f"#if defined({manifest.source_guard})"] + lines + [f"#endif // defined({manifest.source_guard})"]
         dest = f"{manifest.helper_dest}/{rel}"
         diffs.append(file_diff_text(dest, None, TextFile(lines, False, True)))
         if rel.endswith(".cpp"):

@@ -194,6 +194,11 @@ def test_regen_is_deterministic_and_rewrites_includes(tmp_path):
     assert f"+#include <{dest}/common/expected.h>" in text
     assert f'+    "{dest}/launcher/plan.cpp",' in text
     assert "+#include <vector>" in text
+    plan_cpp = next(f for f in patch.files if f.path == f"{dest}/launcher/plan.cpp")
+    body = plan_cpp.hunks[0].new_lines
+    assert body[0] == "#if defined(USE_XPU)" and body[-1] == "#endif // defined(USE_XPU)"
+    plan_h = next(f for f in patch.files if f.path == f"{dest}/launcher/plan.h")
+    assert plan_h.hunks[0].new_lines[0] == "#pragma once"  # headers are not wrapped
 
 
 def test_replaced_file_round_trip_and_guard(tmp_path):
