@@ -583,27 +583,32 @@ def run_series(
 ) -> RunResult:
     """Applies (or reverses) the series; writes nothing unless every patch fits."""
     tree = Tree(root)
-    out: list[str] = []
     problems: list[str] = []
     saves: dict[str, bytes] = {}
-    changed = 0
+    entries: list[tuple[str, str]] = []  # (DRIFT | APPLIED = in place | UNAPPLIED = to do, name)
     order = list(reversed(patches)) if reverse else list(patches)
-    verb = "reverse" if reverse else "apply"
     for patch in order:
         state, issues, results, to_save = plan_patch(patch, tree, reverse)
+        entries.append((state, patch.name))
         if state == DRIFT:
             problems.extend(issues)
-            out.append(f"{'DRIFT':<16} {patch.name}")
-            continue
-        if state == APPLIED:  # the requested direction is already in place
-            out.append(f"{'not applied' if reverse else 'already applied':<16} {patch.name}")
-            continue
-        for path, content in results.items():
-            tree.write(path, content)
-        saves.update(to_save)
-        changed += 1
-        label = ("would " + verb) if check else ("reversed" if reverse else "applied")
-        out.append(f"{label:<16} {patch.name}")
+        elif state == UNAPPLIED:
+            for path, content in results.items():
+                tree.write(path, content)
+            saves.update(to_save)
+    verb = "reverse" if reverse else "apply"
+    in_place = "not applied" if reverse else "already applied"
+    dry = check or bool(problems)
+    out = []
+    for state, name in entries:
+        if state == DRIFT:
+            label = "DRIFT"
+        elif state == APPLIED:
+            label = in_place
+        else:
+            label = ("would " + verb) if dry else ("reversed" if reverse else "applied")
+        out.append(f"{label:<16} {name}")
+    changed = sum(state == UNAPPLIED for state, _ in entries)
     if problems:
         out.append("")
         out.append(f"Nothing was written: {len(problems)} problem(s) found.")

@@ -107,6 +107,7 @@ def test_drift_names_file_expected_text_and_nearest_match(tmp_path, series):
     assert not result.ok
     assert snapshot(root) == before  # all-or-nothing: 0002..0004 were fine, still nothing written
     report = "\n".join(result.lines)
+    assert result.lines[0].startswith("DRIFT") and result.lines[1].startswith("would apply")
     assert "torch/csrc/Module.cpp: expected text not found" in report
     assert "| #if defined(USE_XPU) && !defined(_WIN32)" in report
     lineno = module_cpp.read_text().split("\n").index("#if defined(USE_XPU) && !defined(_MSC_VER)") + 1
