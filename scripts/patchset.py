@@ -430,12 +430,13 @@ def _apply_hunks(
     return FilePlan(UNAPPLIED, TextFile(lines, current.crlf, final_newline))
 
 
-def _content_of_new(fdiff: FileDiff) -> TextFile:
+def _content_of_side(fdiff: FileDiff, old_side: bool) -> TextFile:
+    """The whole file a new-file (new side) or deleted-file (old side) diff holds."""
     lines: list[str] = []
     no_eol = False
     for hunk in fdiff.hunks:
-        lines.extend(hunk.new_lines)
-        no_eol = hunk.new_no_eol
+        lines.extend(hunk.old_lines if old_side else hunk.new_lines)
+        no_eol = hunk.old_no_eol if old_side else hunk.new_no_eol
     return TextFile(lines, False, not no_eol)
 
 
@@ -461,113 +462,113 @@ def _git_head_version(root: Path, path: str) -> bytes | None:
         return None
 
 
+@dataclasses.dataclass
+class FileStep:
+    """What one file needs: its state, and on UNAPPLIED the new content."""
+
+    state: str
+    problems: list[str] = dataclasses.field(default_factory=list)
+    content: TextFile | None = None
+    save_original: bytes | None = None
+
+
+def _plan_replacement(patch: Patch, root: Path, path: str, new: FileDiff, current: TextFile | None, reverse: bool) -> FileStep:
+    """A file this project replaces wholesale (Xsl-Replaces guard)."""
+    target = _content_of_side(new, old_side=False)
+    guard = patch.replaces.get(path)
+    if guard is None:
+        return FileStep(DRIFT, [f"{patch.name}: {path}: replaced without an Xsl-Replaces guard trailer."])
+    ours = current is not None and current.lines == target.lines
+    upstream = current is not None and any(guard in line for line in current.lines)
+    if not reverse:
+        if ours:
+            return FileStep(APPLIED)
+        if current is None:
+            return FileStep(DRIFT, [f"{patch.name}: {path}: the file to replace does not exist."])
+        if not upstream:
+            idx, ratio = nearest_match(current.lines, [guard])
+            nearest = current.lines[idx] if current.lines else ""
+            return FileStep(
+                DRIFT,
+                [
+                    f'{patch.name}: {path}: expected a line containing "{guard}" (the file this patch replaces); '
+                    f"nearest is line {idx + 1} ({ratio:.0%} similar): {nearest}"
+                ],
+            )
+        return FileStep(UNAPPLIED, content=TextFile(target.lines, current.crlf, target.final_newline), save_original=current.render())
+    if not ours:
+        if upstream:
+            return FileStep(APPLIED)
+        return FileStep(DRIFT, [f"{patch.name}: {path}: neither this project's file nor the upstream one is there."])
+    saved = _saved_original(root, path)
+    data = saved.read_bytes() if saved.is_file() else _git_head_version(root, path)
+    if data is None:
+        return FileStep(
+            DRIFT,
+            [
+                f"{patch.name}: {path}: the upstream original was not saved and git cannot provide it; "
+                f"restore it with 'git checkout -- {path}'."
+            ],
+        )
+    return FileStep(UNAPPLIED, content=TextFile.parse(data))
+
+
+def _plan_whole_file(patch: Patch, path: str, fdiff: FileDiff, current: TextFile | None, reverse: bool) -> FileStep:
+    """A created or deleted file (with its full content in the diff)."""
+    body = _content_of_side(fdiff, old_side=fdiff.kind == "delete")
+    creating = (fdiff.kind == "new") != reverse
+    if creating:
+        if current is None:
+            return FileStep(UNAPPLIED, content=body)
+        if current.lines == body.lines:
+            return FileStep(APPLIED)
+        pairs = zip(current.lines, body.lines)
+        first = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(current.lines), len(body.lines)))
+        return FileStep(
+            DRIFT,
+            [f"{patch.name}: {path}: would create this file but a different one exists (first difference at line {first + 1})."],
+        )
+    if current is None:
+        return FileStep(APPLIED)
+    if current.lines == body.lines:
+        return FileStep(UNAPPLIED, content=None)
+    return FileStep(DRIFT, [f"{patch.name}: {path}: would delete this file but its content differs."])
+
+
 def plan_patch(patch: Patch, tree: Tree, reverse: bool) -> tuple[str, list[str], dict[str, TextFile | None], dict[str, bytes]]:
     """Returns (state, problems, new contents, originals to save)."""
     # Group the diffs by path: a replaced file has a delete and a new entry.
     by_path: dict[str, list[FileDiff]] = {}
     for fdiff in patch.files:
         by_path.setdefault(fdiff.path, []).append(fdiff)
-    states: list[str] = []
-    problems: list[str] = []
-    results: dict[str, TextFile | None] = {}
-    saves: dict[str, bytes] = {}
+    steps: dict[str, FileStep] = {}
     for path, diffs in by_path.items():
         kinds = [d.kind for d in diffs]
         current = tree.read(path)
-        if kinds == ["delete", "new"]:
-            target = _content_of_new(diffs[1])
-            guard = patch.replaces.get(path)
-            if guard is None:
-                problems.append(f"{patch.name}: {path}: replaced without an Xsl-Replaces guard trailer.")
-                states.append(DRIFT)
-                continue
-            ours = current is not None and current.lines == target.lines
-            if not reverse:
-                if ours:
-                    states.append(APPLIED)
-                elif current is None:
-                    problems.append(f"{patch.name}: {path}: the file to replace does not exist.")
-                    states.append(DRIFT)
-                elif not any(guard in line for line in current.lines):
-                    idx, ratio = nearest_match(current.lines, [guard])
-                    problems.append(
-                        f"{patch.name}: {path}: expected a line containing \"{guard}\" (the file this patch replaces); "
-                        f"nearest is line {idx + 1} ({ratio:.0%} similar): {current.lines[idx] if current.lines else ''}"
-                    )
-                    states.append(DRIFT)
-                else:
-                    states.append(UNAPPLIED)
-                    results[path] = TextFile(target.lines, current.crlf, target.final_newline)
-                    saves[path] = current.render()
-            else:
-                if not ours:
-                    states.append(APPLIED if current is not None and any(guard in l for l in current.lines) else DRIFT)
-                    if states[-1] == DRIFT:
-                        problems.append(f"{patch.name}: {path}: neither this project's file nor the upstream one is there.")
-                    continue
-                saved = _saved_original(tree.root, path)
-                data = saved.read_bytes() if saved.is_file() else _git_head_version(tree.root, path)
-                if data is None:
-                    problems.append(
-                        f"{patch.name}: {path}: the upstream original was not saved and git cannot provide it; "
-                        f"restore it with 'git checkout -- {path}'."
-                    )
-                    states.append(DRIFT)
-                else:
-                    states.append(UNAPPLIED)
-                    results[path] = TextFile.parse(data)
-            continue
-        if len(diffs) != 1:
+        if kinds == ["delete", "new"] and not diffs[0].hunks:
+            steps[path] = _plan_replacement(patch, tree.root, path, diffs[1], current, reverse)
+        elif len(diffs) != 1:
             raise PatchError(f"{patch.name}: {path} appears {len(diffs)} times.")
-        fdiff = diffs[0]
-        if fdiff.kind == "new" or (fdiff.kind == "delete" and fdiff.hunks):
-            target = _content_of_new(fdiff) if fdiff.kind == "new" else None
-            creating = (fdiff.kind == "new") != reverse
-            body = target if target is not None else None
-            if creating:
-                if current is None:
-                    states.append(UNAPPLIED)
-                    results[path] = body
-                elif body is not None and current.lines == body.lines:
-                    states.append(APPLIED)
-                else:
-                    first = next(
-                        (i for i, (a, b) in enumerate(zip(current.lines, body.lines if body else [])) if a != b),
-                        min(len(current.lines), len(body.lines) if body else 0),
-                    )
-                    problems.append(
-                        f"{patch.name}: {path}: would create this file but a different one exists "
-                        f"(first difference at line {first + 1})."
-                    )
-                    states.append(DRIFT)
-            else:
-                if current is None:
-                    states.append(APPLIED)
-                elif body is not None and current.lines == body.lines:
-                    states.append(UNAPPLIED)
-                    results[path] = None
-                else:
-                    problems.append(f"{patch.name}: {path}: would delete this file but its content differs.")
-                    states.append(DRIFT)
-            continue
-        if fdiff.kind == "delete":
+        elif kinds[0] == "delete" and not diffs[0].hunks:
             raise PatchError(f"{patch.name}: {path}: a delete without content needs a matching new-file diff.")
-        if current is None:
-            problems.append(f"{patch.name}: {path}: file not found in the checkout.")
-            states.append(DRIFT)
-            continue
-        plan = _apply_hunks(patch, fdiff, current, reverse)
-        states.append(plan.state)
-        problems.extend(plan.problems)
-        if plan.state == UNAPPLIED:
-            results[path] = plan.result
+        elif kinds[0] in ("new", "delete"):
+            steps[path] = _plan_whole_file(patch, path, diffs[0], current, reverse)
+        elif current is None:
+            steps[path] = FileStep(DRIFT, [f"{patch.name}: {path}: file not found in the checkout."])
+        else:
+            plan = _apply_hunks(patch, diffs[0], current, reverse)
+            steps[path] = FileStep(plan.state, plan.problems, plan.result)
+    problems = [p for step in steps.values() for p in step.problems]
+    states = [step.state for step in steps.values()]
     if problems or DRIFT in states:
         return DRIFT, problems, {}, {}
     if all(s == APPLIED for s in states):
         return APPLIED, [], {}, {}
-    if any(s == APPLIED for s in states):
-        done = [p for p, s in zip(by_path, states) if s == APPLIED]
+    done = [path for path, step in steps.items() if step.state == APPLIED]
+    if done:
         return DRIFT, [f"{patch.name}: partly applied already ({', '.join(done)}); reverse or restore those files first."], {}, {}
+    results = {path: step.content for path, step in steps.items()}
+    saves = {path: step.save_original for path, step in steps.items() if step.save_original is not None}
     return UNAPPLIED, [], results, saves
 
 

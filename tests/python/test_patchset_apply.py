@@ -271,3 +271,27 @@ def test_cli_apply_check_and_status(tmp_path):
     missing = run("apply", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "not a directory" in missing.stderr
     assert json.loads((PATCH_DIR / "manifest.json").read_text())["glue_dest"].endswith("static_launcher/xpu.cpp")
+
+
+def test_plain_delete_and_create_round_trip(tmp_path):
+    text = (
+        "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n"
+        "@@ -1,2 +0,0 @@\n-one\n-two\n"
+        "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n"
+        "@@ -0,0 +1 @@\n+last line without newline\n\\ No newline at end of file\n"
+    )
+    patch = patchset.parse_patch(text, "plain.patch")
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "old.txt").write_bytes(b"one\ntwo\n")
+    assert patchset.run_series([patch], root).ok
+    assert not (root / "old.txt").exists()
+    assert (root / "new.txt").read_bytes() == b"last line without newline"
+    assert patchset.run_series([patch], root).written == []
+    assert patchset.run_series([patch], root, reverse=True).ok
+    assert (root / "old.txt").read_bytes() == b"one\ntwo\n" and not (root / "new.txt").exists()
+    # A file to delete that differs is drift, not data loss.
+    (root / "old.txt").write_bytes(b"one\nchanged\n")
+    result = patchset.run_series([patch], root)
+    assert not result.ok and "would delete this file but its content differs" in "\n".join(result.lines)
+    assert (root / "old.txt").read_bytes() == b"one\nchanged\n"
