@@ -17,7 +17,6 @@ import getpass
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile

@@ -33,7 +33,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PATCH_DIR = REPO_ROOT / "patches" / "pytorch"
