@@ -819,7 +819,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Build and test PyTorch with the Windows-capable XPU static launcher.",
         epilog="Without a command: the default run for this machine (see the module help).",
     )
-    parser.add_argument("command", nargs="?", choices=["doctor", "checkout", "apply", "build", "test", "all", "run"])
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["doctor", "checkout", "apply", "build", "test", "all", "run"],
+        help="one step, 'all' (Windows XPU), or nothing/'run' for this machine's default run",
+    )
     parser.add_argument("--work", help="state, logs and JUnit XML (default: build/harness)")
     parser.add_argument("--src", help=r"PyTorch checkout (default: C:\xsl\pt on Windows)")
     parser.add_argument("--ref", default=DEFAULT_REF, help="PyTorch tag (default: %(default)s)")
@@ -827,7 +832,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--python", help="interpreter to build and test with (default: this one)")
     parser.add_argument("--preset", help="CMake preset for the portable build (default per platform)")
     parser.add_argument("--build-dir", help="binary dir for the portable build (default: the preset's)")
-    parser.add_argument("--jobs", type=int, default=max(1, min(os.cpu_count() or 2, 2 if sys.platform != "win32" else 16)))
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=max(1, min(os.cpu_count() or 2, 2 if sys.platform != "win32" else 16)),
+        help="parallel build/test jobs (default: %(default)s)",
+    )
     parser.add_argument("--force", action="store_true", help="rerun steps that finished earlier")
     parser.add_argument("--json", action="store_true", help="doctor only: machine-readable output")
     return parser
