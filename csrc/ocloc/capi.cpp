@@ -50,6 +50,7 @@ extern "C" {
 xsl_ocloc_compiler* xsl_ocloc_open(
     int backend,
     const char* ocloc_path,
+    const char* python_paths,
     char** error) {
   using namespace xsl::ocloc;
   if (error != nullptr) {
@@ -66,6 +67,9 @@ xsl_ocloc_compiler* xsl_ocloc_open(
       }
       return host_get_env(name);
     };
+  }
+  if (python_paths != nullptr) {
+    env.python_paths = splitPathList(python_paths, env.windows);
   }
   auto install = findOcloc(env);
   if (!install) {

@@ -32,10 +32,13 @@ typedef struct xsl_ocloc_result xsl_ocloc_result;
 /* backend: 0 = library if it loads, else executable; 1 = library only;
  * 2 = executable only. ocloc_path: NULL to discover ocloc (XSL_OCLOC,
  * wheel, PATH, oneAPI, system folders), else what XSL_OCLOC would hold.
+ * python_paths: NULL, or the caller's sys.path joined with os.pathsep
+ * (';' on Windows, ':' elsewhere), searched first for the intel_ocloc wheel.
  * Returns NULL and sets *error on failure. */
 XSL_OCLOC_API xsl_ocloc_compiler* xsl_ocloc_open(
     int backend,
     const char* ocloc_path,
+    const char* python_paths,
     char** error);
 XSL_OCLOC_API void xsl_ocloc_close(xsl_ocloc_compiler* compiler);
 

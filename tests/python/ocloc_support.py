@@ -58,7 +58,7 @@ class OclocCapi:
         lib = ctypes.CDLL(str(library))
         vp, cp, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
         err = ctypes.POINTER(ctypes.c_void_p)
-        lib.xsl_ocloc_open.argtypes = [ctypes.c_int, cp, err]
+        lib.xsl_ocloc_open.argtypes = [ctypes.c_int, cp, cp, err]
         lib.xsl_ocloc_open.restype = vp
         lib.xsl_ocloc_close.argtypes = [vp]
         lib.xsl_ocloc_describe.argtypes = [vp]
@@ -78,7 +78,9 @@ class OclocCapi:
         self._lib = lib
         error = ctypes.c_void_p()
         path = ocloc_path.encode() if ocloc_path is not None else None
-        self._handle = lib.xsl_ocloc_open(backend, path, ctypes.byref(error))
+        # sys.path: the wheel installed in this interpreter is found first.
+        python_paths = os.pathsep.join(p for p in sys.path if p).encode()
+        self._handle = lib.xsl_ocloc_open(backend, path, python_paths, ctypes.byref(error))
         if not self._handle:
             raise OclocError(self._take_error(error))
 
