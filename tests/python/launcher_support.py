@@ -73,10 +73,31 @@ def many_args_source(count: int) -> str:
 
 
 def setup_environment() -> None:
-    """Point the Level Zero loader at the test driver (before first use)."""
-    os.environ.setdefault("ZE_ENABLE_ALT_DRIVERS", str(DRIVER_PATH))
+    """Makes the build tree's package importable and, once per process,
+    initializes the extension's Level Zero loader against the test driver.
+
+    ZE_ENABLE_ALT_DRIVERS is read by the loader at zeInit, so it is set just
+    for that first call and then restored: other tests in this pytest process
+    (which start subprocesses) see the environment they had."""
     if str(PACKAGE_DIR) not in sys.path:
         sys.path.insert(0, str(PACKAGE_DIR))
+    global _initialized
+    if _initialized or missing_prerequisites() is not None:
+        return
+    _initialized = True
+    saved = os.environ.get("ZE_ENABLE_ALT_DRIVERS")
+    os.environ["ZE_ENABLE_ALT_DRIVERS"] = str(DRIVER_PATH)
+    try:
+        from xpu_static_launcher import _launcher
+        _launcher._default_command_list(0)  # zeInit happens here
+    finally:
+        if saved is None:
+            del os.environ["ZE_ENABLE_ALT_DRIVERS"]
+        else:
+            os.environ["ZE_ENABLE_ALT_DRIVERS"] = saved
+
+
+_initialized = False
 
 
 def missing_prerequisites() -> Optional[str]:
@@ -134,7 +155,7 @@ class DriverRecords:
     """The test driver's launch records (test_driver.h) through ctypes."""
 
     def __init__(self) -> None:
-        lib = ctypes.CDLL(os.environ.get("ZE_ENABLE_ALT_DRIVERS", str(DRIVER_PATH)).split(",")[0])
+        lib = ctypes.CDLL(str(DRIVER_PATH))  # already loaded by the loader
         self._count = lib.xslTestDriverGetLaunchCount
         self._count.restype = ctypes.c_size_t
         self._record = lib.xslTestDriverGetLaunchRecord
