@@ -19,10 +19,13 @@
 #else
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cerrno>
+
+extern char** environ;
 #endif
 
 namespace xsl {
@@ -309,17 +312,61 @@ void* DynamicLibrary::symbol(const char* name) const {
 
 #else
 
+namespace {
+
+ProcessResult collectOutput(int read_fd) {
+  ProcessResult result;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = read(read_fd, buffer, sizeof(buffer));
+    if (got > 0) {
+      result.output.append(buffer, static_cast<size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(read_fd);
+  return result;
+}
+
+Status waitFor(pid_t pid, const std::string& program, ProcessResult& result) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return Error("cannot wait for " + program + ": " + std::strerror(errno));
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    result.signal_number = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  }
+  return Status::success();
+}
+
+} // namespace
+
 Expected<ProcessResult> runProcess(
     const std::vector<std::string>& argv,
     const std::string& working_dir) {
   if (argv.empty()) {
     return Error("runProcess: no program given.");
   }
-  // Everything the child needs is prepared before fork: only
-  // async-signal-safe calls happen between fork and exec.
+#if defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+  const std::vector<std::string>& command = argv;
+  const bool spawn_chdir = true;
+#else
+  // No posix_spawn_file_actions_addchdir_np: let a shell change folder, the
+  // arguments still travel as argv (no quoting).
+  std::vector<std::string> command = {
+      "/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", working_dir};
+  command.insert(command.end(), argv.begin(), argv.end());
+  const bool spawn_chdir = false;
+#endif
   std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& arg : argv) {
+  args.reserve(command.size() + 1);
+  for (const auto& arg : command) {
     args.push_back(const_cast<char*>(arg.c_str()));
   }
   args.push_back(nullptr);
@@ -328,76 +375,36 @@ Expected<ProcessResult> runProcess(
     return Error(
         "cannot create a pipe for " + argv[0] + ": " + std::strerror(errno));
   }
-  // The exec status travels through a close-on-exec pipe: EOF means exec
-  // worked, an int means it failed with that errno.
-  int status_fds[2];
-  if (pipe(status_fds) != 0) {
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    return Error(
-        "cannot create a pipe for " + argv[0] + ": " + std::strerror(errno));
+  fcntl(pipe_fds[0], F_SETFD, FD_CLOEXEC);
+  // posix_spawn (vfork-style in glibc): a process that holds IGC in memory
+  // is not copied page table by page table, and keeps no copy-on-write
+  // penalty afterwards, as it would with fork().
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+  if (spawn_chdir && !working_dir.empty()) {
+#if defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+    posix_spawn_file_actions_addchdir_np(&actions, working_dir.c_str());
+#endif
   }
-  fcntl(status_fds[1], F_SETFD, FD_CLOEXEC);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    close(status_fds[0]);
-    close(status_fds[1]);
-    return Error("cannot start " + argv[0] + ": " + std::strerror(error));
-  }
-  if (pid == 0) {
-    close(pipe_fds[0]);
-    close(status_fds[0]);
-    dup2(pipe_fds[1], 1);
-    dup2(pipe_fds[1], 2);
-    close(pipe_fds[1]);
-    int error = 0;
-    if (!working_dir.empty() && chdir(working_dir.c_str()) != 0) {
-      error = errno;
-    } else {
-      execv(args[0], args.data());
-      error = errno;
-    }
-    ssize_t ignored = write(status_fds[1], &error, sizeof(error));
-    (void)ignored;
-    _exit(127);
-  }
+  pid_t pid = 0;
+  const int spawned =
+      posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
   close(pipe_fds[1]);
-  close(status_fds[1]);
-  ProcessResult result;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t got = read(pipe_fds[0], buffer, sizeof(buffer));
-    if (got > 0) {
-      result.output.append(buffer, static_cast<size_t>(got));
-    } else if (got == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(pipe_fds[0]);
-  int exec_error = 0;
-  ssize_t status_bytes = 0;
-  do {
-    status_bytes = read(status_fds[0], &exec_error, sizeof(exec_error));
-  } while (status_bytes < 0 && errno == EINTR);
-  close(status_fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      return Error("cannot wait for " + argv[0] + ": " + std::strerror(errno));
-    }
-  }
-  if (status_bytes == static_cast<ssize_t>(sizeof(exec_error))) {
+  if (spawned != 0) {
+    close(pipe_fds[0]);
     return Error(
         "cannot run " + argv[0] + " in " + working_dir + ": " +
-        std::strerror(exec_error));
+        std::strerror(spawned));
   }
-  if (WIFSIGNALED(status)) {
-    result.signal_number = WTERMSIG(status);
-  } else if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
+  ProcessResult result = collectOutput(pipe_fds[0]);
+  auto waited = waitFor(pid, argv[0], result);
+  if (!waited) {
+    return waited.error();
   }
   return result;
 }
