@@ -85,7 +85,10 @@ class ZeInfoBuilder {
           return readMiscInfo(item);
         });
       } else if (!isOneOf(
-                     entry.key, {"functions", "global_host_access_table"})) {
+                     entry.key,
+                     {"functions",
+                      "global_host_access_table",
+                      "kernels_cost_info"})) {
         warnUnknown("", entry);
       }
       if (!status) {
@@ -716,7 +719,10 @@ Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
       "per_thread_payload_arguments",
       "binding_table_indices",
       "kernels_misc_info",
-      "inline_samplers"};
+      "inline_samplers",
+      "functions",
+      "global_host_access_table",
+      "kernels_cost_info"};
   static const std::vector<std::string_view> kNoKeys;
   Expected<Document> doc = yaml::parse(
       text, detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys);

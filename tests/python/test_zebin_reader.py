@@ -26,7 +26,8 @@ def test_values_match_the_kernel_sources(zebin_corpus: Path, manifest: Dict[str,
     assert len(manifest["files"]) >= 8
     for entry in manifest["files"]:
         info = zebin.read_zebin((zebin_corpus / entry["file"]).read_bytes())
-        assert info["warnings"] == [], entry["file"]
+        # Newer IGC keys are reported, not fatal; nothing else may warn.
+        assert all(w.startswith("unknown key '") for w in info["warnings"]), entry["file"]
         kernels = {k["name"]: k for k in info["kernels"]}
         for expected in entry["kernels"]:
             k = kernels[expected["name"]]

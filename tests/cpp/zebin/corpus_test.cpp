@@ -43,8 +43,11 @@ TEST_F(CorpusTest, EveryKernelMatchesItsSource) {
     ASSERT_FALSE(bytes.empty());
     Expected<Zebin> zebin = readZebin(bytes);
     ASSERT_TRUE(zebin.ok()) << zebin.error().message();
-    EXPECT_TRUE(zebin->ze_info.warnings.empty())
-        << zebin->ze_info.warnings.front();
+    // A newer IGC may add optional keys (reported, not fatal); anything
+    // else a warning says (e.g. an argument without description) is a bug.
+    for (const std::string& warning : zebin->ze_info.warnings) {
+      EXPECT_EQ(warning.rfind("unknown key '", 0), 0u) << warning;
+    }
     const KernelInfo* kernel = zebin->findKernel(entry["kernel"]);
     ASSERT_NE(kernel, nullptr) << zebin->ze_info.kernelNames();
     const ExecutionEnv& env = kernel->execution_env;

@@ -219,6 +219,25 @@ TEST(ZebinReader, UnknownKeysAreWarningsNotErrors) {
   EXPECT_NE(info->warnings[2].find("new_top_level"), std::string::npos);
 }
 
+TEST(ZebinReader, OptionalContainerSectionsAreKnown) {
+  // Sections of the zeinfo spec the model does not use: no warnings, and
+  // the fast path skips them.
+  const std::string text = simpleZeInfo({"k"}, "1.52") +
+      "functions:\n  - name: f\n    execution_env:\n      grf_count: 128\n"
+      "      simd_size: 16\n"
+      "global_host_access_table:\n  - device_name: d\n    host_name: h\n"
+      "kernels_cost_info:\n  - name: k\n    kcm_loop_count_exps:\n"
+      "      - factor: 1.5\n        argsym_index: 0\n        C: 0.5\n";
+  for (ZeInfoDetail detail :
+       {ZeInfoDetail::kFull, ZeInfoDetail::kExecutionOnly}) {
+    Expected<ZeInfo> info = parseZeInfo(text, detail);
+    ASSERT_TRUE(info.ok()) << info.error().message();
+    EXPECT_TRUE(info->warnings.empty()) << info->warnings.front();
+    ASSERT_EQ(info->kernels.size(), 1u);
+    EXPECT_EQ(info->kernels[0].name, "k");
+  }
+}
+
 TEST(ZebinReader, LegacyPatchTokenBinaryHasItsOwnMessage) {
   std::string bytes = goodZebin();
   putLe(bytes, 16, kElfTypeLegacyPatchTokens, 2);
