@@ -20,6 +20,7 @@
 #include "common/expected.h"
 #include "launcher/arg_plan.h"
 #include "launcher/geometry.h"
+#include "launcher/loaded_kernel.h"
 
 namespace xsl {
 namespace launcher {
@@ -408,6 +409,57 @@ const ArgPlan* planForCall(
             "; pass one value per type code");
   }
   return plan;
+}
+
+enum class Prepared { kError, kEmptyGrid, kReady };
+
+// Everything _launch_kernel does before the backend's launch, after the
+// caller found `kernel` and `cache` from args[0]: argument count, parsing,
+// geometry, the plan for arg_types, and packing `args` into `storage`
+// (pointer arguments checked in the kernel's context). kEmptyGrid: a zero
+// grid dimension, nothing to launch and no error.
+inline Prepared prepareLaunch(
+    PyObject* const* argv,
+    Py_ssize_t argc,
+    LoadedKernel& kernel,
+    PlanCache& cache,
+    LaunchCall* call,
+    const ArgPlan** plan) {
+  if (!parseLaunchCall(argv, argc, kernel.threadsPerWarp(), call)) {
+    return Prepared::kError;
+  }
+  if (call->geometry.empty()) {
+    return Prepared::kEmptyGrid;
+  }
+  *plan = planForCall(
+      cache, call->arg_types, call->args, [&kernel](std::string_view codes) {
+        return kernel.planFor(codes);
+      });
+  return *plan == nullptr ? Prepared::kError : Prepared::kReady;
+}
+
+inline bool packLaunchArgs(
+    const LaunchCall& call,
+    const ArgPlan& plan,
+    const LoadedKernel& kernel,
+    ArgStorage& storage) {
+  return packArgs(
+      call.args, plan, storage, [&kernel](size_t index, uint64_t address) {
+        return kernel.checkPointer(index, address);
+      });
+}
+
+// The argument count check both launchers start with.
+inline bool checkLaunchArgCount(Py_ssize_t argc) {
+  if (argc == kLaunchArgCount) {
+    return true;
+  }
+  raise(
+      PyExc_TypeError,
+      "_launch_kernel takes 9 arguments (function, grid_x, grid_y, grid_z, "
+      "num_warps, shared, arg_types, args, stream), got " +
+          std::to_string(argc));
+  return false;
 }
 
 } // namespace python

@@ -218,12 +218,8 @@ PyObject* launchKernel(
     PyObject* /*type*/,
     PyObject* const* args,
     Py_ssize_t nargs) {
-  if (nargs != py::kLaunchArgCount) {
-    return py::raise(
-        PyExc_TypeError,
-        "_launch_kernel takes 9 arguments (function, grid_x, grid_y, grid_z, "
-        "num_warps, shared, arg_types, args, stream), got " +
-            std::to_string(nargs));
+  if (!py::checkLaunchArgCount(nargs)) {
+    return nullptr;
   }
   KernelCapsule* held = kernelFromCapsule(args[0]);
   if (held == nullptr) {
@@ -231,25 +227,18 @@ PyObject* launchKernel(
   }
   LoadedKernel& kernel = *held->kernel;
   py::LaunchCall call;
-  if (!py::parseLaunchCall(args, nargs, kernel.threadsPerWarp(), &call)) {
-    return nullptr;
-  }
-  if (call.geometry.empty()) {
-    Py_RETURN_NONE; // a zero grid dimension launches nothing
-  }
-  const ArgPlan* plan = py::planForCall(
-      held->plan_cache,
-      call.arg_types,
-      call.args,
-      [&kernel](std::string_view codes) { return kernel.planFor(codes); });
-  if (plan == nullptr) {
-    return nullptr;
+  const ArgPlan* plan = nullptr;
+  switch (
+      py::prepareLaunch(args, nargs, kernel, held->plan_cache, &call, &plan)) {
+    case py::Prepared::kError:
+      return nullptr;
+    case py::Prepared::kEmptyGrid:
+      Py_RETURN_NONE; // a zero grid dimension launches nothing
+    case py::Prepared::kReady:
+      break;
   }
   ArgStorage storage(plan->args.size());
-  if (!py::packArgs(
-          call.args, *plan, storage, [&kernel](size_t index, uint64_t address) {
-            return kernel.checkPointer(index, address);
-          })) {
+  if (!py::packLaunchArgs(call, *plan, kernel, storage)) {
     return nullptr;
   }
   ze_command_list_handle_t list = nullptr;

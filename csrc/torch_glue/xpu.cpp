@@ -226,12 +226,8 @@ PyObject* launchKernel(
     PyObject* const* args,
     Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs != py::kLaunchArgCount) {
-    return py::raise(
-        PyExc_TypeError,
-        "_launch_kernel takes 9 arguments (function, grid_x, grid_y, grid_z, "
-        "num_warps, shared, arg_types, args, stream), got " +
-            std::to_string(nargs));
+  if (!py::checkLaunchArgCount(nargs)) {
+    return nullptr;
   }
   XpuKernel* held = kernelFromCapsule(args[0]);
   if (held == nullptr) {
@@ -239,19 +235,15 @@ PyObject* launchKernel(
   }
   LoadedKernel& loaded = *held->loaded;
   py::LaunchCall call;
-  if (!py::parseLaunchCall(args, nargs, loaded.threadsPerWarp(), &call)) {
-    return nullptr;
-  }
-  if (call.geometry.empty()) {
-    Py_RETURN_NONE;
-  }
-  const ArgPlan* plan = py::planForCall(
-      held->plan_cache,
-      call.arg_types,
-      call.args,
-      [&loaded](std::string_view codes) { return loaded.planFor(codes); });
-  if (plan == nullptr) {
-    return nullptr;
+  const ArgPlan* plan = nullptr;
+  switch (
+      py::prepareLaunch(args, nargs, loaded, held->plan_cache, &call, &plan)) {
+    case py::Prepared::kError:
+      return nullptr;
+    case py::Prepared::kEmptyGrid:
+      Py_RETURN_NONE;
+    case py::Prepared::kReady:
+      break;
   }
   if (plan->binds_shared_memory && call.shared_bytes == 0) {
     return py::raise(
@@ -260,10 +252,7 @@ PyObject* launchKernel(
             "' takes a dynamic shared memory argument but shared is 0");
   }
   ArgStorage storage(plan->args.size());
-  if (!py::packArgs(
-          call.args, *plan, storage, [&loaded](size_t index, uint64_t address) {
-            return loaded.checkPointer(index, address);
-          })) {
+  if (!py::packLaunchArgs(call, *plan, loaded, storage)) {
     return nullptr;
   }
   // NOLINTNEXTLINE(performance-no-int-to-ptr): Inductor's raw stream.
