@@ -171,6 +171,22 @@ def compile_one(ocloc: str, build: Build, work: Path, zebin_option: bool) -> Pat
                        f"{' '.join(ZEBIN_OPTION)}")
 
 
+def spirv_only(ocloc: str, build: Build, work: Path) -> Path:
+    """SPIR-V of a kernel via -spv_only, for ocloc versions that do not leave
+    the .spv next to the binary."""
+    out_dir = work / f"{build.kernel}_spv"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [ocloc, "compile", "-file", str(HERE / f"{build.kernel}.cl"), "-spv_only",
+           "-device", build.device, "-output", build.kernel, "-out_dir", str(out_dir)]
+    result = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                            timeout=600, check=False)
+    found = sorted(out_dir.glob("*.spv"))
+    if result.returncode != 0 or not found:
+        raise RuntimeError(f"{' '.join(cmd)} wrote no SPIR-V ({result.returncode}):\n"
+                           f"{result.stdout}{result.stderr}")
+    return found[0]
+
+
 def expected_kernel(build: Build) -> Dict[str, Any]:
     spec = KERNELS[build.kernel]
     entry: Dict[str, Any] = {
@@ -229,10 +245,9 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
             for build, _ in done:
                 if build.device == SPIRV_DEVICE and build.grf == 128:
                     spv = work / build.name / f"{build.name}.spv"
-                    if spv.exists():
-                        shutil.copyfile(spv, work / "spirv" / f"{build.kernel}.spv")
-            spirv_builds = [b for b in spirv_builds
-                            if (work / "spirv" / f"{b.kernel}.spv").exists()]
+                    if not spv.exists():
+                        spv = spirv_only(ocloc, build, work)
+                    shutil.copyfile(spv, work / "spirv" / f"{build.kernel}.spv")
             done += list(pool.map(run, spirv_builds))
         files = []
         for build, binary in done:

@@ -24,6 +24,8 @@ def manifest(zebin_corpus: Path) -> Dict[str, Any]:
 
 def test_values_match_the_kernel_sources(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
     assert len(manifest["files"]) >= 8
+    inputs = {(e["input"], e["grf_mode"]) for e in manifest["files"]}
+    assert ("spirv", 128) in inputs and ("opencl_c", 256) in inputs, inputs
     for entry in manifest["files"]:
         info = zebin.read_zebin((zebin_corpus / entry["file"]).read_bytes())
         # Newer IGC keys are reported, not fatal; nothing else may warn.
