@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Build the zebin test corpus with the real ocloc.
 
-Compiles every OpenCL C kernel in this folder for each device the local ocloc
+Compiles every OpenCL C source in this folder for each device the local ocloc
 supports among tgllp, dg2, acm-g10, pvc (plus newer ones a newer ocloc
 knows), with 128 GRF and, where the device has it, 256 GRF
-(-cl-intel-256-GRF-per-thread); then compiles each kernel's SPIR-V again with
+(-cl-intel-256-GRF-per-thread); then compiles each source's SPIR-V again with
 -spirv_input for pvc, as Triton does. Writes <out>/<name>.zebin, the SPIR-V
-as <out>/<kernel>.spv, and <out>/manifest.json describing every file with the
+as <out>/<source>.spv, and <out>/manifest.json describing every file with the
 values expected from the kernel sources (argument kinds and sizes, SLM,
 barriers, required sub-group size, GRF), and the same flattened to one
 tab-separated line per kernel in <out>/manifest.tsv for C++ tests.
@@ -60,21 +60,31 @@ def _v(size: int) -> Tuple[str, int]:
 
 _MANY_ARG_TYPES = [P, _v(4), _v(4), _v(8), _v(1), _v(2), C, _v(1), P, _v(8)]
 
-KERNELS: Dict[str, Dict[str, Any]] = {
-    "add": {"args": [P, P, P, _v(4)], "slm_size": 0, "barrier_count": 0,
-            "private_or_spill": False},
-    "slm_reduce": {"args": [P, P, L], "slm_size": 1024, "barrier_count": 1},
-    "private_array": {"args": [P, P], "slm_size": 0, "barrier_count": 0,
-                      "private_or_spill": True},
-    "subgroup16": {"args": [P, P], "slm_size": 0, "barrier_count": 0,
-                   "required_sub_group_size": 16, "simd_size": 16},
-    "no_args": {"args": [], "slm_size": 0, "barrier_count": 0,
-                "private_or_spill": False},
-    "many_args": {"args": [_MANY_ARG_TYPES[i % 10] for i in range(40)],
-                  "slm_size": 0, "barrier_count": 0},
-    "spill": {"args": [P, P], "slm_size": 0, "barrier_count": 0,
-              "required_sub_group_size": 32, "simd_size": 32,
-              "private_or_spill": True},
+# Per source file (tests/kernels/<stem>.cl), its kernels in source order.
+SOURCES: Dict[str, List[Dict[str, Any]]] = {
+    "add": [{"name": "add", "args": [P, P, P, _v(4)], "slm_size": 0,
+             "barrier_count": 0, "private_or_spill": False}],
+    "slm_reduce": [{"name": "slm_reduce", "args": [P, P, L], "slm_size": 1024,
+                    "barrier_count": 1}],
+    "private_array": [{"name": "private_array", "args": [P, P], "slm_size": 0,
+                       "barrier_count": 0, "private_or_spill": True}],
+    "subgroup16": [{"name": "subgroup16", "args": [P, P], "slm_size": 0,
+                    "barrier_count": 0, "required_sub_group_size": 16,
+                    "simd_size": 16}],
+    "no_args": [{"name": "no_args", "args": [], "slm_size": 0, "barrier_count": 0,
+                 "private_or_spill": False}],
+    "many_args": [{"name": "many_args",
+                   "args": [_MANY_ARG_TYPES[i % 10] for i in range(40)],
+                   "slm_size": 0, "barrier_count": 0}],
+    "spill": [{"name": "spill", "args": [P, P], "slm_size": 0, "barrier_count": 0,
+               "required_sub_group_size": 32, "simd_size": 32,
+               "private_or_spill": True}],
+    "two_kernels": [
+        {"name": "scale", "args": [P, _v(4)], "slm_size": 0, "barrier_count": 0,
+         "private_or_spill": False},
+        {"name": "offset_by", "args": [P, _v(8), L], "slm_size": 0,
+         "barrier_count": 1},
+    ],
 }
 
 
@@ -132,13 +142,13 @@ def needs_zebin_option(version: str) -> bool:
 
 
 class Build:
-    def __init__(self, kernel: str, device: str, grf: int, spirv: bool) -> None:
-        self.kernel = kernel
+    def __init__(self, source: str, device: str, grf: int, spirv: bool) -> None:
+        self.source = source  # stem of tests/kernels/<source>.cl
         self.device = device
         self.grf = grf
         self.spirv = spirv
         suffix = "_spirv" if spirv else ""
-        self.name = f"{kernel}_{device}_grf{grf}{suffix}"
+        self.name = f"{source}_{device}_grf{grf}{suffix}"
 
     def options(self) -> List[str]:
         return ["-options", LARGE_GRF_OPTION] if self.grf == 256 else []
@@ -149,10 +159,10 @@ def compile_one(ocloc: str, build: Build, work: Path, zebin_option: bool) -> Pat
     out_dir = work / build.name
     out_dir.mkdir(parents=True, exist_ok=True)
     if build.spirv:
-        source = work / "spirv" / f"{build.kernel}.spv"
+        source = work / "spirv" / f"{build.source}.spv"
         inputs = ["-file", str(source), "-spirv_input"]
     else:
-        inputs = ["-file", str(HERE / f"{build.kernel}.cl")]
+        inputs = ["-file", str(HERE / f"{build.source}.cl")]
     for attempt_option in ([zebin_option] if zebin_option else [False, True]):
         cmd = [ocloc, "compile", *inputs, "-device", build.device,
                *build.options(), "-output", build.name, "-output_no_suffix",
@@ -174,10 +184,10 @@ def compile_one(ocloc: str, build: Build, work: Path, zebin_option: bool) -> Pat
 def spirv_only(ocloc: str, build: Build, work: Path) -> Path:
     """SPIR-V of a kernel via -spv_only, for ocloc versions that do not leave
     the .spv next to the binary."""
-    out_dir = work / f"{build.kernel}_spv"
+    out_dir = work / f"{build.source}_spv"
     out_dir.mkdir(parents=True, exist_ok=True)
-    cmd = [ocloc, "compile", "-file", str(HERE / f"{build.kernel}.cl"), "-spv_only",
-           "-device", build.device, "-output", build.kernel, "-out_dir", str(out_dir)]
+    cmd = [ocloc, "compile", "-file", str(HERE / f"{build.source}.cl"), "-spv_only",
+           "-device", build.device, "-output", build.source, "-out_dir", str(out_dir)]
     result = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                             timeout=600, check=False)
     found = sorted(out_dir.glob("*.spv"))
@@ -187,24 +197,25 @@ def spirv_only(ocloc: str, build: Build, work: Path) -> Path:
     return found[0]
 
 
-def expected_kernel(build: Build) -> Dict[str, Any]:
-    spec = KERNELS[build.kernel]
-    entry: Dict[str, Any] = {
-        "name": build.kernel,
-        "arg_count": len(spec["args"]),
-        "args": [{"kind": k, "type_size": s} for k, s in spec["args"]],
-        "slm_size": spec["slm_size"],
-        "barrier_count": spec["barrier_count"],
-        "grf_count": build.grf,
-        "required_sub_group_size": spec.get("required_sub_group_size", 0),
-        "simd_size": spec.get("simd_size"),
-        # True: private memory or spill space must be there (a private
-        # array, or spills at 128 GRF); False: neither; None: the compiler
-        # decides.
-        "private_or_spill": (spec.get("private_or_spill")
-                             if build.grf == 128 else None),
-    }
-    return entry
+def expected_kernels(build: Build) -> List[Dict[str, Any]]:
+    kernels = []
+    for spec in SOURCES[build.source]:
+        kernels.append({
+            "name": spec["name"],
+            "arg_count": len(spec["args"]),
+            "args": [{"kind": k, "type_size": s} for k, s in spec["args"]],
+            "slm_size": spec["slm_size"],
+            "barrier_count": spec["barrier_count"],
+            "grf_count": build.grf,
+            "required_sub_group_size": spec.get("required_sub_group_size", 0),
+            "simd_size": spec.get("simd_size"),
+            # True: private memory or spill space must be there (a private
+            # array, or spills at 128 GRF); False: neither; None: the
+            # compiler decides.
+            "private_or_spill": (spec.get("private_or_spill")
+                                 if build.grf == 128 else None),
+        })
+    return kernels
 
 
 def fingerprint(ocloc: str, version: str, devices: Sequence[str]) -> str:
@@ -220,15 +231,15 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
                  version: str) -> Dict[str, Any]:
     zebin_option = needs_zebin_option(version)
     builds: List[Build] = []
-    for kernel in sorted(KERNELS):
+    for source in sorted(SOURCES):
         for device in devices:
-            builds.append(Build(kernel, device, 128, False))
+            builds.append(Build(source, device, 128, False))
             if device in LARGE_GRF_DEVICES:
-                builds.append(Build(kernel, device, 256, False))
+                builds.append(Build(source, device, 256, False))
     spirv_builds: List[Build] = []
     if SPIRV_DEVICE in devices:
-        for kernel in sorted(KERNELS):
-            spirv_builds.append(Build(kernel, SPIRV_DEVICE, 128, True))
+        for source in sorted(SOURCES):
+            spirv_builds.append(Build(source, SPIRV_DEVICE, 128, True))
         spirv_builds.append(Build("spill", SPIRV_DEVICE, 256, True))
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -247,7 +258,7 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
                     spv = work / build.name / f"{build.name}.spv"
                     if not spv.exists():
                         spv = spirv_only(ocloc, build, work)
-                    shutil.copyfile(spv, work / "spirv" / f"{build.kernel}.spv")
+                    shutil.copyfile(spv, work / "spirv" / f"{build.source}.spv")
             done += list(pool.map(run, spirv_builds))
         files = []
         for build, binary in done:
@@ -257,9 +268,9 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
                 "device": build.device,
                 "grf_mode": build.grf,
                 "input": "spirv" if build.spirv else "opencl_c",
-                "source": f"{build.kernel}.cl",
+                "source": f"{build.source}.cl",
                 "options": " ".join(build.options()),
-                "kernels": [expected_kernel(build)],
+                "kernels": expected_kernels(build),
             })
         for spv in sorted((work / "spirv").glob("*.spv")):
             shutil.copyfile(spv, out / spv.name)
