@@ -15,11 +15,12 @@ Last line: `inprocess_vs_subprocess: <ratio>` (target <= 0.5).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from ocloc_support import (BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi, capi_library_path,  # noqa: E402
@@ -28,10 +29,18 @@ from ocloc_support import (BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi, capi_
 KERNELS = ["add", "no_args", "many_args", "slm_reduce", "subgroup16"]
 
 
-def time_compile(compiler: OclocCapi, spirv: bytes, device: str) -> float:
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (ocloc subprocesses)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def time_compile(compiler: OclocCapi, spirv: bytes, device: str) -> Tuple[float, float]:
+    """(wall, CPU) seconds of one compile."""
+    cpu = cpu_seconds()
     start = time.perf_counter()
     compiler.compile(spirv, device, retry_large_grf=False)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def main() -> int:
@@ -61,22 +70,28 @@ def main() -> int:
     in_process.compile(next(iter(spirvs.values())), args.device, retry_large_grf=False)
     print(f"first in-process compile (loads IGC): {time.perf_counter() - start:.3f} s")
     subprocess_.compile(next(iter(spirvs.values())), args.device, retry_large_grf=False)
-    total_in = total_sub = 0.0
-    print(f"{'kernel':<12} {'in-process':>11} {'subprocess':>11} {'ratio':>6}")
+    total_in = total_sub = cpu_in = cpu_sub = 0.0
+    print(f"{'kernel':<12} {'in-process':>11} {'subprocess':>11} {'ratio':>6}   CPU: in-process subprocess")
     for name, spirv in spirvs.items():
         # Alternating runs, so changing machine load affects both modes alike.
-        times_in: List[float] = []
-        times_sub: List[float] = []
+        runs_in: List[Tuple[float, float]] = []
+        runs_sub: List[Tuple[float, float]] = []
         for _ in range(args.runs):
-            times_in.append(time_compile(in_process, spirv, args.device))
-            times_sub.append(time_compile(subprocess_, spirv, args.device))
-        med_in = statistics.median(times_in)
-        med_sub = statistics.median(times_sub)
+            runs_in.append(time_compile(in_process, spirv, args.device))
+            runs_sub.append(time_compile(subprocess_, spirv, args.device))
+        med_in = statistics.median(r[0] for r in runs_in)
+        med_sub = statistics.median(r[0] for r in runs_sub)
+        med_cpu_in = statistics.median(r[1] for r in runs_in)
+        med_cpu_sub = statistics.median(r[1] for r in runs_sub)
         total_in += med_in
         total_sub += med_sub
-        print(f"{name:<12} {med_in * 1e3:9.1f}ms {med_sub * 1e3:9.1f}ms {med_in / med_sub:6.2f}")
+        cpu_in += med_cpu_in
+        cpu_sub += med_cpu_sub
+        print(f"{name:<12} {med_in * 1e3:9.1f}ms {med_sub * 1e3:9.1f}ms {med_in / med_sub:6.2f}"
+              f"   {med_cpu_in * 1e3:9.0f}ms {med_cpu_sub * 1e3:9.0f}ms")
     in_process.close()
     subprocess_.close()
+    print(f"cpu_inprocess_vs_subprocess: {cpu_in / cpu_sub:.3f}")
     print(f"inprocess_vs_subprocess: {total_in / total_sub:.3f}")
     return 0
 
