@@ -106,6 +106,29 @@ def test_windows_collection_finds_runtime_dlls_in_oneapi(tmp_path):
         ocloc_wheel.collect_windows(ocloc_bin / "ocloc.exe", ocloc_bin / "ocloc64.dll", dirs)
 
 
+def test_windows_wheel_end_to_end_from_a_fake_oneapi(tmp_path):
+    root = tmp_path / "oneAPI"
+    ocloc_bin = root / "ocloc" / "latest" / "bin"
+    ocloc_bin.mkdir(parents=True)
+    for name in ("ocloc.exe", "ocloc64.dll", "igc64.dll", "igdfcl64.dll", "common_clang64.dll"):
+        (ocloc_bin / name).write_bytes(b"MZ fake " + name.encode())
+    (root / "ocloc" / "latest" / "licensing").mkdir()
+    (root / "ocloc" / "latest" / "licensing" / "third-party-programs.txt").write_text("third party")
+    wheel = ocloc_wheel.build(ocloc_bin / "ocloc.exe", ocloc_bin / "ocloc64.dll", tmp_path / "dist",
+                              version="2025.1.0", windows=True, search_dirs=[ocloc_bin], log=lambda *_: None)
+    assert wheel.name == "xsl_intel_ocloc-2025.1.0-py3-none-win_amd64.whl"
+    with zipfile.ZipFile(wheel) as zf:
+        rows = check_record(zf)
+        names = {n.split("/")[-1] for n in rows if n.startswith("intel_ocloc/bin/")}
+        assert names == {"ocloc.exe", "ocloc64.dll", "igc64.dll", "igdfcl64.dll", "common_clang64.dll"}
+        assert any(n.endswith("licenses/licensing/third-party-programs.txt") for n in rows)
+    # No licence at all is refused unless explicitly allowed.
+    shutil.rmtree(root / "ocloc" / "latest" / "licensing")
+    with pytest.raises(ocloc_wheel.WheelError, match="no licence files"):
+        ocloc_wheel.build(ocloc_bin / "ocloc.exe", ocloc_bin / "ocloc64.dll", tmp_path / "dist2",
+                          version="2025.1.0", windows=True, search_dirs=[ocloc_bin], log=lambda *_: None)
+
+
 def make_venv(tmp_path: Path) -> Path:
     venv = tmp_path / "venv"
     # --without-pip + the host pip's --python: seconds instead of ensurepip's ~15 s.
