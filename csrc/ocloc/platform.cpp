@@ -359,9 +359,11 @@ Expected<ProcessResult> runProcess(
 #else
   // No posix_spawn_file_actions_addchdir_np: let a shell change folder, the
   // arguments still travel as argv (no quoting).
-  std::vector<std::string> command = {
-      "/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", working_dir};
-  command.insert(command.end(), argv.begin(), argv.end());
+  std::vector<std::string> command = argv;
+  if (!working_dir.empty()) {
+    command = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", working_dir};
+    command.insert(command.end(), argv.begin(), argv.end());
+  }
   const bool spawn_chdir = false;
 #endif
   std::vector<char*> args;
