@@ -42,18 +42,7 @@ Expected<const ArgPlan*> LoadedKernel::planFor(std::string_view type_codes) {
   return plan_.get();
 }
 
-Status LoadedKernel::checkPointer(size_t index, uint64_t address) const {
-  if (address == 0) {
-    return Status::success();
-  }
-  // The kernel handle already holds this address for this argument, and it
-  // passed this check when it was set: skip the driver query. (Passing the
-  // same address after freeing it is a use-after-free this cannot see.)
-  if (index < set_arg_cache_.sizes.size() &&
-      set_arg_cache_.sizes[index] == sizeof(uint64_t) &&
-      set_arg_cache_.values[index] == address) {
-    return Status::success();
-  }
+Status LoadedKernel::queryPointer(size_t index, uint64_t address) const {
   const level_zero::Context& ctx = context();
   ze_memory_allocation_properties_t properties = {};
   properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;

@@ -65,7 +65,18 @@ class LoadedKernel {
   // in this kernel's context. Null is always allowed (scratch arguments).
   // An address equal to the one the kernel handle holds for this argument
   // from the previous launch was checked then and is not queried again.
-  Status checkPointer(size_t index, uint64_t address) const;
+  Status checkPointer(size_t index, uint64_t address) const {
+    // Inline fast path: null, or the address the kernel handle already holds
+    // for this argument (checked when it was set). Passing the same address
+    // after freeing it is a use-after-free this cannot see.
+    if (address == 0 ||
+        (index < set_arg_cache_.sizes.size() &&
+         set_arg_cache_.sizes[index] == sizeof(uint64_t) &&
+         set_arg_cache_.values[index] == address)) {
+      return Status::success();
+    }
+    return queryPointer(index, address);
+  }
 
   // Last values set on the Level Zero kernel, so launches that repeat an
   // argument skip the driver call (argument state persists on the kernel
@@ -80,6 +91,9 @@ class LoadedKernel {
   }
 
  private:
+  // zeMemGetAllocProperties + checkPointerArgument.
+  Status queryPointer(size_t index, uint64_t address) const;
+
   explicit LoadedKernel(level_zero::Kernel kernel)
       : kernel_(std::move(kernel)) {}
 

@@ -9,19 +9,14 @@ namespace xsl {
 namespace launcher {
 namespace {
 
-// Sets argument `index` unless the kernel handle already holds these bytes.
-// `value` is a full 8-byte slot (arg_plan.h: zeros above `size`).
-Status setArgIfChanged(
+// Sets argument `index` to the full 8-byte slot `value` (arg_plan.h: zeros
+// above `size`) and records it in the cache.
+Status setArg(
     const level_zero::Kernel& kernel,
     LoadedKernel::SetArgCache& cache,
     uint32_t index,
     uint32_t size,
     const void* value) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, value, sizeof(bits));
-  if (cache.sizes[index] == size && cache.values[index] == bits) {
-    return Status::success();
-  }
   // Forget the cached value first: if the call fails, the handle's state is
   // unknown and the next launch must set it again.
   cache.sizes[index] = 0;
@@ -31,9 +26,21 @@ Status setArgIfChanged(
         "kernel '" + kernel.name() + "': argument " + std::to_string(index) +
         ": " + status.error().message());
   }
+  std::memcpy(&cache.values[index], value, sizeof(uint64_t));
   cache.sizes[index] = size;
-  cache.values[index] = bits;
   return Status::success();
+}
+
+// True when the kernel handle already holds these bytes (inline: the common
+// case of a launch loop, where most arguments repeat).
+inline bool isSet(
+    const LoadedKernel::SetArgCache& cache,
+    uint32_t index,
+    uint32_t size,
+    const void* value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, value, sizeof(bits));
+  return cache.sizes[index] == size && cache.values[index] == bits;
 }
 
 } // namespace
@@ -55,18 +62,22 @@ Status launchOnCommandList(
 
   const uint32_t passed = static_cast<uint32_t>(plan.args.size());
   for (uint32_t i = 0; i < passed; ++i) {
-    Status status = setArgIfChanged(
-        ze_kernel, cache, i, plan.args[i].size, storage.slot(i));
-    if (!status) {
-      return status;
+    const uint32_t size = plan.args[i].size;
+    const void* slot = storage.slot(i);
+    if (!isSet(cache, i, size, slot)) {
+      Status status = setArg(ze_kernel, cache, i, size, slot);
+      if (!status) {
+        return status;
+      }
     }
   }
   const uint64_t null_pointer = 0;
-  for (uint32_t i = 0; i < plan.null_pointer_args; ++i) {
-    Status status =
-        setArgIfChanged(ze_kernel, cache, passed + i, 8, &null_pointer);
-    if (!status) {
-      return status;
+  for (uint32_t i = passed; i < passed + plan.null_pointer_args; ++i) {
+    if (!isSet(cache, i, 8, &null_pointer)) {
+      Status status = setArg(ze_kernel, cache, i, 8, &null_pointer);
+      if (!status) {
+        return status;
+      }
     }
   }
   if (plan.binds_shared_memory) {
