@@ -9,6 +9,7 @@ product) and cached per process.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import os
@@ -112,6 +113,7 @@ def missing_prerequisites() -> Optional[str]:
 
 
 _CACHE_DIR = Path(tempfile.mkdtemp(prefix="xsl_launcher_kernels_"))
+atexit.register(shutil.rmtree, _CACHE_DIR, True)
 
 
 def compile_opencl(source: str, options: str = "", device: str = DEVICE,
