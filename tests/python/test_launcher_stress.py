@@ -142,3 +142,42 @@ def test_eight_threads_launch_one_kernel_concurrently(add_zebin, buffers):
         seen.add(value)
     assert len(seen) == threads_count * per_thread
     records.clear()
+
+
+def test_memory_flat_over_20k_rejected_launches(add_zebin, buffers):
+    function, _, _ = L._load_kernel(add_zebin, KERNEL, 0, 0)
+    src, dst = buffers[0], buffers[1]
+    host = bytearray(64)
+    bad_calls = [
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst, 2**40, None, None), 0),
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst, None, None, None), 0),
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOxOO", (src, dst, 1, None, None), 0),
+        lambda: L._launch_kernel(function, -1, 1, 1, 4, 0, "OOiOO", (src, dst, 1, None, None), 0),
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO",
+                                 (src, id(host), 1, None, None), 0),
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst), 0),
+        lambda: L._load_kernel(add_zebin, "no_such_kernel", 0, 0),
+    ]
+
+    def run(count: int) -> None:
+        for i in range(count):
+            try:
+                bad_calls[i % len(bad_calls)]()
+            except (TypeError, ValueError, RuntimeError):
+                pass
+            else:
+                raise AssertionError(f"bad call {i % len(bad_calls)} did not raise")
+
+    run(2000)
+    gc.collect()
+    rss_before = support.rss_bytes()
+    tracemalloc.start()
+    snapshot_before = tracemalloc.take_snapshot()
+    run(20000)
+    snapshot_after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    gc.collect()
+    python_growth = sum(stat.size_diff for stat in
+                        snapshot_after.compare_to(snapshot_before, "filename"))
+    assert python_growth < 64 * 1024, python_growth
+    assert support.rss_bytes() - rss_before < 1024 * 1024
