@@ -630,7 +630,10 @@ class ZeInfoBuilder {
       args[i].index = static_cast<uint32_t>(i);
     }
     for (const PayloadArgument& arg : kernel.payload_arguments) {
-      if (!arg.arg_index) {
+      // Implicit arguments tied to a user argument (buffer size, ...) may
+      // name an index no user argument has: skip them before indexing.
+      if (!arg.arg_index ||
+          (arg.arg_type != "arg_bypointer" && arg.arg_type != "arg_byvalue")) {
         continue;
       }
       UserArgument& user = args[static_cast<size_t>(*arg.arg_index)];
@@ -665,8 +668,6 @@ class ZeInfoBuilder {
               static_cast<uint64_t>(arg.source_offset) +
                   static_cast<uint64_t>(arg.size));
         }
-      } else {
-        continue; // implicit arguments tied to a user argument (buffer size...)
       }
       seen[static_cast<size_t>(*arg.arg_index)] = true;
     }

@@ -2,7 +2,9 @@
 """Fuzzer seeds from the zebin corpus: every *.zebin as it is, plus the
 `.ze_info` text of each as <name>.yaml, so the YAML parser gets seeds of its
 own (mutating a whole ELF rarely reaches deep into the YAML). Stdlib only;
-a missing corpus gives an empty seed folder."""
+a missing corpus gives an empty seed folder. Inputs that once crashed the
+reader (regressions/ beside this script) are always seeds, so the ctest
+smoke run replays them on every build."""
 
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ def main() -> int:
         text = ze_info_text(zebin.read_bytes())
         if text:
             (args.out / (zebin.stem + ".yaml")).write_bytes(text)
+    for crash in sorted((Path(__file__).parent / "regressions").glob("*")):
+        shutil.copyfile(crash, args.out / ("regression-" + crash.name))
     return 0
 
 

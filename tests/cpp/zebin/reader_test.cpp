@@ -206,6 +206,34 @@ kernels_misc_info:
   EXPECT_TRUE(info->warnings.empty());
 }
 
+// Found by the fuzzer: an implicit argument (buffer_size) naming an index
+// past every user argument was used to index the user argument table.
+TEST(ZebinReader, ImplicitArgumentWithOutOfRangeIndexIsIgnored) {
+  const std::string text = R"(version: '1.20'
+kernels:
+  - name: k
+    execution_env:
+      grf_count: 128
+      simd_size: 16
+    payload_arguments:
+      - arg_type: arg_bypointer
+        offset: 0
+        size: 8
+        arg_index: 0
+        addrmode: stateless
+        addrspace: global
+      - arg_type: buffer_size
+        offset: 8
+        size: 8
+        arg_index: 9
+)";
+  Expected<ZeInfo> info = parseZeInfo(text);
+  ASSERT_TRUE(info.ok()) << info.error().message();
+  const KernelInfo& k = info->kernels.at(0);
+  ASSERT_EQ(k.user_arguments.size(), 1u);
+  EXPECT_EQ(k.user_arguments[0].kind, UserArgumentKind::kGlobalPointer);
+}
+
 TEST(ZebinReader, UnknownKeysAreWarningsNotErrors) {
   const std::string text =
       simpleZeInfo({"k"}, "1.99", "      future_knob: 7\n") +
