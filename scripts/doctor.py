@@ -319,11 +319,12 @@ def check_ocloc(probes: Probes) -> list[Finding]:
         fix = (
             "Install the oneAPI ocloc component (Intel oneAPI Base Toolkit, or the standalone "
             "'Intel Graphics Offline Compiler'), then in the same shell run "
-            '"%ONEAPI_ROOT%\\ocloc\\latest\\env\\vars.bat" (or set XSL_OCLOC to ocloc.exe). '
+            '"%ONEAPI_ROOT%\\ocloc\\latest\\env\\vars.bat"; or pip install an ocloc wheel built with '
+            "scripts\\ocloc_wheel.py into this environment (its `ocloc` console script lands on PATH). "
             "Triton-XPU runs it by the bare name `ocloc`, so it must be on PATH."
         )
     else:
-        fix = "Install it: `sudo apt-get install intel-opencl-icd` (Debian/Ubuntu) or intel-ocloc, or set XSL_OCLOC."
+        fix = "Install it: `sudo apt-get install intel-opencl-icd` (Debian/Ubuntu) or intel-ocloc, or pip install an ocloc wheel built with scripts/ocloc_wheel.py."
     return [
         Finding(
             "ocloc",
