@@ -180,12 +180,8 @@ std::string rangeText(int64_t low, uint64_t high) {
 }
 
 void storeLowBytes(uint64_t bits, uint32_t size, void* slot) noexcept {
-  // The whole 8-byte slot is written: the low `size` bytes are the value
-  // (little-endian hosts and Intel GPUs), the rest zero, so a slot can be
-  // compared as one uint64 (ze_launch.cpp skips unchanged arguments).
-  const uint64_t mask =
-      size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (size * 8)) - 1;
-  const uint64_t value = bits & mask;
+  // The whole 8-byte slot is written (arg_plan.h lowBytes).
+  const uint64_t value = lowBytes(bits, size);
   std::memcpy(slot, &value, sizeof(value));
 }
 
@@ -261,9 +257,31 @@ Expected<ArgPlan> compileArgPlan(
     if (!planned) {
       return std::move(planned).error();
     }
+    setIntegerRange(&*planned);
     plan.args.push_back(*planned);
   }
   return plan;
+}
+
+void setIntegerRange(PlannedArg* arg) noexcept {
+  if (!isInteger(arg->type) || arg->value_size == 0 || arg->value_size > 8 ||
+      arg->size < arg->value_size || arg->size > 8) {
+    arg->min_value = 0;
+    arg->max_value = -1;
+    return;
+  }
+  const unsigned bits = arg->value_size * 8;
+  if (isSignedInteger(arg->type)) {
+    arg->min_value = bits == 64 ? std::numeric_limits<int64_t>::min()
+                                : -(int64_t{1} << (bits - 1));
+    arg->max_value = bits == 64 ? std::numeric_limits<int64_t>::max()
+                                : (int64_t{1} << (bits - 1)) - 1;
+  } else {
+    arg->min_value = 0;
+    arg->max_value = bits == 64
+        ? std::numeric_limits<int64_t>::max()
+        : static_cast<int64_t>((uint64_t{1} << bits) - 1);
+  }
 }
 
 Status packSignedValue(

@@ -48,7 +48,24 @@ struct PlannedArg {
   // which IGC pads to 4 for char/short/half parameters. The value is sign-
   // (signed integers) or zero-extended (everything else) to this size.
   uint32_t size = 0;
+  // Integers only: the int64 values that fit `value_size` (capped at
+  // INT64_MAX), precomputed so a launch checks an in-range int with two
+  // compares and stores lowBytes(value, size).
+  // The default (empty range) sends every value through packSignedValue/
+  // packUnsignedValue, which also report the errors. 32 bytes in all.
+  int64_t min_value = 0;
+  int64_t max_value = -1;
 };
+
+// Fills min_value/max_value from type, value_size and size.
+void setIntegerRange(PlannedArg* arg) noexcept;
+
+// The slot value of an argument: the low `size` bytes of `bits` (little-
+// endian hosts and Intel GPUs), zeros above, so a slot compares as one
+// uint64 (ze_launch.cpp skips unchanged arguments).
+inline uint64_t lowBytes(uint64_t bits, uint32_t size) noexcept {
+  return size >= 8 ? bits : bits & ((uint64_t{1} << (size * 8)) - 1);
+}
 
 struct ArgPlan {
   std::string type_codes;
@@ -121,6 +138,13 @@ class ArgStorage {
   }
   const void* slot(size_t index) const noexcept {
     return &slots_[index];
+  }
+  // Slot i as one value (every slot is written whole).
+  const uint64_t* values() const noexcept {
+    return slots_;
+  }
+  uint64_t* mutableValues() noexcept {
+    return slots_;
   }
   bool onHeap() const noexcept {
     return !heap_.empty();

@@ -38,6 +38,9 @@ Expected<const ArgPlan*> LoadedKernel::planFor(std::string_view type_codes) {
   if (!plan) {
     return std::move(plan).error();
   }
+  // A new plan may reuse the old one's address: forget that the handle's
+  // arguments match it.
+  set_arg_cache_.all_set_for = nullptr;
   plan_ = std::make_unique<ArgPlan>(std::move(*plan));
   return plan_.get();
 }

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -78,12 +79,30 @@ class LoadedKernel {
     return queryPointer(index, address);
   }
 
+  // True when the kernel handle holds exactly these argument values of
+  // `plan` (set by the last launch), so nothing needs setting or checking.
+  bool holdsArgs(const ArgPlan& plan, const ArgStorage& storage) const {
+    return set_arg_cache_.all_set_for == &plan &&
+        (plan.args.empty() ||
+         std::memcmp(
+             storage.values(),
+             set_arg_cache_.values.data(),
+             plan.args.size() * sizeof(uint64_t)) == 0);
+  }
+
   // Last values set on the Level Zero kernel, so launches that repeat an
   // argument skip the driver call (argument state persists on the kernel
   // handle). Owned here because it describes this handle.
   struct SetArgCache {
+    // By kernel argument index: the 8-byte slot last set (arg_plan.h: zeros
+    // above the size) and its size, 0 when not set or unknown.
     std::vector<uint64_t> values;
-    std::vector<uint32_t> sizes; // 0: not set yet
+    std::vector<uint32_t> sizes;
+    // Non-null: every argument this plan binds (its values and the null
+    // scratch pointers) holds values[] with the plan's sizes, so a launch
+    // whose slots equal values[] sets nothing (one memcmp). Reset by a
+    // failed set and by a new plan (planFor), which may reuse the address.
+    const ArgPlan* all_set_for = nullptr;
     uint32_t group_size_x = 0;
   };
   SetArgCache& setArgCache() noexcept {

@@ -22,6 +22,15 @@
 #include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
 
+// The launch path is split into small inline fast paths (exact ints, None,
+// floats) and out-of-line checked paths, so the fast paths do not pay the
+// register saves and stack frames of the error-reporting code.
+#if defined(_MSC_VER)
+#define XSL_BRIDGE_NOINLINE __declspec(noinline)
+#else
+#define XSL_BRIDGE_NOINLINE __attribute__((noinline))
+#endif
+
 namespace xsl {
 namespace launcher {
 namespace python {
@@ -37,6 +46,20 @@ inline std::nullptr_t raiseError(PyObject* type, const Error& error) {
 
 inline const char* typeName(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
+}
+
+// The launch hot path: an exact Python int that fits in int64. An exact int
+// converts without error (only overflow), so no PyErr_Occurred check; every
+// other object (subclasses, __index__, None, big ints) returns false and
+// takes the caller's checked path.
+inline bool exactInt64(PyObject* obj, int64_t* out) {
+  if (!PyLong_CheckExact(obj)) {
+    return false;
+  }
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  *out = static_cast<int64_t>(value);
+  return overflow == 0;
 }
 
 // A Python int as an unsigned 64-bit value; false (no Python error set)
@@ -65,8 +88,13 @@ inline bool unsignedValue(PyObject* obj, uint64_t* out) {
   return true;
 }
 
-// An int parameter of the launcher call (grid, num_warps, shared, device).
-inline bool parseInt64(PyObject* obj, const char* what, int64_t* out) {
+inline bool parseInt64(PyObject* obj, const char* what, int64_t* out);
+
+// parseInt64 for everything but an exact int that fits.
+XSL_BRIDGE_NOINLINE inline bool parseInt64Checked(
+    PyObject* obj,
+    const char* what,
+    int64_t* out) {
   if (!PyLong_Check(obj)) {
     if (obj == Py_None || !PyIndex_Check(obj)) {
       raise(
@@ -97,8 +125,16 @@ inline bool parseInt64(PyObject* obj, const char* what, int64_t* out) {
   return true;
 }
 
+// An int parameter of the launcher call (grid, num_warps, shared, device).
+inline bool parseInt64(PyObject* obj, const char* what, int64_t* out) {
+  return exactInt64(obj, out) || parseInt64Checked(obj, what, out);
+}
+
 // A raw handle (stream, address): a non-negative int below 2^64.
-inline bool parseHandle(PyObject* obj, const char* what, uint64_t* out) {
+XSL_BRIDGE_NOINLINE inline bool parseHandleChecked(
+    PyObject* obj,
+    const char* what,
+    uint64_t* out) {
   if (!PyLong_Check(obj)) {
     raise(
         PyExc_TypeError,
@@ -113,6 +149,15 @@ inline bool parseHandle(PyObject* obj, const char* what, uint64_t* out) {
   return true;
 }
 
+inline bool parseHandle(PyObject* obj, const char* what, uint64_t* out) {
+  int64_t value = 0;
+  if (exactInt64(obj, &value) && value >= 0) {
+    *out = static_cast<uint64_t>(value);
+    return true;
+  }
+  return parseHandleChecked(obj, what, out);
+}
+
 inline std::string argWhere(size_t index, ArgType type) {
   std::string text = "argument ";
   text += std::to_string(index);
@@ -125,6 +170,13 @@ inline std::string argWhere(size_t index, ArgType type) {
 }
 
 inline bool packInteger(
+    PyObject* obj,
+    const PlannedArg& arg,
+    size_t index,
+    void* slot);
+
+// packInteger for int-likes, big ints and out-of-range values (errors).
+XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
     PyObject* obj,
     const PlannedArg& arg,
     size_t index,
@@ -176,15 +228,28 @@ inline bool packInteger(
   return true;
 }
 
-inline bool packFloating(
+inline bool packInteger(
+    PyObject* obj,
+    const PlannedArg& arg,
+    size_t index,
+    void* slot) {
+  int64_t value = 0;
+  if (exactInt64(obj, &value) && value >= arg.min_value &&
+      value <= arg.max_value) {
+    const uint64_t bits = lowBytes(static_cast<uint64_t>(value), arg.size);
+    std::memcpy(slot, &bits, sizeof(bits));
+    return true;
+  }
+  return packIntegerChecked(obj, arg, index, slot);
+}
+
+XSL_BRIDGE_NOINLINE inline bool packFloatingChecked(
     PyObject* obj,
     const PlannedArg& arg,
     size_t index,
     void* slot) {
   double value = 0.0;
-  if (PyFloat_CheckExact(obj)) {
-    value = PyFloat_AS_DOUBLE(obj);
-  } else if (obj == Py_None) {
+  if (obj == Py_None) {
     raise(
         PyExc_TypeError,
         argWhere(index, arg.type) + ": expected a float, got None");
@@ -211,12 +276,25 @@ inline bool packFloating(
   return true;
 }
 
-// int, None (null), or an object with data_ptr() (a tensor).
-inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
-  if (obj == Py_None) {
-    *address = 0;
+inline bool packFloating(
+    PyObject* obj,
+    const PlannedArg& arg,
+    size_t index,
+    void* slot) {
+  if (PyFloat_CheckExact(obj)) {
+    packFloatingValue(arg, PyFloat_AS_DOUBLE(obj), slot);
     return true;
   }
+  return packFloatingChecked(obj, arg, index, slot);
+}
+
+inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address);
+
+// pointerValue for int subclasses, big ints, and tensors (data_ptr()).
+XSL_BRIDGE_NOINLINE inline bool pointerValueChecked(
+    PyObject* obj,
+    size_t index,
+    uint64_t* address) {
   if (PyLong_Check(obj)) {
     if (!unsignedValue(obj, address)) {
       raise(
@@ -257,38 +335,64 @@ inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
   return ok;
 }
 
-// Converts every value of `args` (a tuple) into `storage` by `plan`;
-// `check_pointer(index, address)` -> Status validates each non-null pointer.
-template <typename PointerCheck>
-bool packArgs(
+// int, None (null), or an object with data_ptr() (a tensor).
+inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
+  if (obj == Py_None) {
+    *address = 0;
+    return true;
+  }
+  int64_t value = 0;
+  if (exactInt64(obj, &value) && value >= 0) {
+    *address = static_cast<uint64_t>(value);
+    return true;
+  }
+  return pointerValueChecked(obj, index, address);
+}
+
+// Converts every value of `args` (a tuple) into `storage` by `plan`.
+// Pointers are not validated here (checkPointerArgs).
+inline bool packArgValues(
     PyObject* args,
     const ArgPlan& plan,
-    ArgStorage& storage,
-    const PointerCheck& check_pointer) {
+    ArgStorage& storage) {
   const size_t count = plan.args.size();
+  const PlannedArg* planned = plan.args.data();
+  uint64_t* slots = storage.mutableValues();
   for (size_t i = 0; i < count; ++i) {
     PyObject* obj = PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i));
-    const PlannedArg& arg = plan.args[i];
-    void* slot = storage.slot(i);
+    const PlannedArg& arg = planned[i];
+    uint64_t* slot = &slots[i];
     if (arg.type == ArgType::kPointer) {
-      uint64_t address = 0;
-      if (!pointerValue(obj, i, &address)) {
+      if (!pointerValue(obj, i, slot)) {
         return false;
       }
-      if (address != 0) {
-        Status status = check_pointer(i, address);
-        if (!status) {
-          raiseError(PyExc_ValueError, status.error());
-          return false;
-        }
-      }
-      std::memcpy(slot, &address, sizeof(address));
     } else if (isInteger(arg.type)) {
       if (!packInteger(obj, arg, i, slot)) {
         return false;
       }
     } else if (!packFloating(obj, arg, i, slot)) {
       return false;
+    }
+  }
+  return true;
+}
+
+// `check_pointer(index, address)` -> Status on every non-null pointer in
+// `storage`; the first failure raises ValueError.
+template <typename PointerCheck>
+bool checkPointerArgs(
+    const ArgPlan& plan,
+    const ArgStorage& storage,
+    const PointerCheck& check_pointer) {
+  const size_t count = plan.args.size();
+  const uint64_t* values = storage.values();
+  for (size_t i = 0; i < count; ++i) {
+    if (plan.args[i].type == ArgType::kPointer && values[i] != 0) {
+      Status status = check_pointer(i, values[i]);
+      if (!status) {
+        raiseError(PyExc_ValueError, status.error());
+        return false;
+      }
     }
   }
   return true;
@@ -307,6 +411,74 @@ struct LaunchCall {
   uint64_t stream = 0;
 };
 
+// The plan for this call's arg_types, cached by the identity of the str
+// object Inductor passes on every launch (it holds a reference, so the
+// identity stays valid).
+struct PlanCache {
+  PyObject* arg_types = nullptr; // strong reference
+  const ArgPlan* plan = nullptr;
+  // The last valid geometry and the values it was computed from: a launch
+  // loop repeats grid and num_warps, so only the compare is paid.
+  int64_t grid[3] = {0, 0, 0};
+  int64_t num_warps = 0;
+  uint32_t threads_per_warp = 0; // 0: no geometry cached
+  LaunchGeometry geometry;
+  // The exact int objects grid_x, grid_y, grid_z, num_warps, shared and
+  // stream of the last parsed call (strong references) and what they parsed
+  // to. Ints are immutable, so the same objects again mean the same values:
+  // a launch loop passing the same objects (small ints are shared by
+  // CPython; Inductor passes num_warps/shared from the kernel's metadata)
+  // pays six pointer compares instead of six conversions.
+  PyObject* int_objects[6] =
+      {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  uint32_t shared_bytes = 0;
+  uint64_t stream = 0;
+
+  void clearIntObjects() {
+    for (PyObject*& object : int_objects) {
+      Py_CLEAR(object);
+    }
+  }
+  void clear() {
+    Py_CLEAR(arg_types);
+    plan = nullptr;
+    threads_per_warp = 0;
+    clearIntObjects();
+  }
+};
+
+inline bool checkArgsTuple(PyObject* args) {
+  if (PyTuple_Check(args)) {
+    return true;
+  }
+  raise(
+      PyExc_TypeError,
+      std::string("args must be a tuple, got ") + typeName(args));
+  return false;
+}
+
+// Keeps the six int objects of a successfully parsed call when all are exact
+// ints (a subclass or __index__ object may not be immutable).
+XSL_BRIDGE_NOINLINE inline void rememberIntObjects(
+    PyObject* const* argv,
+    PlanCache& cache,
+    const LaunchCall& call) {
+  PyObject* const objects[6] = {
+      argv[1], argv[2], argv[3], argv[4], argv[5], argv[8]};
+  cache.clearIntObjects();
+  for (PyObject* object : objects) {
+    if (!PyLong_CheckExact(object)) {
+      return;
+    }
+  }
+  for (size_t i = 0; i < 6; ++i) {
+    Py_INCREF(objects[i]);
+    cache.int_objects[i] = objects[i];
+  }
+  cache.shared_bytes = call.shared_bytes;
+  cache.stream = call.stream;
+}
+
 // Parses everything but `function` (checked by the caller, which knows its
 // capsule name) and `arg_types` (checked against the plan cache). Returns
 // false with a Python error set.
@@ -314,7 +486,25 @@ inline bool parseLaunchCall(
     PyObject* const* argv,
     Py_ssize_t argc,
     uint32_t threads_per_warp,
+    PlanCache& cache,
     LaunchCall* call) {
+  PyObject* const* ints = cache.int_objects;
+  if (argv[1] == ints[0] && argv[2] == ints[1] && argv[3] == ints[2] &&
+      argv[4] == ints[3] && argv[5] == ints[4] && argv[8] == ints[5] &&
+      ints[0] != nullptr && cache.threads_per_warp == threads_per_warp) {
+    if (!checkArgsTuple(argv[7])) {
+      return false;
+    }
+    call->function = argv[0];
+    call->geometry = cache.geometry;
+    call->shared_bytes = cache.shared_bytes;
+    call->arg_types = argv[6];
+    call->args = argv[7];
+    call->stream = cache.stream;
+    return true;
+  }
+  // The remembered objects stand for cache.geometry, which changes below.
+  cache.clearIntObjects();
   int64_t grid[3] = {0, 0, 0};
   int64_t num_warps = 0;
   int64_t shared = 0;
@@ -326,11 +516,21 @@ inline bool parseLaunchCall(
     return false;
   }
   (void)argc;
-  auto geometry = computeLaunchGeometry(
-      grid[0], grid[1], grid[2], num_warps, threads_per_warp);
-  if (!geometry) {
-    raiseError(PyExc_ValueError, geometry.error());
-    return false;
+  if (cache.threads_per_warp != threads_per_warp || cache.grid[0] != grid[0] ||
+      cache.grid[1] != grid[1] || cache.grid[2] != grid[2] ||
+      cache.num_warps != num_warps) {
+    auto geometry = computeLaunchGeometry(
+        grid[0], grid[1], grid[2], num_warps, threads_per_warp);
+    if (!geometry) {
+      raiseError(PyExc_ValueError, geometry.error());
+      return false;
+    }
+    cache.geometry = *geometry;
+    cache.grid[0] = grid[0];
+    cache.grid[1] = grid[1];
+    cache.grid[2] = grid[2];
+    cache.num_warps = num_warps;
+    cache.threads_per_warp = threads_per_warp;
   }
   if (shared < 0 || shared > static_cast<int64_t>(UINT32_MAX)) {
     raise(
@@ -339,74 +539,78 @@ inline bool parseLaunchCall(
             " must be in [0, 2**32) bytes of shared local memory");
     return false;
   }
-  if (!PyTuple_Check(argv[7])) {
-    raise(
-        PyExc_TypeError,
-        std::string("args must be a tuple, got ") + typeName(argv[7]));
+  if (!checkArgsTuple(argv[7])) {
     return false;
   }
   if (!parseHandle(argv[8], "stream", &call->stream)) {
     return false;
   }
   call->function = argv[0];
-  call->geometry = *geometry;
+  call->geometry = cache.geometry;
   call->shared_bytes = static_cast<uint32_t>(shared);
   call->arg_types = argv[6];
   call->args = argv[7];
+  rememberIntObjects(argv, cache, *call);
   return true;
 }
 
-// The plan for this call's arg_types, cached by the identity of the str
-// object Inductor passes on every launch (it holds a reference, so the
-// identity stays valid).
-struct PlanCache {
-  PyObject* arg_types = nullptr; // strong reference
-  const ArgPlan* plan = nullptr;
-
-  void clear() {
-    Py_CLEAR(arg_types);
-    plan = nullptr;
+// `compile(std::string_view) -> Expected<const ArgPlan*>`.
+// planForCall for a different arg_types object: compile (or find) its plan
+// and remember the object.
+template <typename Compile>
+XSL_BRIDGE_NOINLINE const ArgPlan* planForNewTypes(
+    PlanCache& cache,
+    PyObject* arg_types,
+    const Compile& compile) {
+  if (!PyUnicode_Check(arg_types)) {
+    return raise(
+        PyExc_TypeError,
+        std::string("arg_types must be a str, got ") + typeName(arg_types));
   }
-};
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(arg_types, &length);
+  if (text == nullptr) {
+    return nullptr;
+  }
+  auto compiled = compile(std::string_view(text, static_cast<size_t>(length)));
+  if (!compiled) {
+    return raiseError(PyExc_ValueError, compiled.error());
+  }
+  const ArgPlan* plan = *compiled;
+  PyObject* previous = cache.arg_types;
+  Py_INCREF(arg_types);
+  cache.arg_types = arg_types;
+  cache.plan = plan;
+  Py_XDECREF(previous);
+  return plan;
+}
+
+XSL_BRIDGE_NOINLINE inline std::nullptr_t raiseArgCountMismatch(
+    Py_ssize_t passed,
+    const ArgPlan& plan) {
+  return raise(
+      PyExc_ValueError,
+      "args has " + std::to_string(passed) + " values but arg_types '" +
+          plan.type_codes + "' has " + std::to_string(plan.args.size()) +
+          "; pass one value per type code");
+}
 
 // `compile(std::string_view) -> Expected<const ArgPlan*>`.
 template <typename Compile>
-const ArgPlan* planForCall(
+inline const ArgPlan* planForCall(
     PlanCache& cache,
     PyObject* arg_types,
     PyObject* args,
     const Compile& compile) {
-  const ArgPlan* plan = cache.plan;
-  if (arg_types != cache.arg_types) {
-    if (!PyUnicode_Check(arg_types)) {
-      return raise(
-          PyExc_TypeError,
-          std::string("arg_types must be a str, got ") + typeName(arg_types));
-    }
-    Py_ssize_t length = 0;
-    const char* text = PyUnicode_AsUTF8AndSize(arg_types, &length);
-    if (text == nullptr) {
-      return nullptr;
-    }
-    auto compiled =
-        compile(std::string_view(text, static_cast<size_t>(length)));
-    if (!compiled) {
-      return raiseError(PyExc_ValueError, compiled.error());
-    }
-    plan = *compiled;
-    PyObject* previous = cache.arg_types;
-    Py_INCREF(arg_types);
-    cache.arg_types = arg_types;
-    cache.plan = plan;
-    Py_XDECREF(previous);
+  const ArgPlan* plan = arg_types == cache.arg_types
+      ? cache.plan
+      : planForNewTypes(cache, arg_types, compile);
+  if (plan == nullptr) {
+    return nullptr;
   }
   const Py_ssize_t passed = PyTuple_GET_SIZE(args);
   if (static_cast<size_t>(passed) != plan->args.size()) {
-    return raise(
-        PyExc_ValueError,
-        "args has " + std::to_string(passed) + " values but arg_types '" +
-            plan->type_codes + "' has " + std::to_string(plan->args.size()) +
-            "; pass one value per type code");
+    return raiseArgCountMismatch(passed, *plan);
   }
   return plan;
 }
@@ -425,7 +629,7 @@ inline Prepared prepareLaunch(
     PlanCache& cache,
     LaunchCall* call,
     const ArgPlan** plan) {
-  if (!parseLaunchCall(argv, argc, kernel.threadsPerWarp(), call)) {
+  if (!parseLaunchCall(argv, argc, kernel.threadsPerWarp(), cache, call)) {
     return Prepared::kError;
   }
   if (call->geometry.empty()) {
@@ -443,8 +647,16 @@ inline bool packLaunchArgs(
     const ArgPlan& plan,
     const LoadedKernel& kernel,
     ArgStorage& storage) {
-  return packArgs(
-      call.args, plan, storage, [&kernel](size_t index, uint64_t address) {
+  if (!packArgValues(call.args, plan, storage)) {
+    return false;
+  }
+  // Arguments the kernel handle already holds were checked when they were
+  // set: a launch repeating all of them skips the pointer checks.
+  if (kernel.holdsArgs(plan, storage)) {
+    return true;
+  }
+  return checkPointerArgs(
+      plan, storage, [&kernel](size_t index, uint64_t address) {
         return kernel.checkPointer(index, address);
       });
 }

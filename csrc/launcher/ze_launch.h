@@ -17,6 +17,12 @@
 namespace xsl {
 namespace launcher {
 
+// What the caller knows about the kernel handle's argument values.
+enum class HeldArgs {
+  kUnknown,  // compare and set what differs
+  kVerified, // kernel.holdsArgs(plan, storage) was true just before the call
+};
+
 // `storage` holds one packed slot per plan.args entry. `shared_bytes` is the
 // dynamic shared memory size (bound only if the plan binds_shared_memory).
 // `command_list` must be an immediate command list of the kernel's context.
@@ -26,7 +32,8 @@ Status launchOnCommandList(
     const ArgStorage& storage,
     const LaunchGeometry& geometry,
     uint32_t shared_bytes,
-    ze_command_list_handle_t command_list);
+    ze_command_list_handle_t command_list,
+    HeldArgs held_args = HeldArgs::kUnknown);
 
 } // namespace launcher
 } // namespace xsl

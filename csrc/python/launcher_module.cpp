@@ -60,14 +60,11 @@ void destroyKernelCapsule(PyObject* capsule) {
   delete held;
 }
 
-KernelCapsule* kernelFromCapsule(PyObject* obj) {
+// kernelFromCapsule for anything but our capsule name pointer: a capsule
+// with an equal name string, or the TypeError.
+XSL_BRIDGE_NOINLINE KernelCapsule* kernelFromOtherCapsule(PyObject* obj) {
   if (PyCapsule_CheckExact(obj)) {
     const char* name = PyCapsule_GetName(obj);
-    // Our capsules carry our name pointer and the kernel also as context,
-    // which is read without PyCapsule_GetPointer's strcmp (hot path).
-    if (name == kCapsuleName) {
-      return static_cast<KernelCapsule*>(PyCapsule_GetContext(obj));
-    }
     if (name != nullptr && std::strcmp(name, kCapsuleName) == 0) {
       return static_cast<KernelCapsule*>(PyCapsule_GetPointer(obj, name));
     }
@@ -83,6 +80,15 @@ KernelCapsule* kernelFromCapsule(PyObject* obj) {
       std::string("function must be a kernel from "
                   "StaticXpuLauncher._load_kernel, got ") +
           py::typeName(obj));
+}
+
+// Our capsules carry our name pointer and the kernel also as context, which
+// is read without PyCapsule_GetPointer's strcmp (hot path).
+inline KernelCapsule* kernelFromCapsule(PyObject* obj) {
+  if (PyCapsule_CheckExact(obj) && PyCapsule_GetName(obj) == kCapsuleName) {
+    return static_cast<KernelCapsule*>(PyCapsule_GetContext(obj));
+  }
+  return kernelFromOtherCapsule(obj);
 }
 
 // Default immediate command lists, one per device index; never destroyed
@@ -237,8 +243,18 @@ PyObject* launchKernel(
     case py::Prepared::kReady:
       break;
   }
+  // py::packLaunchArgs, with the held-arguments test shared with the launch
+  // below: a launch repeating every argument is checked and set once.
   ArgStorage storage(plan->args.size());
-  if (!py::packLaunchArgs(call, *plan, kernel, storage)) {
+  if (!py::packArgValues(call.args, *plan, storage)) {
+    return nullptr;
+  }
+  const bool held_args = kernel.holdsArgs(*plan, storage);
+  if (!held_args &&
+      !py::checkPointerArgs(
+          *plan, storage, [&kernel](size_t index, uint64_t address) {
+            return kernel.checkPointer(index, address);
+          })) {
     return nullptr;
   }
   ze_command_list_handle_t list = nullptr;
@@ -257,7 +273,14 @@ PyObject* launchKernel(
         static_cast<uintptr_t>(call.stream));
   }
   xsl::Status status = xsl::launcher::launchOnCommandList(
-      kernel, *plan, storage, call.geometry, call.shared_bytes, list);
+      kernel,
+      *plan,
+      storage,
+      call.geometry,
+      call.shared_bytes,
+      list,
+      held_args ? xsl::launcher::HeldArgs::kVerified
+                : xsl::launcher::HeldArgs::kUnknown);
   if (!status) {
     return py::raiseError(PyExc_RuntimeError, status.error());
   }

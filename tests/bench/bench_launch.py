@@ -8,7 +8,8 @@ Pointers are passed as int addresses of device allocations (a torch tensor's
 data_ptr() call is Python-side cost that is the same for every launcher).
 Each figure is the best of --repeat runs of --calls calls, in CPU ns per
 call (process time, so other jobs on the machine do not inflate it), loop
-overhead included on both sides. Last line:
+overhead included on both sides; the floor and launch loops take turns in
+every repetition, so load changes hit them alike. Last line:
     launch_overhead_vs_floor: <launch_8_args_ns / floor_ns>
 
 Usage: python3 tests/bench/bench_launch.py [--build-dir build/linux-gcc]
@@ -36,11 +37,16 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def best_ns_per_call(call: Callable[[], None], calls: int, repeat: int) -> float:
-    best = float("inf")
+def best_ns_per_call(loops: Dict[str, Callable[[int], None]], calls: int,
+                     repeat: int) -> Dict[str, float]:
+    """Best CPU ns per call of each loop. The loops take turns within every
+    repetition, so a change in machine load hits all of them alike instead
+    of whichever happened to run during it."""
+    best = {name: float("inf") for name in loops}
     for _ in range(repeat):
-        elapsed = call_loop(call, calls)
-        best = min(best, elapsed / calls * 1e9)
+        for name, loop in loops.items():
+            elapsed = call_loop(loop, calls)
+            best[name] = min(best[name], elapsed / calls * 1e9)
     return best
 
 
@@ -98,26 +104,25 @@ def main() -> int:
             pointers = tuple(buffers[: count - 3]) + (None, None)
             same = ((*pointers, 1000),)
             changing = ((*pointers, 1000), (*pointers[::-1][2:], None, None, 2000))
-            # The floor and the launch in the same process, interleaved.
-            results[f"floor_{count}"] = best_ns_per_call(
-                make_loop(function, L._launch_floor, codes, same), options.calls, options.repeat)
-            results[f"launch_{count}"] = best_ns_per_call(
-                make_loop(function, L._launch_kernel, codes, same), options.calls, options.repeat)
-            results[f"launch_{count}_changing"] = best_ns_per_call(
-                make_loop(function, L._launch_kernel, codes, changing), options.calls, options.repeat)
-            results[f"floor_{count}_again"] = best_ns_per_call(
-                make_loop(function, L._launch_floor, codes, same), options.calls, options.repeat)
+            # The floor and the launches in the same process, interleaved.
+            best = best_ns_per_call({
+                f"floor_{count}": make_loop(function, L._launch_floor, codes, same),
+                f"launch_{count}": make_loop(function, L._launch_kernel, codes, same),
+                f"launch_{count}_changing": make_loop(
+                    function, L._launch_kernel, codes, changing),
+            }, options.calls, options.repeat)
+            results.update(best)
     finally:
         for address in buffers:
             launcher.device_free(address)
 
     for count in (8, 64):
-        floor = min(results[f"floor_{count}"], results[f"floor_{count}_again"])
+        floor = results[f"floor_{count}"]
         print(f"{count:2d} args: floor {floor:7.1f} ns | launch (same args) "
               f"{results[f'launch_{count}']:7.1f} ns = {results[f'launch_{count}'] / floor:4.2f}x | "
               f"launch (args change every call) {results[f'launch_{count}_changing']:7.1f} ns = "
               f"{results[f'launch_{count}_changing'] / floor:4.2f}x")
-    floor_8 = min(results["floor_8"], results["floor_8_again"])
+    floor_8 = results["floor_8"]
     print(f"launch_overhead_vs_floor: {results['launch_8'] / floor_8:.2f}")
     return 0
 
