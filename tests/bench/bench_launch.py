@@ -43,6 +43,8 @@ def best_ns_per_call(loops: Dict[str, Callable[[int], None]], calls: int,
     repetition, so a change in machine load hits all of them alike instead
     of whichever happened to run during it."""
     best = {name: float("inf") for name in loops}
+    for loop in loops.values():
+        loop(calls)  # warm-up, untimed: caches, allocator, branch history
     for _ in range(repeat):
         for name, loop in loops.items():
             elapsed = call_loop(loop, calls)
