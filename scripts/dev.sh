@@ -9,10 +9,10 @@ root=$PWD
 
 APT_PACKAGES=(
   cmake ninja-build g++ clang clang-format llvm binutils
-  libgtest-dev googletest libclang-rt-14-dev
+  libgtest-dev googletest libclang-rt-dev
   intel-opencl-icd libze1 libze-dev
   g++-mingw-w64-x86-64-posix wine64
-  python3-venv patchelf unzip
+  python3-dev python3-venv python3-pip patchelf unzip
 )
 
 log() { printf '\n== %s\n' "$*"; }
@@ -28,8 +28,20 @@ setup() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+  use_venv_if_externally_managed
   log "installing Python packages"
   python3 -m pip install -q -r scripts/requirements-test.txt
+}
+
+# Debian's own python3 refuses pip installs (PEP 668): then everything runs in
+# .venv, put first on PATH so CMake, the tests and their subprocesses agree.
+use_venv_if_externally_managed() {
+  local managed
+  managed=$(python3 -c 'import os, sysconfig; print(os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))')
+  if [ "$managed" = "True" ] || [ -x "$root/.venv/bin/python3" ]; then
+    [ -x "$root/.venv/bin/python3" ] || { log "creating .venv (system Python is externally managed)"; python3 -m venv "$root/.venv"; }
+    export VIRTUAL_ENV="$root/.venv" PATH="$root/.venv/bin:$PATH"
+  fi
 }
 
 build_preset() {
