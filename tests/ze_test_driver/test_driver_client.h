@@ -31,7 +31,23 @@ namespace test_driver {
 // prepended). Skipped when an identical copy is there; otherwise copied to a
 // temporary name and renamed over, so a copy another process has mapped is
 // never rewritten in place. Call before the first Level Zero use.
+inline bool runningUnderWine() {
+  HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+  return ntdll != nullptr &&
+      GetProcAddress(ntdll, "wine_get_version") != nullptr;
+}
+
 inline Status installStandinLoader(std::string standin_path) {
+  // On a real Windows machine System32\ze_loader.dll belongs to the Intel
+  // GPU driver: never overwrite it unless told this machine is disposable.
+  const char* allow = std::getenv("XSL_TEST_ALLOW_SYSTEM32_STANDIN");
+  if (!runningUnderWine() && (allow == nullptr || std::string(allow) != "1")) {
+    return Error(
+        "refusing to replace System32\\ze_loader.dll with the test stand-in "
+        "outside wine (it would replace the Intel GPU driver's Level Zero "
+        "loader); set XSL_TEST_ALLOW_SYSTEM32_STANDIN=1 only on a disposable "
+        "CI machine");
+  }
   if (!standin_path.empty() && standin_path[0] == '/') {
     standin_path = "Z:" + standin_path;
   }
