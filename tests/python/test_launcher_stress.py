@@ -8,6 +8,7 @@ import gc
 import sys
 import threading
 import tracemalloc
+from typing import Callable, Tuple
 
 import pytest
 
@@ -37,6 +38,24 @@ def buffers():
         launcher.device_free(address)
 
 
+def _memory_growth(run: Callable[[int], None], warm_up: int, count: int) -> Tuple[int, int]:
+    """(RSS growth, Python allocation growth) in bytes over run(count), after
+    run(warm_up) has filled every cache."""
+    run(warm_up)
+    gc.collect()
+    rss_before = support.rss_bytes()
+    tracemalloc.start()
+    snapshot_before = tracemalloc.take_snapshot()
+    run(count)
+    snapshot_after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    gc.collect()
+    rss_growth = support.rss_bytes() - rss_before
+    python_growth = sum(stat.size_diff for stat in
+                        snapshot_after.compare_to(snapshot_before, "filename"))
+    return rss_growth, python_growth
+
+
 def _launch_many(function, codes, args, count, records) -> None:
     launch = L._launch_kernel
     for i in range(count):
@@ -51,20 +70,13 @@ def test_memory_flat_over_100k_launches(add_zebin, buffers):
     tensor = support.FakeTensor(buffers[0])
     codes = "OOiOO"
     args = (tensor, buffers[1], 1000, None, None)
-    _launch_many(function, codes, args, 20000, records)  # warm up caches
-    gc.collect()
+    def launches(count: int) -> None:
+        _launch_many(function, codes, args, count, records)
+
+    launches(20000)  # warm up: the plan cache now holds `codes`
     refs_before = (sys.getrefcount(function), sys.getrefcount(tensor),
                    sys.getrefcount(codes), sys.getrefcount(args))
-    rss_before = support.rss_bytes()
-    tracemalloc.start()
-    snapshot_before = tracemalloc.take_snapshot()
-    _launch_many(function, codes, args, 100000, records)
-    snapshot_after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    gc.collect()
-    rss_growth = support.rss_bytes() - rss_before
-    python_growth = sum(stat.size_diff for stat in
-                        snapshot_after.compare_to(snapshot_before, "filename"))
+    rss_growth, python_growth = _memory_growth(launches, warm_up=0, count=100000)
     refs_after = (sys.getrefcount(function), sys.getrefcount(tensor),
                   sys.getrefcount(codes), sys.getrefcount(args))
     assert refs_after == refs_before
@@ -80,18 +92,7 @@ def test_memory_flat_over_10k_load_unload_cycles(add_zebin):
             function, _, _ = L._load_kernel(add_zebin, KERNEL, 0, 0)
             del function
 
-    cycle(1000)
-    gc.collect()
-    rss_before = support.rss_bytes()
-    tracemalloc.start()
-    snapshot_before = tracemalloc.take_snapshot()
-    cycle(10000)
-    snapshot_after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    gc.collect()
-    rss_growth = support.rss_bytes() - rss_before
-    python_growth = sum(stat.size_diff for stat in
-                        snapshot_after.compare_to(snapshot_before, "filename"))
+    rss_growth, python_growth = _memory_growth(cycle, warm_up=1000, count=10000)
     # A leaked module (zebin bytes + parsed metadata) is kilobytes each:
     # 10k of them would be tens of MB.
     assert python_growth < 64 * 1024, python_growth
@@ -168,16 +169,6 @@ def test_memory_flat_over_20k_rejected_launches(add_zebin, buffers):
             else:
                 raise AssertionError(f"bad call {i % len(bad_calls)} did not raise")
 
-    run(2000)
-    gc.collect()
-    rss_before = support.rss_bytes()
-    tracemalloc.start()
-    snapshot_before = tracemalloc.take_snapshot()
-    run(20000)
-    snapshot_after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    gc.collect()
-    python_growth = sum(stat.size_diff for stat in
-                        snapshot_after.compare_to(snapshot_before, "filename"))
+    rss_growth, python_growth = _memory_growth(run, warm_up=2000, count=20000)
     assert python_growth < 64 * 1024, python_growth
-    assert support.rss_bytes() - rss_before < 1024 * 1024
+    assert rss_growth < 1024 * 1024, rss_growth
