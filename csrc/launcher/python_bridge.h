@@ -48,6 +48,79 @@ inline const char* typeName(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
 }
 
+// Where CPython's int layout is known (longintrepr.h: 30-bit digits; the
+// digit count and sign in ob_size before 3.12, in long_value.lv_tag since),
+// ints of up to two digits are read inline: every launch argument is one,
+// and a call to PyLong_AsLongLongAndOverflow per argument was the largest
+// single cost of a launch. nanobind reads compact ints the same way. Other
+// versions and builds use the API.
+#if !defined(Py_LIMITED_API) && defined(PyLong_SHIFT) && PyLong_SHIFT == 30 && \
+    PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030F0000
+#define XSL_READ_PYLONG_DIGITS 1
+#else
+#define XSL_READ_PYLONG_DIGITS 0
+#endif
+
+#if XSL_READ_PYLONG_DIGITS
+// An exact int's sign and digit count, read from CPython's layout.
+struct IntDigits {
+  const digit* values;
+  uintptr_t count;
+  bool negative;
+};
+
+inline IntDigits intDigits(PyObject* obj) {
+  const auto* number = reinterpret_cast<const PyLongObject*>(obj);
+#if PY_VERSION_HEX >= 0x030C0000
+  const uintptr_t tag = number->long_value.lv_tag;
+  return IntDigits{
+      number->long_value.ob_digit,
+      tag >> _PyLong_NON_SIZE_BITS,
+      (tag & _PyLong_SIGN_MASK) == 2};
+#else
+  const Py_ssize_t size = Py_SIZE(obj);
+  return IntDigits{
+      number->ob_digit,
+      static_cast<uintptr_t>(size < 0 ? -size : size),
+      size < 0};
+#endif
+}
+
+// The magnitude of an int of at most two digits (below 2**60); false for
+// larger ones. ob_digit[0] is always allocated (zero may leave it unset), so
+// it is read unconditionally and selected away for zero.
+inline bool twoDigitMagnitude(const IntDigits& digits, uint64_t* magnitude) {
+  if (digits.count > 2) {
+    return false;
+  }
+  const uint64_t low = digits.values[0];
+  uint64_t value = digits.count == 0 ? 0 : low;
+  if (digits.count == 2) {
+    value |= static_cast<uint64_t>(digits.values[1]) << PyLong_SHIFT;
+  }
+  *magnitude = value;
+  return true;
+}
+
+// A non-negative exact int below 2**60 (an address); false for anything
+// else, including negative ints (the caller's checked path reports those).
+inline bool smallAddress(PyObject* obj, uint64_t* address) {
+#if PY_VERSION_HEX >= 0x030C0000
+  const uintptr_t tag =
+      reinterpret_cast<const PyLongObject*>(obj)->long_value.lv_tag;
+  if ((tag & _PyLong_SIGN_MASK) == 2) {
+    return false;
+  }
+  const uintptr_t count = tag >> _PyLong_NON_SIZE_BITS;
+#else
+  // A negative size wraps to a huge count and is rejected below.
+  const uintptr_t count = static_cast<uintptr_t>(Py_SIZE(obj));
+#endif
+  return twoDigitMagnitude(
+      IntDigits{intDigits(obj).values, count, false}, address);
+}
+#endif
+
 // The launch hot path: an exact Python int that fits in int64. An exact int
 // converts without error (only overflow), so no PyErr_Occurred check; every
 // other object (subclasses, __index__, None, big ints) returns false and
@@ -56,6 +129,15 @@ inline bool exactInt64(PyObject* obj, int64_t* out) {
   if (!PyLong_CheckExact(obj)) {
     return false;
   }
+#if XSL_READ_PYLONG_DIGITS
+  const IntDigits digits = intDigits(obj);
+  uint64_t magnitude = 0;
+  if (twoDigitMagnitude(digits, &magnitude)) {
+    const int64_t value = static_cast<int64_t>(magnitude);
+    *out = digits.negative ? -value : value;
+    return true;
+  }
+#endif
   int overflow = 0;
   const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
   *out = static_cast<int64_t>(value);
@@ -341,6 +423,13 @@ inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
     *address = 0;
     return true;
   }
+#if XSL_READ_PYLONG_DIGITS
+  // Addresses are never negative: one sign test instead of exactInt64's
+  // signed conversion (launch hot path).
+  if (PyLong_CheckExact(obj) && smallAddress(obj, address)) {
+    return true;
+  }
+#endif
   int64_t value = 0;
   if (exactInt64(obj, &value) && value >= 0) {
     *address = static_cast<uint64_t>(value);
@@ -350,8 +439,9 @@ inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
 }
 
 // Converts every value of `args` (a tuple) into `storage` by `plan`.
-// Pointers are not validated here (checkPointerArgs).
-inline bool packArgValues(
+// Pointers are not validated here (checkPointerArgs). Out of line: inlined
+// into the launch function, the loop's state spilled to the stack.
+XSL_BRIDGE_NOINLINE inline bool packArgValues(
     PyObject* args,
     const ArgPlan& plan,
     ArgStorage& storage) {
@@ -447,6 +537,18 @@ struct PlanCache {
   }
 };
 
+// Field by field: GCC -O2 copies the 40-byte struct with `rep movsl`, whose
+// start-up latency was a quarter of the launch function's own time.
+inline void copyGeometry(const LaunchGeometry& from, LaunchGeometry* to) {
+  to->group_count_x = from.group_count_x;
+  to->group_count_y = from.group_count_y;
+  to->group_count_z = from.group_count_z;
+  to->group_size_x = from.group_size_x;
+  to->global_size_x = from.global_size_x;
+  to->global_size_y = from.global_size_y;
+  to->global_size_z = from.global_size_z;
+}
+
 inline bool checkArgsTuple(PyObject* args) {
   if (PyTuple_Check(args)) {
     return true;
@@ -496,7 +598,7 @@ inline bool parseLaunchCall(
       return false;
     }
     call->function = argv[0];
-    call->geometry = cache.geometry;
+    copyGeometry(cache.geometry, &call->geometry);
     call->shared_bytes = cache.shared_bytes;
     call->arg_types = argv[6];
     call->args = argv[7];
@@ -546,7 +648,7 @@ inline bool parseLaunchCall(
     return false;
   }
   call->function = argv[0];
-  call->geometry = cache.geometry;
+  copyGeometry(cache.geometry, &call->geometry);
   call->shared_bytes = static_cast<uint32_t>(shared);
   call->arg_types = argv[6];
   call->args = argv[7];

@@ -6,11 +6,15 @@ called the same way in the same run.
 
 Pointers are passed as int addresses of device allocations (a torch tensor's
 data_ptr() call is Python-side cost that is the same for every launcher).
-Each figure is the best of --repeat runs of --calls calls, in CPU ns per
-call (process time, so other jobs on the machine do not inflate it), loop
-overhead included on both sides; the floor and launch loops take turns in
-every repetition, so load changes hit them alike. Last line:
-    launch_overhead_vs_floor: <launch_8_args_ns / floor_ns>
+Times are CPU ns per call (process time, so other jobs on the machine do not
+inflate them), loop overhead included on both sides, the median of --repeat
+runs of --calls calls. The floor and launch loops run back to back in every
+repetition, and each ratio is the median over repetitions of that
+repetition's launch/floor: on a shared VM the floor itself moves by 50%
+between processes and minutes, which a ratio of two separate minima does not
+cancel (it swung 1.6-2.4x between runs of the same build; this estimator
+stays within +-0.05). Last line:
+    launch_overhead_vs_floor: <median of launch_8_args / floor_8 ratios>
 
 Usage: python3 tests/bench/bench_launch.py [--build-dir build/linux-gcc]
 """
@@ -19,10 +23,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,24 +37,29 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--build-dir", default=os.environ.get(
         "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
         help="CMake build dir holding python/ and the test driver")
-    parser.add_argument("--calls", type=int, default=200000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=7, help="timed runs; the best counts")
+    parser.add_argument("--calls", type=int, default=50000, help="calls per timed run")
+    parser.add_argument("--repeat", type=int, default=31,
+                        help="timed runs of each loop; medians are reported")
     return parser.parse_args()
 
 
-def best_ns_per_call(loops: Dict[str, Callable[[int], None]], calls: int,
-                     repeat: int) -> Dict[str, float]:
-    """Best CPU ns per call of each loop. The loops take turns within every
-    repetition, so a change in machine load hits all of them alike instead
-    of whichever happened to run during it."""
-    best = {name: float("inf") for name in loops}
+def ns_per_call_runs(loops: Dict[str, Callable[[int], None]], calls: int,
+                     repeat: int) -> Dict[str, List[float]]:
+    """CPU ns per call of each loop, one value per repetition. The loops take
+    turns within every repetition, so a change in machine load hits all of
+    them alike instead of whichever happened to run during it."""
+    runs: Dict[str, List[float]] = {name: [] for name in loops}
     for loop in loops.values():
         loop(calls)  # warm-up, untimed: caches, allocator, branch history
     for _ in range(repeat):
         for name, loop in loops.items():
-            elapsed = call_loop(loop, calls)
-            best[name] = min(best[name], elapsed / calls * 1e9)
-    return best
+            runs[name].append(call_loop(loop, calls) / calls * 1e9)
+    return runs
+
+
+def median_ratio(numerators: List[float], denominators: List[float]) -> float:
+    """Median over repetitions of numerator/denominator (paired by run)."""
+    return statistics.median(n / d for n, d in zip(numerators, denominators))
 
 
 def call_loop(call: Callable[[], None], calls: int) -> float:
@@ -95,7 +105,7 @@ def main() -> int:
     from xpu_static_launcher import launcher  # noqa: E402
     from xpu_static_launcher._launcher import StaticXpuLauncher as L  # noqa: E402
 
-    results: Dict[str, float] = {}
+    runs: Dict[str, List[float]] = {}
     buffers = [launcher.device_alloc(0, 4096) for _ in range(64)]
     try:
         for count in (8, 64):
@@ -107,25 +117,28 @@ def main() -> int:
             same = ((*pointers, 1000),)
             changing = ((*pointers, 1000), (*pointers[::-1][2:], None, None, 2000))
             # The floor and the launches in the same process, interleaved.
-            best = best_ns_per_call({
+            runs.update(ns_per_call_runs({
                 f"floor_{count}": make_loop(function, L._launch_floor, codes, same),
                 f"launch_{count}": make_loop(function, L._launch_kernel, codes, same),
                 f"launch_{count}_changing": make_loop(
                     function, L._launch_kernel, codes, changing),
-            }, options.calls, options.repeat)
-            results.update(best)
+            }, options.calls, options.repeat))
     finally:
         for address in buffers:
             launcher.device_free(address)
 
+    def ns(name: str) -> float:
+        return statistics.median(runs[name])
+
     for count in (8, 64):
-        floor = results[f"floor_{count}"]
-        print(f"{count:2d} args: floor {floor:7.1f} ns | launch (same args) "
-              f"{results[f'launch_{count}']:7.1f} ns = {results[f'launch_{count}'] / floor:4.2f}x | "
-              f"launch (args change every call) {results[f'launch_{count}_changing']:7.1f} ns = "
-              f"{results[f'launch_{count}_changing'] / floor:4.2f}x")
-    floor_8 = results["floor_8"]
-    print(f"launch_overhead_vs_floor: {results['launch_8'] / floor_8:.2f}")
+        floor = runs[f"floor_{count}"]
+        same_args = runs[f"launch_{count}"]
+        changing_args = runs[f"launch_{count}_changing"]
+        print(f"{count:2d} args: floor {ns(f'floor_{count}'):7.1f} ns | launch (same args) "
+              f"{ns(f'launch_{count}'):7.1f} ns = {median_ratio(same_args, floor):4.2f}x | "
+              f"launch (args change every call) {ns(f'launch_{count}_changing'):7.1f} ns = "
+              f"{median_ratio(changing_args, floor):4.2f}x")
+    print(f"launch_overhead_vs_floor: {median_ratio(runs['launch_8'], runs['floor_8']):.2f}")
     return 0
 
 

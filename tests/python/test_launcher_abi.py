@@ -157,6 +157,42 @@ def test_every_scalar_type(kernels_zebin, records, buffers):
     assert [a["bytes"] for a in args[1:]] == expected
 
 
+# Ints are read from CPython's digit layout up to two 30-bit digits and
+# through the API beyond: every digit-count and sign boundary, both ways.
+INT64_BOUNDARIES = (0, 1, -1, 2**30 - 1, 2**30, -(2**30), 2**30 + 1,
+                    2**60 - 1, 2**60, -(2**60 - 1), -(2**60), 2**63 - 1, -(2**63))
+UINT64_BOUNDARIES = (0, 2**30, 2**60 - 1, 2**60, 2**63, 2**64 - 1)
+
+
+# (position in scalar_codes_and_values, signed): 'l' and 'K'.
+INT64_SCALAR, UINT64_SCALAR = (3, True), (7, False)
+
+
+@pytest.mark.parametrize("scalar, value", [(INT64_SCALAR, v) for v in INT64_BOUNDARIES]
+                         + [(UINT64_SCALAR, v) for v in UINT64_BOUNDARIES])
+def test_64_bit_scalars_across_digit_boundaries(kernels_zebin, records, buffers, scalar, value):
+    position, signed = scalar
+    function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
+    codes, values = support.scalar_codes_and_values()
+    values = values[:position] + (value,) + values[position + 1:]
+    records.clear()
+    L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (buffers[0],) + values, 0)
+    # Kernel argument 0 is the pointer, so scalar i is argument i + 1.
+    assert records.launch(0)["args"][position + 1]["bytes"] == support.le_bytes(value, 8, signed)
+
+
+@pytest.mark.parametrize("value", (-1, -(2**30), -(2**60), -(2**63)))
+def test_negative_ints_are_rejected_for_unsigned_and_pointer_arguments(
+        kernels_zebin, buffers, value):
+    function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
+    codes, values = support.scalar_codes_and_values()
+    with pytest.raises(ValueError, match="argument 8"):
+        L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes,
+                         (buffers[0],) + values[:7] + (value,) + values[8:], 0)
+    with pytest.raises(ValueError, match="argument 0"):
+        L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (value,) + values, 0)
+
+
 def test_f_code_on_a_half_parameter_converts_to_half(kernels_zebin, records, buffers):
     # torch 2.13 sends fp16 scalars as 'f'; the zebin's type name says half.
     function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
