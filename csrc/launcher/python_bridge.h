@@ -370,6 +370,13 @@ inline bool packFloating(
   return packFloatingChecked(obj, arg, index, slot);
 }
 
+// Reads a tensor's address without calling its data_ptr() method. The
+// PyTorch glue installs one when its module initializes
+// (torch_interop/tensor_address.h); the standalone extension, which has no
+// libtorch, leaves it null. False sends the object through data_ptr().
+using TensorAddressReader = bool (*)(PyObject* obj, uint64_t* address);
+inline TensorAddressReader tensor_address_reader = nullptr;
+
 inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address);
 
 // pointerValue for int subclasses, big ints, and tensors (data_ptr()).
@@ -385,6 +392,9 @@ XSL_BRIDGE_NOINLINE inline bool pointerValueChecked(
               ": an int address must be in [0, 2**64)");
       return false;
     }
+    return true;
+  }
+  if (tensor_address_reader != nullptr && tensor_address_reader(obj, address)) {
     return true;
   }
   static PyObject* data_ptr_name = PyUnicode_InternFromString("data_ptr");

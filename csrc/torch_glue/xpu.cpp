@@ -13,6 +13,8 @@
 //   - a sycl::kernel made from our Level Zero kernel (ownership kept here),
 //   - the submit on the sycl::queue* with the packed arguments and a
 //     local_accessor for dynamic shared memory.
+// Tensor arguments are read in C++ (torch_interop/tensor_address.h), tested
+// there against the real libtorch of the torch wheel.
 // No platform guard: this builds with MSVC (Windows) and GCC/Clang alike.
 
 #if defined(USE_XPU)
@@ -40,6 +42,7 @@
 #include "launcher/python_bridge.h"
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
+#include "torch_interop/tensor_address.h"
 
 namespace {
 
@@ -293,6 +296,8 @@ PyType_Spec kLauncherSpec =
 } // namespace
 
 bool StaticXpuLauncher_init(PyObject* module) {
+  // Tensor arguments: their address in C++, not a data_ptr() call each.
+  py::tensor_address_reader = xsl::torch_interop::plainTensorAddress;
   PyObject* type = PyType_FromSpec(&kLauncherSpec);
   if (type == nullptr) {
     return false;
