@@ -105,19 +105,8 @@ inline bool twoDigitMagnitude(const IntDigits& digits, uint64_t* magnitude) {
 // A non-negative exact int below 2**60 (an address); false for anything
 // else, including negative ints (the caller's checked path reports those).
 inline bool smallAddress(PyObject* obj, uint64_t* address) {
-#if PY_VERSION_HEX >= 0x030C0000
-  const uintptr_t tag =
-      reinterpret_cast<const PyLongObject*>(obj)->long_value.lv_tag;
-  if ((tag & _PyLong_SIGN_MASK) == 2) {
-    return false;
-  }
-  const uintptr_t count = tag >> _PyLong_NON_SIZE_BITS;
-#else
-  // A negative size wraps to a huge count and is rejected below.
-  const uintptr_t count = static_cast<uintptr_t>(Py_SIZE(obj));
-#endif
-  return twoDigitMagnitude(
-      IntDigits{intDigits(obj).values, count, false}, address);
+  const IntDigits digits = intDigits(obj);
+  return !digits.negative && twoDigitMagnitude(digits, address);
 }
 #endif
 
