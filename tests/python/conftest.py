@@ -37,3 +37,35 @@ def zebin_corpus(xsl_build_dir: Path) -> Path:
         pytest.skip(f"no zebin corpus in {corpus} (ocloc missing?): build target "
                     "xsl_zebin_corpus")
     return corpus
+
+
+# --- Launcher fixtures shared by the test_launcher_*.py modules, which set up
+# the test driver environment (launcher_support.setup_environment) on import
+# and skip themselves when it is missing.
+
+@pytest.fixture(scope="module")
+def records():
+    """The test driver's launch records, with the driver loaded and the
+    default command list created (so that setup is not recorded)."""
+    import launcher_support as support
+    from xpu_static_launcher import _launcher
+
+    _launcher.StaticXpuLauncher._launch_floor(*([0] * 9))
+    _launcher._default_command_list(0)
+    return support.DriverRecords()
+
+
+@pytest.fixture(scope="module")
+def add_zebin() -> str:
+    """Triton-XPU's pointwise add kernel (with scratch pointers) as a zebin."""
+    import launcher_support as support
+
+    return str(support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False))
+
+
+@pytest.fixture(scope="module")
+def kernels_zebin() -> str:
+    """Every scalar type, dynamic shared memory, a zero-argument kernel."""
+    import launcher_support as support
+
+    return str(support.compile_opencl(support.LAUNCHER_KERNELS_SOURCE))

@@ -15,25 +15,8 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import _launcher, launcher
+    from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
-
-
-@pytest.fixture(scope="module")
-def records() -> support.DriverRecords:
-    L._launch_floor(*([0] * 9))  # importable; the driver loads on first use
-    _launcher._default_command_list(0)
-    return support.DriverRecords()
-
-
-@pytest.fixture(scope="module")
-def add_zebin() -> str:
-    return str(support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False))
-
-
-@pytest.fixture(scope="module")
-def kernels_zebin() -> str:
-    return str(support.compile_opencl(support.LAUNCHER_KERNELS_SOURCE))
 
 
 @pytest.fixture()

@@ -13,17 +13,10 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import _launcher, launcher
+    from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
 
 CODES = "OOOOOOOi"
-
-
-@pytest.fixture(scope="module")
-def records() -> support.DriverRecords:
-    L._launch_floor(*([0] * 9))
-    _launcher._default_command_list(0)
-    return support.DriverRecords()
 
 
 @pytest.fixture(scope="module")

@@ -22,16 +22,6 @@ CODES = "OOiOO"
 
 
 @pytest.fixture(scope="module")
-def add_zebin() -> str:
-    return str(support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False))
-
-
-@pytest.fixture(scope="module")
-def kernels_zebin() -> str:
-    return str(support.compile_opencl(support.LAUNCHER_KERNELS_SOURCE))
-
-
-@pytest.fixture(scope="module")
 def kernel(add_zebin):
     function, _, _ = L._load_kernel(add_zebin, "triton_poi_fused_add_0", 0, 0)
     src = launcher.device_alloc(0, 256)

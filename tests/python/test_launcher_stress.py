@@ -26,11 +26,6 @@ KERNEL = "triton_poi_fused_add_0"
 
 
 @pytest.fixture(scope="module")
-def add_zebin() -> str:
-    return str(support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False))
-
-
-@pytest.fixture(scope="module")
 def buffers():
     made = [launcher.device_alloc(0, 4096) for _ in range(16)]
     yield made
