@@ -15,6 +15,9 @@ APT_PACKAGES=(
   python3-dev python3-venv python3-pip patchelf unzip
 )
 
+# The latest torch release on PyPI; its headers are checked beside 2.13.0's.
+LATEST_TORCH=2.15.0
+
 log() { printf '\n== %s\n' "$*"; }
 
 setup() {
@@ -31,6 +34,9 @@ setup() {
   use_venv_if_externally_managed
   log "installing Python packages"
   python3 -m pip install -q -r scripts/requirements-test.txt
+  # Headers of the latest torch release, for the glue check (its wheel is a
+  # CUDA build that is not installed here).
+  python3 tests/torch_glue/torch_headers.py fetch --version "$LATEST_TORCH" --dest build/torch-headers
 }
 
 # Debian's own python3 refuses pip installs (PEP 668): then everything runs in
@@ -65,7 +71,7 @@ stop_wineserver() {
 
 run_tests() {
   trap stop_wineserver EXIT
-  local presets=(linux-gcc linux-clang linux-asan windows-mingw)
+  local presets=(linux-gcc linux-gcc-cxx20 linux-clang linux-asan windows-mingw)
   for p in "${presets[@]}"; do build_preset "$p"; done
   for p in "${presets[@]}"; do
     log "ctest: $p"

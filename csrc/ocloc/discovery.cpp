@@ -1,5 +1,6 @@
 #include "ocloc/discovery.h"
 
+#include "common/utf8_path.h"
 #include "ocloc/platform.h"
 
 #include <filesystem>
@@ -316,21 +317,21 @@ DiscoveryEnvironment DiscoveryEnvironment::host() {
   env.get_env = [](const std::string& name) { return getEnvUtf8(name); };
   env.is_file = [](const std::string& path) {
     std::error_code ec;
-    return fs::is_regular_file(fs::u8path(path), ec);
+    return fs::is_regular_file(xsl::pathFromUtf8(path), ec);
   };
   env.is_directory = [](const std::string& path) {
     std::error_code ec;
-    return fs::is_directory(fs::u8path(path), ec);
+    return fs::is_directory(xsl::pathFromUtf8(path), ec);
   };
   env.list_directory = [](const std::string& path) {
     std::vector<std::string> names;
     std::error_code ec;
-    fs::directory_iterator it(fs::u8path(path), ec);
+    fs::directory_iterator it(xsl::pathFromUtf8(path), ec);
     if (ec) {
       return names;
     }
     for (const auto& entry : it) {
-      names.push_back(entry.path().filename().u8string());
+      names.push_back(xsl::utf8FromPath(entry.path().filename()));
     }
     return names;
   };

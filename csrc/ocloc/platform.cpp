@@ -1,5 +1,7 @@
 #include "ocloc/platform.h"
 
+#include "common/utf8_path.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -177,12 +179,12 @@ Expected<TempDir> TempDir::create() {
          << counter.fetch_add(1);
     const fs::path candidate = base / name.str();
     if (fs::create_directory(candidate, ec)) {
-      return TempDir(candidate.u8string());
+      return TempDir(xsl::utf8FromPath(candidate));
     }
   }
   return Error(
-      "cannot create a folder under the temporary folder " + base.u8string() +
-      "; check that it is writable.");
+      "cannot create a folder under the temporary folder " +
+      xsl::utf8FromPath(base) + "; check that it is writable.");
 }
 
 TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
@@ -192,12 +194,13 @@ TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
 TempDir::~TempDir() {
   if (!path_.empty()) {
     std::error_code ec;
-    fs::remove_all(fs::u8path(path_), ec);
+    fs::remove_all(xsl::pathFromUtf8(path_), ec);
   }
 }
 
 Status writeFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(fs::u8path(path), std::ios::binary | std::ios::trunc);
+  std::ofstream out(
+      xsl::pathFromUtf8(path), std::ios::binary | std::ios::trunc);
   if (!out) {
     return Error("cannot create " + path + "; check the folder is writable.");
   }
@@ -209,7 +212,7 @@ Status writeFile(const std::string& path, const std::string& bytes) {
 }
 
 Expected<std::string> readFile(const std::string& path) {
-  std::ifstream in(fs::u8path(path), std::ios::binary);
+  std::ifstream in(xsl::pathFromUtf8(path), std::ios::binary);
   if (!in) {
     return Error("cannot open " + path + ".");
   }

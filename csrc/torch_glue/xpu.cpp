@@ -46,7 +46,7 @@
 
 namespace {
 
-namespace py = xsl::launcher::python;
+namespace bridge = xsl::launcher::python;
 using xsl::launcher::ArgPlan;
 using xsl::launcher::ArgStorage;
 using xsl::launcher::LoadedKernel;
@@ -58,7 +58,7 @@ constexpr const char* kCapsuleName = "torch._C._StaticXpuLauncher.kernel";
 struct XpuKernel {
   std::unique_ptr<LoadedKernel> loaded;
   std::unique_ptr<sycl::kernel> kernel;
-  py::PlanCache plan_cache;
+  bridge::PlanCache plan_cache;
   c10::DeviceIndex device = 0;
 };
 
@@ -77,11 +77,11 @@ XpuKernel* kernelFromCapsule(PyObject* obj) {
   if (PyCapsule_CheckExact(obj) && PyCapsule_GetName(obj) == kCapsuleName) {
     return static_cast<XpuKernel*>(PyCapsule_GetContext(obj));
   }
-  return py::raise(
+  return bridge::raise(
       PyExc_TypeError,
       std::string("function must be a kernel from "
                   "_StaticXpuLauncher._load_kernel, got ") +
-          py::typeName(obj));
+          bridge::typeName(obj));
 }
 
 // --- SYCL interop (1/3): our Level Zero context is SYCL's, not owned.
@@ -186,23 +186,23 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
     return nullptr;
   }
   if (shared < 0 || shared > static_cast<long long>(UINT32_MAX)) {
-    return py::raise(
+    return bridge::raise(
         PyExc_ValueError, "shared_mem_bytes must be in [0, 2**32)");
   }
   if (device < 0 ||
       device >= static_cast<long long>(c10::xpu::device_count())) {
-    return py::raise(
+    return bridge::raise(
         PyExc_ValueError,
         "device = " + std::to_string(device) + " is not an XPU device index");
   }
   const auto device_index = static_cast<c10::DeviceIndex>(device);
   auto context = contextOf(device_index);
   if (!context) {
-    return py::raiseError(PyExc_RuntimeError, context.error());
+    return bridge::raiseError(PyExc_RuntimeError, context.error());
   }
   auto loaded = LoadedKernel::load(*context, path, name);
   if (!loaded) {
-    return py::raiseError(PyExc_RuntimeError, loaded.error());
+    return bridge::raiseError(PyExc_RuntimeError, loaded.error());
   }
   auto held = std::make_unique<XpuKernel>();
   held->loaded = std::move(*loaded);
@@ -229,7 +229,7 @@ PyObject* launchKernel(
     PyObject* const* args,
     Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (!py::checkLaunchArgCount(nargs)) {
+  if (!bridge::checkLaunchArgCount(nargs)) {
     return nullptr;
   }
   XpuKernel* held = kernelFromCapsule(args[0]);
@@ -237,25 +237,25 @@ PyObject* launchKernel(
     return nullptr;
   }
   LoadedKernel& loaded = *held->loaded;
-  py::LaunchCall call;
+  bridge::LaunchCall call;
   const ArgPlan* plan = nullptr;
-  switch (
-      py::prepareLaunch(args, nargs, loaded, held->plan_cache, &call, &plan)) {
-    case py::Prepared::kError:
+  switch (bridge::prepareLaunch(
+      args, nargs, loaded, held->plan_cache, &call, &plan)) {
+    case bridge::Prepared::kError:
       return nullptr;
-    case py::Prepared::kEmptyGrid:
+    case bridge::Prepared::kEmptyGrid:
       Py_RETURN_NONE;
-    case py::Prepared::kReady:
+    case bridge::Prepared::kReady:
       break;
   }
   if (plan->binds_shared_memory && call.shared_bytes == 0) {
-    return py::raise(
+    return bridge::raise(
         PyExc_ValueError,
         "kernel '" + loaded.name() +
             "' takes a dynamic shared memory argument but shared is 0");
   }
   ArgStorage storage(plan->args.size());
-  if (!py::packLaunchArgs(call, *plan, loaded, storage)) {
+  if (!bridge::packLaunchArgs(call, *plan, loaded, storage)) {
     return nullptr;
   }
   // NOLINTNEXTLINE(performance-no-int-to-ptr): Inductor's raw stream.
@@ -297,7 +297,7 @@ PyType_Spec kLauncherSpec =
 
 bool StaticXpuLauncher_init(PyObject* module) {
   // Tensor arguments: their address in C++, not a data_ptr() call each.
-  py::tensor_address_reader = xsl::torch_interop::plainTensorAddress;
+  bridge::tensor_address_reader = xsl::torch_interop::plainTensorAddress;
   PyObject* type = PyType_FromSpec(&kLauncherSpec);
   if (type == nullptr) {
     return false;

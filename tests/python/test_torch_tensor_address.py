@@ -31,7 +31,7 @@ def probe(tmp_path_factory) -> ModuleType:
         sources=[str(PROBE)],
         extra_include_paths=[str(REPO / "csrc")],
         # No -Werror: torch's own headers may warn on other compilers; the
-        # header itself builds with -Werror in xsl_torch_glue_compile_check.
+        # header itself builds with -Werror in the xsl_torch_glue_check_* targets.
         extra_cflags=["-Wall", "-Wextra"],
         build_directory=str(tmp_path_factory.mktemp("probe")),
         verbose=False,

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/utf8_path.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
@@ -242,9 +243,9 @@ TEST(OclocBackend, HostDiscoveryFindsAFakeInstall) {
 #ifdef _WIN32
   unsetEnv("XSL_OCLOC");
   auto old_root = getEnvUtf8("ONEAPI_ROOT");
-  setEnv("ONEAPI_ROOT", root.u8string());
+  setEnv("ONEAPI_ROOT", xsl::utf8FromPath(root));
 #else
-  setEnv("XSL_OCLOC", bin.u8string());
+  setEnv("XSL_OCLOC", xsl::utf8FromPath(bin));
 #endif
   auto found = findOcloc(DiscoveryEnvironment::host());
 #ifdef _WIN32
@@ -257,8 +258,9 @@ TEST(OclocBackend, HostDiscoveryFindsAFakeInstall) {
 #else
   EXPECT_EQ(found->source, OclocSource::kEnvironment);
 #endif
-  EXPECT_TRUE(fs::equivalent(fs::u8path(found->executable), executable, ec));
-  EXPECT_TRUE(fs::equivalent(fs::u8path(found->library), library, ec));
+  EXPECT_TRUE(
+      fs::equivalent(xsl::pathFromUtf8(found->executable), executable, ec));
+  EXPECT_TRUE(fs::equivalent(xsl::pathFromUtf8(found->library), library, ec));
   auto compiler = OclocCompiler::open(*found, BackendChoice::kAuto);
   ASSERT_TRUE(compiler.ok()) << compiler.error().message();
   EXPECT_TRUE((*compiler)->backend().inProcess());
