@@ -26,8 +26,8 @@ std::string quoted(const std::string& path) {
 Error missingFile(const std::string& path) {
   return Error(
       "kernel binary " + quoted(path) +
-      " not found: check the path (and that the cache directory still "
-      "holds it)");
+      " not found: check the path; for a file in an Inductor or Triton cache, "
+      "that the cache folder was not cleaned since the kernel was compiled");
 }
 
 Error directoryPath(const std::string& path) {
@@ -44,10 +44,39 @@ Error emptyFile(const std::string& path) {
       "delete it and compile again");
 }
 
+Error notRegularFile(const std::string& path) {
+  return Error(
+      quoted(path) +
+      " is not a regular file (a device, pipe or socket): pass the .zebin "
+      "file itself");
+}
+
+Error tooLarge(const std::string& path) {
+  return Error(
+      "kernel binary " + quoted(path) + " is larger than " +
+      std::to_string(kMaxKernelBinaryBytes >> 20) +
+      " MiB, more than any kernel binary: check that the path names a .zebin "
+      "file");
+}
+
 Error unreadableFile(const std::string& path, const std::string& reason) {
   return Error(
       "cannot read kernel binary " + quoted(path) + ": " + reason +
       "; check its permissions and that no other process locks it");
+}
+
+Status checkPathText(const std::string& utf8_path) {
+  if (utf8_path.empty()) {
+    return Error("empty path: pass the kernel binary's file name");
+  }
+  const size_t nul = utf8_path.find('\0');
+  if (nul != std::string::npos) {
+    return Error(
+        "path " + quoted(utf8_path.substr(0, nul)) +
+        "... contains a NUL character at byte " + std::to_string(nul) +
+        ": pass the file name without it");
+  }
+  return Status::success();
 }
 
 } // namespace
@@ -164,6 +193,9 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
 }
 
 Expected<std::string> readFileBytes(const std::string& utf8_path) {
+  if (Status valid = checkPathText(utf8_path); !valid) {
+    return valid.error();
+  }
   Expected<std::wstring> wide = toWindowsPath(utf8_path);
   if (!wide) {
     return wide.error();
@@ -195,6 +227,9 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
     return unreadableFile(utf8_path, windowsErrorText(code));
   }
   HandleCloser closer(file);
+  if (GetFileType(file) != FILE_TYPE_DISK) {
+    return notRegularFile(utf8_path);
+  }
   LARGE_INTEGER size;
   if (!GetFileSizeEx(file, &size)) {
     return unreadableFile(utf8_path, windowsErrorText(GetLastError()));
@@ -202,9 +237,8 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   if (size.QuadPart == 0) {
     return emptyFile(utf8_path);
   }
-  if (static_cast<unsigned long long>(size.QuadPart) >
-      static_cast<unsigned long long>(SIZE_MAX / 2)) {
-    return unreadableFile(utf8_path, "file too large");
+  if (static_cast<unsigned long long>(size.QuadPart) > kMaxKernelBinaryBytes) {
+    return tooLarge(utf8_path);
   }
   std::string bytes(static_cast<size_t>(size.QuadPart), '\0');
   size_t done = 0;
@@ -284,15 +318,14 @@ class FdCloser {
 } // namespace
 
 Expected<std::string> readFileBytes(const std::string& utf8_path) {
-  if (utf8_path.empty()) {
-    return Error("empty path: pass the kernel binary's file name");
-  }
-  if (utf8_path.find('\0') != std::string::npos) {
-    return Error("path " + quoted(utf8_path) + " contains a NUL character");
+  if (Status valid = checkPathText(utf8_path); !valid) {
+    return valid.error();
   }
   int fd = -1;
   do {
-    fd = ::open(utf8_path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it has no effect
+    // on regular files.
+    fd = ::open(utf8_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     const int code = errno;
@@ -309,10 +342,14 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   if (S_ISDIR(info.st_mode)) {
     return directoryPath(utf8_path);
   }
-  std::string bytes;
-  if (S_ISREG(info.st_mode) && info.st_size > 0) {
-    bytes.reserve(static_cast<size_t>(info.st_size));
+  if (!S_ISREG(info.st_mode)) {
+    return notRegularFile(utf8_path);
   }
+  if (static_cast<unsigned long long>(info.st_size) > kMaxKernelBinaryBytes) {
+    return tooLarge(utf8_path);
+  }
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(info.st_size));
   char buffer[65536];
   for (;;) {
     const ssize_t got = ::read(fd, buffer, sizeof(buffer));
@@ -324,6 +361,9 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
     }
     if (got == 0) {
       break;
+    }
+    if (bytes.size() + static_cast<size_t>(got) > kMaxKernelBinaryBytes) {
+      return tooLarge(utf8_path); // grew while being read
     }
     bytes.append(buffer, static_cast<size_t>(got));
   }

@@ -16,8 +16,15 @@
 namespace xsl {
 namespace file_io {
 
-// The whole file as bytes. Missing, unreadable, directory and empty paths
-// each get their own message naming the path.
+// Larger files are refused before reading: no kernel binary comes close, and
+// a wrong path (a disk image, /dev/zero) must fail with a message, not by
+// exhausting memory.
+constexpr unsigned long long kMaxKernelBinaryBytes = 1ull << 30; // 1 GiB
+
+// The whole file as bytes. Only regular files are read (a FIFO or device
+// path fails at once instead of blocking or reading forever). Missing,
+// unreadable, directory, non-regular, oversized and empty paths, and paths
+// with a NUL character, each get their own message naming the path.
 Expected<std::string> readFileBytes(const std::string& utf8_path);
 
 // Writes (creates or truncates) a file; used by tests and tools that must

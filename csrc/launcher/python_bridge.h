@@ -35,8 +35,18 @@ namespace xsl {
 namespace launcher {
 namespace python {
 
+// The message is passed with its length, so text after a NUL byte (from a
+// caller's path or kernel name) is not cut off; invalid UTF-8 is escaped.
 inline std::nullptr_t raise(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
+  PyObject* text = PyUnicode_DecodeUTF8(
+      message.data(),
+      static_cast<Py_ssize_t>(message.size()),
+      "backslashreplace");
+  if (text == nullptr) {
+    return nullptr; // the decoding error is set
+  }
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
   return nullptr;
 }
 

@@ -154,7 +154,21 @@ bool parseStr(PyObject* obj, const char* what, std::string* out) {
     out->assign(utf8, static_cast<size_t>(length));
   }
   Py_XDECREF(converted);
-  return utf8 != nullptr;
+  if (utf8 == nullptr) {
+    return false;
+  }
+  // C APIs below would silently stop at the NUL and name another file or
+  // kernel.
+  const size_t nul = out->find('\0');
+  if (nul != std::string::npos) {
+    py::raise(
+        PyExc_ValueError,
+        std::string(what) + " '" + out->substr(0, nul) +
+            "...' contains a NUL character at index " + std::to_string(nul) +
+            ": pass it without one");
+    return false;
+  }
+  return true;
 }
 
 PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "file_io/file_io.h"
 #include "zebin/zebin.h"
 
 namespace {
@@ -334,7 +335,42 @@ PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
   return list.release();
 }
 
+// The launcher's own file reader (regular files only, size limit, UTF-8 and
+// long paths on Windows), so Python and C++ refuse a bad path alike.
+PyObject* readFileBytesPy(PyObject* /*self*/, PyObject* arg) {
+  if (!PyUnicode_Check(arg)) {
+    PyErr_Format(
+        PyExc_TypeError, "path must be a str, got %s", Py_TYPE(arg)->tp_name);
+    return nullptr;
+  }
+  Py_ssize_t length = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(arg, &length);
+  if (utf8 == nullptr) {
+    return nullptr;
+  }
+  xsl::Expected<std::string> bytes = xsl::file_io::readFileBytes(
+      std::string(utf8, static_cast<size_t>(length)));
+  if (!bytes) {
+    const std::string& message = bytes.error().message();
+    PyObject* text = PyUnicode_DecodeUTF8(
+        message.data(),
+        static_cast<Py_ssize_t>(message.size()),
+        "backslashreplace");
+    if (text != nullptr) {
+      PyErr_SetObject(PyExc_OSError, text);
+      Py_DECREF(text);
+    }
+    return nullptr;
+  }
+  return PyBytes_FromStringAndSize(
+      bytes->data(), static_cast<Py_ssize_t>(bytes->size()));
+}
+
 PyMethodDef kMethods[] = {
+    {"read_file_bytes",
+     readFileBytesPy,
+     METH_O,
+     "read_file_bytes(path: str) -> bytes, with the launcher's file checks."},
     {"read_zebin",
      readZebinPy,
      METH_VARARGS,

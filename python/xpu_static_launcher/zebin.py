@@ -51,9 +51,19 @@ def kernel_summary(data: BytesLike) -> List[Tuple[str, int, int, int]]:
 
 
 def read_file(path: PathLike) -> Dict[str, Any]:
-    """``read_zebin`` of a file; the error message names the file."""
-    with open(path, "rb") as f:
-        data = f.read()
+    """``read_zebin`` of a file; the error message names the file.
+
+    ``path`` is a ``str`` or ``os.PathLike``. The file is read by the
+    launcher's own reader, so a missing, empty, oversized or non-regular file
+    raises ``OSError`` with the same message as ``zebin-info`` and
+    ``_load_kernel``.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"path must be a str or os.PathLike of str, got {type(text).__name__}")
+    data = _zebin.read_file_bytes(text)
     try:
         return read_zebin(data)
     except ValueError as error:
@@ -74,8 +84,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         try:
             info = read_file(path)
         except (OSError, ValueError) as error:
-            print(error if isinstance(error, ValueError) else f"{path}: {error}",
-                  file=sys.stderr)
+            print(error, file=sys.stderr)  # every message names the file
             status = 1
             continue
         kernels = [k for k in info["kernels"]

@@ -211,3 +211,21 @@ def test_path_like_and_unicode_paths(add_zebin, tmp_path):
     function, n_regs, _ = L._load_kernel(target, "triton_poi_fused_add_0", 0, 0)
     assert n_regs == 128
     assert launcher.kernel_info(function)["name"] == "triton_poi_fused_add_0"
+
+
+def test_device_files_and_fifos_are_refused_at_once(tmp_path):
+    import os
+
+    with pytest.raises(RuntimeError, match="'/dev/zero' is not a regular file"):
+        L._load_kernel("/dev/zero", "k", 0, 0)
+    fifo = tmp_path / "k.zebin"
+    os.mkfifo(fifo)  # no writer: reading it would block forever
+    with pytest.raises(RuntimeError, match="is not a regular file"):
+        L._load_kernel(str(fifo), "k", 0, 0)
+
+
+def test_nul_in_path_or_name_is_refused_with_the_whole_message(add_zebin):
+    with pytest.raises(ValueError, match=r"path 'cache/a\.\.\.' contains a NUL character at index 7"):
+        L._load_kernel("cache/a\0b.zebin", "k", 0, 0)
+    with pytest.raises(ValueError, match=r"name 'kern\.\.\.' contains a NUL character at index 4: pass it"):
+        L._load_kernel(add_zebin, "kern\0el", 0, 0)

@@ -170,3 +170,31 @@ def test_legacy_patch_token_binary_gets_its_own_message(tmp_path: Path) -> None:
         pytest.skip("this ocloc writes zebin by default")
     with pytest.raises(ValueError, match="legacy patch-token binary.*-ze-allow-zebin"):
         zebin.read_zebin(data)
+
+
+def test_read_file_takes_only_str_or_pathlike() -> None:
+    # An int would be taken as a file descriptor by open() (0 is stdin).
+    for bad in (123, 0, b"k.zebin", None):
+        with pytest.raises(TypeError, match="path must be a str"):
+            zebin.read_file(bad)  # type: ignore[arg-type]
+
+
+def test_read_file_messages_match_the_cpp_reader(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.zebin"
+    empty.write_bytes(b"")
+    with pytest.raises(OSError, match=r"empty\.zebin' is empty \(0 bytes\)"):
+        zebin.read_file(empty)
+    with pytest.raises(OSError, match="'/dev/zero' is not a regular file"):
+        zebin.read_file("/dev/zero")
+    huge = tmp_path / "huge.zebin"
+    with open(huge, "wb") as f:
+        f.truncate((1 << 30) + 1)  # sparse
+    with pytest.raises(OSError, match="is larger than 1024 MiB"):
+        zebin.read_file(huge)
+
+
+def test_zebin_info_py_reports_an_empty_file_like_zebin_info(tmp_path: Path, capsys) -> None:
+    empty = tmp_path / "empty.zebin"
+    empty.write_bytes(b"")
+    assert zebin.main([str(empty)]) == 1
+    assert "is empty (0 bytes)" in capsys.readouterr().err

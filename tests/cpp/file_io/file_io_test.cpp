@@ -79,6 +79,64 @@ TEST(FileIo, EmptyPathIsRejected) {
   EXPECT_TRUE(contains(read.error().message(), "empty path"));
 }
 
+TEST(FileIo, NulInPathIsRejectedWithWholeMessage) {
+  const std::string path = std::string("cache/ab\0cd.zebin", 18);
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "'cache/ab'"));
+  EXPECT_TRUE(
+      contains(read.error().message(), "contains a NUL character at byte 8"))
+      << read.error().message();
+}
+
+TEST(FileIo, OversizedFileIsRefusedBeforeReading) {
+  const std::string path = test_paths::scratchDir("huge") + "/huge.zebin";
+  ASSERT_TRUE(writeFileBytes(path, "x").ok());
+  // A sparse file one byte over the limit: no memory or disk is used.
+#ifdef _WIN32
+  Expected<std::wstring> wide = toWindowsPath(path);
+  ASSERT_TRUE(wide.ok());
+  HANDLE file = CreateFileW(
+      wide->c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING, 0, nullptr);
+  ASSERT_NE(file, INVALID_HANDLE_VALUE);
+  LARGE_INTEGER size;
+  size.QuadPart =
+      static_cast<LONGLONG>(xsl::file_io::kMaxKernelBinaryBytes + 1);
+  ASSERT_TRUE(SetFilePointerEx(file, size, nullptr, FILE_BEGIN));
+  ASSERT_TRUE(SetEndOfFile(file));
+  CloseHandle(file);
+#else
+  ASSERT_EQ(
+      truncate(
+          path.c_str(),
+          static_cast<off_t>(xsl::file_io::kMaxKernelBinaryBytes + 1)),
+      0);
+#endif
+  Expected<std::string> read = readFileBytes(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "is larger than 1024 MiB"))
+      << read.error().message();
+}
+
+#ifndef _WIN32
+TEST(FileIo, DeviceIsRefusedNotReadForever) {
+  Expected<std::string> read = readFileBytes("/dev/zero");
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "is not a regular file"))
+      << read.error().message();
+}
+
+TEST(FileIo, FifoIsRefusedWithoutBlocking) {
+  const std::string path = test_paths::scratchDir("fifo") + "/k.zebin";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  Expected<std::string> read = readFileBytes(path); // no writer: must not wait
+  unlink(path.c_str());
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(contains(read.error().message(), "is not a regular file"))
+      << read.error().message();
+}
+#endif
+
 TEST(FileIo, UnreadableFileIsReported) {
   const std::string path = test_paths::scratchDir("locked") + "/k.zebin";
   ASSERT_TRUE(writeFileBytes(path, "data").ok());
