@@ -9,12 +9,18 @@
  * Environment read by the driver when the loader initialises it:
  *   XSL_TEST_DRIVER_DEVICES         number of devices (default 1, max 8)
  *   XSL_TEST_DRIVER_DEVICE_NAME     device name (default "XSL test device")
- *   XSL_TEST_DRIVER_PRODUCT         product of every device: pvc (default),
- *                                   dg2, tgllp, or a decimal PRODUCT_FAMILY
- *                                   value; zebins whose .note.intelgt.compat
- *                                   product family differs are rejected with
+ *   XSL_TEST_DRIVER_PRODUCT         product per device, comma-separated (the
+ *                                   last repeats): pvc (default), dg2,
+ *                                   acm-g10, tgllp, or a decimal
+ *                                   PRODUCT_FAMILY value; zebins whose
+ *                                   .note.intelgt.compat product family
+ *                                   differs are rejected with
  *                                   ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
- *   XSL_TEST_DRIVER_GFX_CORE        decimal GFX core (default 0 = any)
+ *   XSL_TEST_DRIVER_IP_VERSION      GPU IP version per device (default: the
+ *                                   product's, e.g. pvc 12.60.7); SYCL's
+ *                                   Level Zero adapter picks its v2 for
+ *                                   0x05004000 (Xe2) and newer
+ *   XSL_TEST_DRIVER_GFX_CORE        decimal GFX core per device (0 = any)
  *   XSL_TEST_DRIVER_NO_RECORD=1     keep no launch records (benchmarks)
  */
 #ifndef XSL_ZE_TEST_DRIVER_H

@@ -1,0 +1,617 @@
+// Command queues, command lists and fences. Immediate lists run each command
+// when it is appended; regular lists keep commands until a queue executes
+// them. Launches are recorded, not run; copies and fills move real bytes.
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "driver.h"
+#include "objects.h"
+#include "tables.h"
+
+#if defined(_MSC_VER)
+#define XSL_DRIVER_NOINLINE __declspec(noinline)
+#else
+#define XSL_DRIVER_NOINLINE __attribute__((noinline))
+#endif
+
+namespace xsl {
+namespace test_driver {
+
+LaunchRecord captureLaunch(
+    const KernelObject& kernel,
+    const ze_group_count_t& count) {
+  LaunchRecord record;
+  std::memset(&record.header, 0, sizeof(record.header));
+  copyName(
+      record.header.kernel_name,
+      sizeof(record.header.kernel_name),
+      kernel.info->name);
+  for (int i = 0; i < 3; ++i) {
+    record.header.group_size[i] = kernel.group_size[i];
+  }
+  record.header.group_count[0] = count.groupCountX;
+  record.header.group_count[1] = count.groupCountY;
+  record.header.group_count[2] = count.groupCountZ;
+  record.header.num_args = static_cast<uint32_t>(kernel.args.size());
+  record.args = kernel.args;
+  return record;
+}
+
+void storeLaunch(LaunchRecord&& record) {
+  DriverState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.launches.push_back(std::move(record));
+}
+
+namespace {
+
+// Out of line so the no-record launch path stays a few compares.
+XSL_DRIVER_NOINLINE void recordNow(
+    const KernelObject& kernel,
+    const ze_group_count_t& count) {
+  storeLaunch(captureLaunch(kernel, count));
+}
+
+void runCommand(Command& command) {
+  switch (command.kind) {
+    case Command::Kind::kLaunch:
+      if (state().record_launches) {
+        storeLaunch(std::move(command.launch));
+      }
+      break;
+    case Command::Kind::kCopy:
+      std::memmove(command.dst, command.src, command.size);
+      break;
+    case Command::Kind::kFill: {
+      uint8_t* out = static_cast<uint8_t*>(command.dst);
+      for (size_t at = 0; at < command.size; at += command.pattern.size()) {
+        std::memcpy(out + at, command.pattern.data(), command.pattern.size());
+      }
+      break;
+    }
+    case Command::Kind::kReset:
+      command.signal->signaled.store(false);
+      return; // the event is the target, not a completion signal
+    case Command::Kind::kSignal:
+    case Command::Kind::kWait:
+    case Command::Kind::kBarrier:
+      break;
+  }
+  if (command.signal != nullptr) {
+    command.signal->signaled.store(true);
+  }
+}
+
+// Checks the events of an append, then runs the command (immediate list) or
+// keeps it (regular list).
+ze_result_t submit(
+    CommandListObject* list,
+    Command&& command,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  if (!list->immediate && list->closed) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT; // appending to a closed list
+  }
+  if (hSignal != nullptr) {
+    command.signal = asEvent(hSignal);
+    if (command.signal == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+  }
+  if (list->immediate) {
+    const ze_result_t waits = checkWaitEvents(numWait, phWait);
+    if (waits != ZE_RESULT_SUCCESS) {
+      return waits;
+    }
+    runCommand(command);
+    return ZE_RESULT_SUCCESS;
+  }
+  if (numWait > 0 && phWait == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  for (uint32_t i = 0; i < numWait; ++i) {
+    if (asEvent(phWait[i]) == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    command.waits.push_back(phWait[i]);
+  }
+  list->commands.push_back(std::move(command));
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t checkOrdinal(
+    const ze_command_queue_desc_t* desc,
+    ze_context_handle_t hContext,
+    ze_device_handle_t hDevice) {
+  if (asContext(hContext) == nullptr || asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // One queue group with one queue (zeDeviceGetCommandQueueGroupProperties).
+  return desc->ordinal != 0 || desc->index != 0
+      ? ZE_RESULT_ERROR_INVALID_ARGUMENT
+      : ZE_RESULT_SUCCESS;
+}
+
+} // namespace
+
+namespace impl {
+
+ze_result_t ZE_APICALL zeCommandListCreateImmediate(
+    ze_context_handle_t hContext,
+    ze_device_handle_t hDevice,
+    const ze_command_queue_desc_t* desc,
+    ze_command_list_handle_t* phList) {
+  const ze_result_t checked = checkOrdinal(desc, hContext, hDevice);
+  if (checked != ZE_RESULT_SUCCESS) {
+    return checked;
+  }
+  if (phList == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  CommandListObject* list = new (std::nothrow) CommandListObject();
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  list->device = asDevice(hDevice);
+  list->context = asContext(hContext);
+  list->immediate = true;
+  *phList = reinterpret_cast<ze_command_list_handle_t>(list);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hList) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  list->tag = Tag::kDead;
+  delete list;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
+    ze_command_list_handle_t hList,
+    ze_kernel_handle_t hKernel,
+    const ze_group_count_t* count,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  CommandListObject* list = asCommandList(hList);
+  KernelObject* kernel = asKernel(hKernel);
+  if (list == nullptr || kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (count == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (kernel->module->device != list->device) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  // Stricter than a real driver on purpose: a launch without a group size
+  // or with an argument never set is a launcher bug worth failing on.
+  if (kernel->group_size[0] == 0) {
+    return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+  }
+  if (kernel->unset_args != 0) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  // The hot path of the launch benchmarks: no events, immediate list.
+  if (hSignal == nullptr && numWait == 0 && list->immediate) {
+    if (state().record_launches) {
+      recordNow(*kernel, *count);
+    }
+    return ZE_RESULT_SUCCESS;
+  }
+  Command command;
+  command.kind = Command::Kind::kLaunch;
+  if (state().record_launches) {
+    command.launch = captureLaunch(*kernel, *count);
+  }
+  return submit(list, std::move(command), hSignal, numWait, phWait);
+}
+
+} // namespace impl
+
+namespace {
+
+ze_result_t ZE_APICALL zeCommandListCreate(
+    ze_context_handle_t hContext,
+    ze_device_handle_t hDevice,
+    const ze_command_list_desc_t* desc,
+    ze_command_list_handle_t* phList) {
+  if (asContext(hContext) == nullptr || asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr || phList == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (desc->commandQueueGroupOrdinal != 0) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  CommandListObject* list = new (std::nothrow) CommandListObject();
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  list->device = asDevice(hDevice);
+  list->context = asContext(hContext);
+  *phList = reinterpret_cast<ze_command_list_handle_t>(list);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hList) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (!list->immediate) {
+    list->closed = true;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hList) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  list->commands.clear();
+  list->closed = false;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendBarrier(
+    ze_command_list_handle_t hList,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  Command command;
+  command.kind = Command::Kind::kBarrier;
+  return submit(list, std::move(command), hSignal, numWait, phWait);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(
+    ze_command_list_handle_t hList,
+    uint32_t numRanges,
+    const size_t* pRangeSizes,
+    const void** pRanges,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  if (numRanges > 0 && (pRangeSizes == nullptr || pRanges == nullptr)) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  return test_driver::zeCommandListAppendBarrier(
+      hList, hSignal, numWait, phWait);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(
+    ze_command_list_handle_t hList,
+    void* dst,
+    const void* src,
+    size_t size,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (dst == nullptr || src == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (!isCopyableRange(dst, size) || !isCopyableRange(src, size)) {
+    return ZE_RESULT_ERROR_INVALID_SIZE; // runs past an allocation's end
+  }
+  Command command;
+  command.kind = Command::Kind::kCopy;
+  command.dst = dst;
+  command.src = src;
+  command.size = size;
+  return submit(list, std::move(command), hSignal, numWait, phWait);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(
+    ze_command_list_handle_t hList,
+    void* ptr,
+    const void* pattern,
+    size_t pattern_size,
+    size_t size,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (ptr == nullptr || pattern == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // maxMemoryFillPatternSize is 128; sizes must be whole patterns.
+  if (pattern_size == 0 || pattern_size > 128 ||
+      (pattern_size & (pattern_size - 1)) != 0 || size % pattern_size != 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  if (!isCopyableRange(ptr, size)) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  Command command;
+  command.kind = Command::Kind::kFill;
+  command.dst = ptr;
+  command.size = size;
+  command.pattern.assign(static_cast<const char*>(pattern), pattern_size);
+  return submit(list, std::move(command), hSignal, numWait, phWait);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(
+    ze_command_list_handle_t hList,
+    const void* ptr,
+    size_t) {
+  if (asCommandList(hList) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return ptr == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_POINTER
+                        : ZE_RESULT_SUCCESS; // memory is already host memory
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(
+    ze_command_list_handle_t hList,
+    ze_device_handle_t hDevice,
+    const void* ptr,
+    size_t,
+    ze_memory_advice_t) {
+  if (asCommandList(hList) == nullptr || asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return ptr == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_POINTER
+                        : ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(
+    ze_command_list_handle_t hList,
+    ze_event_handle_t hEvent) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr || asEvent(hEvent) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  Command command;
+  command.kind = Command::Kind::kSignal;
+  return submit(list, std::move(command), hEvent, 0, nullptr);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(
+    ze_command_list_handle_t hList,
+    uint32_t numEvents,
+    ze_event_handle_t* phEvents) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  Command command;
+  command.kind = Command::Kind::kWait;
+  return submit(list, std::move(command), nullptr, numEvents, phEvents);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendEventReset(
+    ze_command_list_handle_t hList,
+    ze_event_handle_t hEvent) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr || asEvent(hEvent) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  Command command;
+  command.kind = Command::Kind::kReset;
+  return submit(list, std::move(command), hEvent, 0, nullptr);
+}
+
+ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(
+    ze_command_list_handle_t hList,
+    uint64_t* dstptr,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  CommandListObject* list = asCommandList(hList);
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (dstptr == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  static const uint64_t kZero = 0; // commands take no device time
+  Command command;
+  command.kind = Command::Kind::kCopy;
+  command.dst = dstptr;
+  command.src = &kZero;
+  command.size = sizeof(kZero);
+  return submit(list, std::move(command), hSignal, numWait, phWait);
+}
+
+ze_result_t ZE_APICALL zeCommandQueueCreate(
+    ze_context_handle_t hContext,
+    ze_device_handle_t hDevice,
+    const ze_command_queue_desc_t* desc,
+    ze_command_queue_handle_t* phQueue) {
+  const ze_result_t checked = checkOrdinal(desc, hContext, hDevice);
+  if (checked != ZE_RESULT_SUCCESS) {
+    return checked;
+  }
+  if (phQueue == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  CommandQueueObject* queue = new (std::nothrow) CommandQueueObject();
+  if (queue == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  queue->device = asDevice(hDevice);
+  *phQueue = reinterpret_cast<ze_command_queue_handle_t>(queue);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
+  CommandQueueObject* queue = asCommandQueue(hQueue);
+  if (queue == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  queue->tag = Tag::kDead;
+  delete queue;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
+    ze_command_queue_handle_t hQueue,
+    uint32_t numLists,
+    ze_command_list_handle_t* phLists,
+    ze_fence_handle_t hFence) {
+  CommandQueueObject* queue = asCommandQueue(hQueue);
+  if (queue == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (numLists == 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  if (phLists == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  FenceObject* fence = nullptr;
+  if (hFence != nullptr) {
+    fence = asFence(hFence);
+    if (fence == nullptr || fence->queue != queue) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+  }
+  for (uint32_t i = 0; i < numLists; ++i) {
+    CommandListObject* list = asCommandList(phLists[i]);
+    if (list == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    if (list->immediate || !list->closed || list->device != queue->device) {
+      return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
+    }
+  }
+  for (uint32_t i = 0; i < numLists; ++i) {
+    CommandListObject* list = asCommandList(phLists[i]);
+    for (Command command : list->commands) { // a list can run again
+      const ze_result_t waits = checkWaitEvents(
+          static_cast<uint32_t>(command.waits.size()), command.waits.data());
+      if (waits != ZE_RESULT_SUCCESS) {
+        return waits;
+      }
+      runCommand(command);
+    }
+  }
+  if (fence != nullptr) {
+    fence->signaled = true;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeCommandQueueSynchronize(ze_command_queue_handle_t hQueue, uint64_t) {
+  return asCommandQueue(hQueue) == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+                                           : ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeFenceCreate(
+    ze_command_queue_handle_t hQueue,
+    const ze_fence_desc_t* desc,
+    ze_fence_handle_t* phFence) {
+  CommandQueueObject* queue = asCommandQueue(hQueue);
+  if (queue == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr || phFence == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  FenceObject* fence = new (std::nothrow) FenceObject();
+  if (fence == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  fence->queue = queue;
+  fence->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
+  *phFence = reinterpret_cast<ze_fence_handle_t>(fence);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence) {
+  FenceObject* fence = asFence(hFence);
+  if (fence == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  fence->tag = Tag::kDead;
+  delete fence;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence) {
+  FenceObject* fence = asFence(hFence);
+  if (fence == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return fence->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+ze_result_t ZE_APICALL
+zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t) {
+  // Nothing pending can signal a fence later: it is signaled or never will be.
+  return test_driver::zeFenceQueryStatus(hFence);
+}
+
+ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence) {
+  FenceObject* fence = asFence(hFence);
+  if (fence == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  fence->signaled = false;
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill(ze_command_queue_dditable_t* t) {
+  t->pfnCreate = zeCommandQueueCreate;
+  t->pfnDestroy = zeCommandQueueDestroy;
+  t->pfnExecuteCommandLists = zeCommandQueueExecuteCommandLists;
+  t->pfnSynchronize = zeCommandQueueSynchronize;
+}
+
+void fill(ze_command_list_dditable_t* t) {
+  t->pfnCreate = zeCommandListCreate;
+  t->pfnCreateImmediate = impl::zeCommandListCreateImmediate;
+  t->pfnDestroy = impl::zeCommandListDestroy;
+  t->pfnClose = zeCommandListClose;
+  t->pfnReset = zeCommandListReset;
+  t->pfnAppendWriteGlobalTimestamp = zeCommandListAppendWriteGlobalTimestamp;
+  t->pfnAppendBarrier = zeCommandListAppendBarrier;
+  t->pfnAppendMemoryRangesBarrier = zeCommandListAppendMemoryRangesBarrier;
+  t->pfnAppendMemoryCopy = zeCommandListAppendMemoryCopy;
+  t->pfnAppendMemoryFill = zeCommandListAppendMemoryFill;
+  t->pfnAppendMemoryPrefetch = zeCommandListAppendMemoryPrefetch;
+  t->pfnAppendMemAdvise = zeCommandListAppendMemAdvise;
+  t->pfnAppendSignalEvent = zeCommandListAppendSignalEvent;
+  t->pfnAppendWaitOnEvents = zeCommandListAppendWaitOnEvents;
+  t->pfnAppendEventReset = zeCommandListAppendEventReset;
+  t->pfnAppendLaunchKernel = impl::zeCommandListAppendLaunchKernel;
+}
+
+void fill(ze_fence_dditable_t* t) {
+  t->pfnCreate = zeFenceCreate;
+  t->pfnDestroy = zeFenceDestroy;
+  t->pfnHostSynchronize = zeFenceHostSynchronize;
+  t->pfnQueryStatus = zeFenceQueryStatus;
+  t->pfnReset = zeFenceReset;
+}
+
+} // namespace test_driver
+} // namespace xsl

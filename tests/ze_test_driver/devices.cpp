@@ -1,0 +1,587 @@
+// zeInit, drivers and devices: what the test driver reports about itself.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "driver.h"
+#include "objects.h"
+#include "tables.h"
+
+namespace xsl {
+namespace test_driver {
+namespace {
+
+struct Product {
+  const char* name;
+  uint32_t family;
+  uint32_t device_id;
+  uint32_t ip_version; // architecture << 22 | release << 14 | revision
+  uint32_t max_shared_local_memory;
+  uint32_t sub_group_sizes[3];
+};
+
+constexpr uint32_t ipVersion(uint32_t arch, uint32_t release, uint32_t rev) {
+  return (arch << 22) | (release << 14) | rev;
+}
+
+// PRODUCT_FAMILY values as ocloc writes them into .note.intelgt.compat.
+constexpr Product kProducts[] = {
+    {"pvc", 1271, 0x0bd5, ipVersion(12, 60, 7), 128 * 1024, {16, 32, 0}},
+    {"dg2", 1270, 0x56a0, ipVersion(12, 55, 8), 64 * 1024, {8, 16, 32}},
+    {"acm-g10", 1270, 0x56a0, ipVersion(12, 55, 8), 64 * 1024, {8, 16, 32}},
+    {"tgllp", 29, 0x9a49, ipVersion(12, 0, 0), 64 * 1024, {8, 16, 32}},
+};
+
+// Extensions this driver implements (the IP version is what the SYCL
+// runtime's Level Zero adapter reads to choose between its two versions).
+struct Extension {
+  const char* name;
+  uint32_t version;
+};
+constexpr Extension kExtensions[] = {
+    {"ZE_extension_device_ip_version", ZE_MAKE_VERSION(1, 0)},
+};
+constexpr ze_structure_type_t kDeviceIpVersionExt =
+    static_cast<ze_structure_type_t>(0x1000f);
+struct DeviceIpVersionExt { // ze_device_ip_version_ext_t (API 1.6)
+  ze_structure_type_t stype;
+  const void* pNext;
+  uint32_t ipVersion;
+};
+
+const char* envOr(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] != '\0' ? value : fallback;
+}
+
+// Item `index` of a comma-separated list; the last item repeats.
+std::string listItem(const std::string& list, uint32_t index) {
+  size_t begin = 0;
+  for (uint32_t i = 0; i < index; ++i) {
+    const size_t comma = list.find(',', begin);
+    if (comma == std::string::npos) {
+      break;
+    }
+    begin = comma + 1;
+  }
+  const size_t end = list.find(',', begin);
+  return list.substr(begin, end == std::string::npos ? end : end - begin);
+}
+
+void configureDevice(DeviceObject& device, uint32_t index) {
+  const std::string product_text =
+      listItem(envOr("XSL_TEST_DRIVER_PRODUCT", "pvc"), index);
+  const Product* product = &kProducts[0];
+  bool named = false;
+  for (const Product& candidate : kProducts) {
+    if (product_text == candidate.name) {
+      product = &candidate;
+      named = true;
+    }
+  }
+  device.product_family = named
+      ? product->family
+      : static_cast<uint32_t>(std::strtoul(product_text.c_str(), nullptr, 10));
+  device.device_id = product->device_id;
+  device.ip_version = product->ip_version;
+  device.max_shared_local_memory = product->max_shared_local_memory;
+  const std::string ip_text =
+      listItem(envOr("XSL_TEST_DRIVER_IP_VERSION", ""), index);
+  if (!ip_text.empty()) {
+    device.ip_version =
+        static_cast<uint32_t>(std::strtoul(ip_text.c_str(), nullptr, 0));
+  }
+  device.gfx_core = static_cast<uint32_t>(std::strtoul(
+      listItem(envOr("XSL_TEST_DRIVER_GFX_CORE", "0"), index).c_str(),
+      nullptr,
+      10));
+  for (uint32_t size : product->sub_group_sizes) {
+    if (size != 0) {
+      device.sub_group_sizes.push_back(size);
+    }
+  }
+}
+
+void initializeDevices(DriverState& s) {
+  unsigned long count =
+      std::strtoul(envOr("XSL_TEST_DRIVER_DEVICES", "1"), nullptr, 10);
+  count = std::min<unsigned long>(count, kMaxDevices);
+  const std::string name =
+      envOr("XSL_TEST_DRIVER_DEVICE_NAME", "XSL test device");
+  for (uint32_t i = 0; i < static_cast<uint32_t>(count); ++i) {
+    std::unique_ptr<DeviceObject> device(new DeviceObject());
+    device->index = i;
+    device->name = name;
+    configureDevice(*device, i);
+    s.devices.push_back(std::move(device));
+  }
+  s.record_launches =
+      std::strcmp(envOr("XSL_TEST_DRIVER_NO_RECORD", "0"), "1") != 0;
+}
+
+// Answers the count-then-fill protocol of zeXxxGet-style queries.
+template <typename T, typename Fill>
+ze_result_t countAndFill(uint32_t* pCount, T* out, uint32_t available, Fill f) {
+  if (pCount == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (*pCount == 0 || out == nullptr) {
+    *pCount = available;
+    return ZE_RESULT_SUCCESS;
+  }
+  const uint32_t count = std::min(*pCount, available);
+  for (uint32_t i = 0; i < count; ++i) {
+    f(out[i], i);
+  }
+  *pCount = count;
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace
+
+DriverState& state() {
+  // Never destroyed: the loader may call in while the process exits.
+  static DriverState* instance = new DriverState();
+  return *instance;
+}
+
+void initializeOnce() {
+  DriverState& s = state();
+  std::call_once(s.init_once, [&s] { initializeDevices(s); });
+}
+
+void copyName(char* out, size_t capacity, const std::string& name) {
+  const size_t length = std::min(name.size(), capacity - 1);
+  std::memcpy(out, name.data(), length);
+  out[length] = '\0';
+}
+
+namespace impl {
+
+ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
+  if ((flags & ~(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY)) != 0) {
+    return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  initializeOnce();
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeDriverGet(uint32_t* pCount, ze_driver_handle_t* phDrivers) {
+  initializeOnce();
+  DriverState& s = state();
+  return countAndFill(
+      pCount, phDrivers, 1, [&s](ze_driver_handle_t& out, uint32_t) {
+        out = reinterpret_cast<ze_driver_handle_t>(&s.driver);
+      });
+}
+
+ze_result_t ZE_APICALL
+zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t* version) {
+  if (asDriver(hDriver) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (version == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  *version = ZE_API_VERSION_CURRENT;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t* p) {
+  if (asDriver(hDriver) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  std::memset(&p->uuid, 0, sizeof(p->uuid));
+  std::memcpy(p->uuid.id, "xsl-test-driver", 15);
+  p->driverVersion = 1;
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace impl
+
+namespace {
+
+ze_result_t ZE_APICALL zeDriverGetIpcProperties(
+    ze_driver_handle_t hDriver,
+    ze_driver_ipc_properties_t* p) {
+  if (asDriver(hDriver) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->flags = 0; // no IPC
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDriverGetExtensionProperties(
+    ze_driver_handle_t hDriver,
+    uint32_t* pCount,
+    ze_driver_extension_properties_t* pProperties) {
+  if (asDriver(hDriver) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  const uint32_t available =
+      static_cast<uint32_t>(sizeof(kExtensions) / sizeof(kExtensions[0]));
+  return countAndFill(
+      pCount,
+      pProperties,
+      available,
+      [](ze_driver_extension_properties_t& out, uint32_t i) {
+        copyName(out.name, sizeof(out.name), kExtensions[i].name);
+        out.version = kExtensions[i].version;
+      });
+}
+
+ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(
+    ze_driver_handle_t hDriver,
+    const char* name,
+    void** ppFunctionAddress) {
+  if (asDriver(hDriver) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (name == nullptr || ppFunctionAddress == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // No extension functions: callers fall back to core API paths.
+  *ppFunctionAddress = nullptr;
+  return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+} // namespace
+
+namespace impl {
+
+ze_result_t ZE_APICALL zeDeviceGet(
+    ze_driver_handle_t hDriver,
+    uint32_t* pCount,
+    ze_device_handle_t* phDevices) {
+  if (asDriver(hDriver) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  DriverState& s = state();
+  return countAndFill(
+      pCount,
+      phDevices,
+      static_cast<uint32_t>(s.devices.size()),
+      [&s](ze_device_handle_t& out, uint32_t i) {
+        out = reinterpret_cast<ze_device_handle_t>(s.devices[i].get());
+      });
+}
+
+ze_result_t ZE_APICALL
+zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
+  DeviceObject* device = asDevice(hDevice);
+  if (device == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->type = ZE_DEVICE_TYPE_GPU;
+  p->vendorId = 0x8086;
+  p->deviceId = device->device_id;
+  p->flags = 0;
+  p->subdeviceId = 0;
+  p->coreClockRate = 1000;
+  p->maxMemAllocSize = uint64_t(1) << 32;
+  p->maxHardwareContexts = 64;
+  p->maxCommandQueuePriority = 0;
+  p->numThreadsPerEU = 8;
+  p->physicalEUSimdWidth = 16;
+  p->numEUsPerSubslice = 8;
+  p->numSubslicesPerSlice = 8;
+  p->numSlices = 1;
+  p->timerResolution = 1;
+  p->timestampValidBits = 64;
+  p->kernelTimestampValidBits = 32;
+  std::memset(&p->uuid, 0, sizeof(p->uuid));
+  p->uuid.id[0] = static_cast<uint8_t>(device->index);
+  std::memcpy(p->uuid.id + 1, "xsl", 3);
+  copyName(p->name, sizeof(p->name), device->name);
+  // Extension structures chained by the caller; unknown ones stay as given.
+  for (void* next = p->pNext; next != nullptr;) {
+    ze_base_properties_t* base = static_cast<ze_base_properties_t*>(next);
+    if (base->stype == kDeviceIpVersionExt) {
+      static_cast<DeviceIpVersionExt*>(next)->ipVersion = device->ip_version;
+    }
+    next = base->pNext;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetComputeProperties(
+    ze_device_handle_t hDevice,
+    ze_device_compute_properties_t* p) {
+  DeviceObject* device = asDevice(hDevice);
+  if (device == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->maxTotalGroupSize = kMaxTotalGroupSize;
+  p->maxGroupSizeX = kMaxTotalGroupSize;
+  p->maxGroupSizeY = kMaxTotalGroupSize;
+  p->maxGroupSizeZ = 64;
+  p->maxGroupCountX = 0xffffffffu;
+  p->maxGroupCountY = 0xffffffffu;
+  p->maxGroupCountZ = 0xffffffffu;
+  p->maxSharedLocalMemory = device->max_shared_local_memory;
+  p->numSubGroupSizes = static_cast<uint32_t>(device->sub_group_sizes.size());
+  for (size_t i = 0; i < ZE_SUBGROUPSIZE_COUNT; ++i) {
+    p->subGroupSizes[i] =
+        i < device->sub_group_sizes.size() ? device->sub_group_sizes[i] : 0;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace impl
+
+namespace {
+
+// The device queries below report one compute engine, one memory and no
+// images: the smallest honest description of a GPU whose work runs on the
+// host.
+
+ze_result_t ZE_APICALL zeDeviceGetSubDevices(
+    ze_device_handle_t hDevice,
+    uint32_t* pCount,
+    ze_device_handle_t* phSubdevices) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return countAndFill(
+      pCount, phSubdevices, 0, [](ze_device_handle_t&, uint32_t) {});
+}
+
+ze_result_t ZE_APICALL zeDeviceGetModuleProperties(
+    ze_device_handle_t hDevice,
+    ze_device_module_properties_t* p) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
+  p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64 |
+      ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS;
+  const ze_device_fp_flags_t fp = ZE_DEVICE_FP_FLAG_DENORM |
+      ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
+      ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO | ZE_DEVICE_FP_FLAG_ROUND_TO_INF |
+      ZE_DEVICE_FP_FLAG_FMA;
+  p->fp16flags = fp;
+  p->fp32flags = fp;
+  p->fp64flags = fp;
+  p->maxArgumentsSize = 2048;
+  p->printfBufferSize = 4 * 1024 * 1024;
+  std::memset(&p->nativeKernelSupported, 0, sizeof(p->nativeKernelSupported));
+  std::memcpy(p->nativeKernelSupported.id, "xsl-zebin", 9);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(
+    ze_device_handle_t hDevice,
+    uint32_t* pCount,
+    ze_command_queue_group_properties_t* pProperties) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return countAndFill(
+      pCount,
+      pProperties,
+      1,
+      [](ze_command_queue_group_properties_t& out, uint32_t) {
+        out.flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
+            ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+        out.maxMemoryFillPatternSize = 128;
+        out.numQueues = 1;
+      });
+}
+
+ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(
+    ze_device_handle_t hDevice,
+    uint32_t* pCount,
+    ze_device_memory_properties_t* pProperties) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return countAndFill(
+      pCount, pProperties, 1, [](ze_device_memory_properties_t& out, uint32_t) {
+        out.flags = 0;
+        out.maxClockRate = 1000;
+        out.maxBusWidth = 64;
+        out.totalSize = uint64_t(16) << 30;
+        copyName(out.name, sizeof(out.name), "host memory");
+      });
+}
+
+ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(
+    ze_device_handle_t hDevice,
+    ze_device_memory_access_properties_t* p) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  const ze_memory_access_cap_flags_t rw =
+      ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
+  p->hostAllocCapabilities = rw;
+  p->deviceAllocCapabilities = rw;
+  p->sharedSingleDeviceAllocCapabilities = rw;
+  p->sharedCrossDeviceAllocCapabilities = 0;
+  p->sharedSystemAllocCapabilities = 0;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetCacheProperties(
+    ze_device_handle_t hDevice,
+    uint32_t* pCount,
+    ze_device_cache_properties_t* pProperties) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return countAndFill(
+      pCount, pProperties, 1, [](ze_device_cache_properties_t& out, uint32_t) {
+        out.flags = 0;
+        out.cacheSize = 512 * 1024;
+      });
+}
+
+ze_result_t ZE_APICALL zeDeviceGetImageProperties(
+    ze_device_handle_t hDevice,
+    ze_device_image_properties_t* p) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // Zero everywhere: no image support.
+  p->maxImageDims1D = 0;
+  p->maxImageDims2D = 0;
+  p->maxImageDims3D = 0;
+  p->maxImageBufferSize = 0;
+  p->maxImageArraySlices = 0;
+  p->maxSamplers = 0;
+  p->maxReadImageArgs = 0;
+  p->maxWriteImageArgs = 0;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(
+    ze_device_handle_t hDevice,
+    ze_device_external_memory_properties_t* p) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->memoryAllocationImportTypes = 0;
+  p->memoryAllocationExportTypes = 0;
+  p->imageImportTypes = 0;
+  p->imageExportTypes = 0;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetP2PProperties(
+    ze_device_handle_t hDevice,
+    ze_device_handle_t hPeer,
+    ze_device_p2p_properties_t* p) {
+  if (asDevice(hDevice) == nullptr || asDevice(hPeer) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->flags = 0;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceCanAccessPeer(
+    ze_device_handle_t hDevice,
+    ze_device_handle_t hPeer,
+    ze_bool_t* value) {
+  if (asDevice(hDevice) == nullptr || asDevice(hPeer) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (value == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  *value = hDevice == hPeer;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice) {
+  return asDevice(hDevice) == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+                                      : ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(
+    ze_device_handle_t hDevice,
+    uint64_t* hostTimestamp,
+    uint64_t* deviceTimestamp) {
+  if (asDevice(hDevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (hostTimestamp == nullptr || deviceTimestamp == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  const uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+  *hostTimestamp = now;
+  *deviceTimestamp = now; // timerResolution is 1 ns
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill(ze_global_dditable_t* t) {
+  t->pfnInit = impl::zeInit;
+}
+
+void fill(ze_driver_dditable_t* t) {
+  t->pfnGet = impl::zeDriverGet;
+  t->pfnGetApiVersion = impl::zeDriverGetApiVersion;
+  t->pfnGetProperties = impl::zeDriverGetProperties;
+  t->pfnGetIpcProperties = zeDriverGetIpcProperties;
+  t->pfnGetExtensionProperties = zeDriverGetExtensionProperties;
+  t->pfnGetExtensionFunctionAddress = zeDriverGetExtensionFunctionAddress;
+}
+
+void fill(ze_device_dditable_t* t) {
+  t->pfnGet = impl::zeDeviceGet;
+  t->pfnGetSubDevices = zeDeviceGetSubDevices;
+  t->pfnGetProperties = impl::zeDeviceGetProperties;
+  t->pfnGetComputeProperties = impl::zeDeviceGetComputeProperties;
+  t->pfnGetModuleProperties = zeDeviceGetModuleProperties;
+  t->pfnGetCommandQueueGroupProperties = zeDeviceGetCommandQueueGroupProperties;
+  t->pfnGetMemoryProperties = zeDeviceGetMemoryProperties;
+  t->pfnGetMemoryAccessProperties = zeDeviceGetMemoryAccessProperties;
+  t->pfnGetCacheProperties = zeDeviceGetCacheProperties;
+  t->pfnGetImageProperties = zeDeviceGetImageProperties;
+  t->pfnGetExternalMemoryProperties = zeDeviceGetExternalMemoryProperties;
+  t->pfnGetP2PProperties = zeDeviceGetP2PProperties;
+  t->pfnCanAccessPeer = zeDeviceCanAccessPeer;
+  t->pfnGetStatus = zeDeviceGetStatus;
+  t->pfnGetGlobalTimestamps = zeDeviceGetGlobalTimestamps;
+}
+
+} // namespace test_driver
+} // namespace xsl

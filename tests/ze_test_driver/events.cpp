@@ -1,0 +1,203 @@
+// Event pools and events. Commands complete when appended (immediate lists)
+// or executed (regular lists), so an event is signaled by then; only the
+// host can signal an event later.
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <thread>
+
+#include "driver.h"
+#include "objects.h"
+#include "tables.h"
+
+namespace xsl {
+namespace test_driver {
+
+ze_result_t checkWaitEvents(uint32_t count, ze_event_handle_t* events) {
+  if (count > 0 && events == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    EventObject* event = asEvent(events[i]);
+    if (event == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    if (!event->signaled.load()) {
+      // A real GPU would stall until the host signals; this driver runs
+      // each command when it is submitted, so it cannot wait.
+      return ZE_RESULT_ERROR_NOT_AVAILABLE;
+    }
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+namespace {
+
+ze_result_t ZE_APICALL zeEventPoolCreate(
+    ze_context_handle_t hContext,
+    const ze_event_pool_desc_t* desc,
+    uint32_t numDevices,
+    ze_device_handle_t* phDevices,
+    ze_event_pool_handle_t* phEventPool) {
+  if (asContext(hContext) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr || phEventPool == nullptr ||
+      (numDevices > 0 && phDevices == nullptr)) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  for (uint32_t i = 0; i < numDevices; ++i) {
+    if (asDevice(phDevices[i]) == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+  }
+  if (desc->count == 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  EventPoolObject* pool = new (std::nothrow) EventPoolObject();
+  if (pool == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  pool->count = desc->count;
+  pool->flags = desc->flags;
+  pool->live.assign(desc->count, nullptr);
+  *phEventPool = reinterpret_cast<ze_event_pool_handle_t>(pool);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hPool) {
+  EventPoolObject* pool = asEventPool(hPool);
+  if (pool == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  for (EventObject* event : pool->live) {
+    if (event != nullptr) {
+      return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+    }
+  }
+  pool->tag = Tag::kDead;
+  delete pool;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeEventCreate(
+    ze_event_pool_handle_t hPool,
+    const ze_event_desc_t* desc,
+    ze_event_handle_t* phEvent) {
+  EventPoolObject* pool = asEventPool(hPool);
+  if (pool == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr || phEvent == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (desc->index >= pool->count || pool->live[desc->index] != nullptr) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  EventObject* event = new (std::nothrow) EventObject();
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  event->pool = pool;
+  event->index = desc->index;
+  pool->live[desc->index] = event;
+  *phEvent = reinterpret_cast<ze_event_handle_t>(event);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent) {
+  EventObject* event = asEvent(hEvent);
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  event->pool->live[event->index] = nullptr;
+  event->tag = Tag::kDead;
+  delete event;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent) {
+  EventObject* event = asEvent(hEvent);
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  event->signaled.store(true);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
+  EventObject* event = asEvent(hEvent);
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  // Only another host thread can still signal it: poll until the timeout.
+  const auto start = std::chrono::steady_clock::now();
+  while (!event->signaled.load()) {
+    const uint64_t waited = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - start)
+            .count());
+    if (waited >= timeout) {
+      return ZE_RESULT_NOT_READY;
+    }
+    std::this_thread::yield();
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent) {
+  EventObject* event = asEvent(hEvent);
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return event->signaled.load() ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent) {
+  EventObject* event = asEvent(hEvent);
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  event->signaled.store(false);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(
+    ze_event_handle_t hEvent,
+    ze_kernel_timestamp_result_t* dstptr) {
+  EventObject* event = asEvent(hEvent);
+  if (event == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (dstptr == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (!event->signaled.load()) {
+    return ZE_RESULT_NOT_READY;
+  }
+  std::memset(dstptr, 0, sizeof(*dstptr)); // commands take no device time
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill(ze_event_pool_dditable_t* t) {
+  t->pfnCreate = zeEventPoolCreate;
+  t->pfnDestroy = zeEventPoolDestroy;
+}
+
+void fill(ze_event_dditable_t* t) {
+  t->pfnCreate = zeEventCreate;
+  t->pfnDestroy = zeEventDestroy;
+  t->pfnHostSignal = zeEventHostSignal;
+  t->pfnHostSynchronize = zeEventHostSynchronize;
+  t->pfnQueryStatus = zeEventQueryStatus;
+  t->pfnHostReset = zeEventHostReset;
+  t->pfnQueryKernelTimestamp = zeEventQueryKernelTimestamp;
+}
+
+} // namespace test_driver
+} // namespace xsl

@@ -1,0 +1,557 @@
+// Modules from zebins (through the project's zebin reader) and kernels.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "driver.h"
+#include "objects.h"
+#include "tables.h"
+
+namespace xsl {
+namespace test_driver {
+namespace {
+
+uint32_t noteValue(const zebin::ElfView& elf, uint32_t type) {
+  for (const zebin::Note& note : elf.intelgt_notes) {
+    if (note.owner == "IntelGT" && note.type == type && note.desc.size() >= 4) {
+      uint32_t value = 0;
+      for (int i = 3; i >= 0; --i) {
+        value = (value << 8) |
+            static_cast<uint8_t>(note.desc[static_cast<size_t>(i)]);
+      }
+      return value;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+namespace impl {
+
+ze_result_t ZE_APICALL zeModuleCreate(
+    ze_context_handle_t hContext,
+    ze_device_handle_t hDevice,
+    const ze_module_desc_t* desc,
+    ze_module_handle_t* phModule,
+    ze_module_build_log_handle_t* phBuildLog) {
+  DeviceObject* device = asDevice(hDevice);
+  if (asContext(hContext) == nullptr || device == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr || phModule == nullptr ||
+      (desc->inputSize > 0 && desc->pInputModule == nullptr)) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  std::unique_ptr<BuildLogObject> log(new BuildLogObject());
+  ze_result_t result = ZE_RESULT_SUCCESS;
+  std::unique_ptr<ModuleObject> module(new ModuleObject());
+  module->device = device;
+  if (desc->format != ZE_MODULE_FORMAT_NATIVE) {
+    log->text =
+        "xsl test driver: only ZE_MODULE_FORMAT_NATIVE (zebin) "
+        "modules are supported";
+    result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  } else {
+    module->bytes.assign(
+        reinterpret_cast<const char*>(desc->pInputModule), desc->inputSize);
+    Expected<zebin::Zebin> parsed = zebin::readZebin(module->bytes);
+    if (!parsed) {
+      log->text = "xsl test driver: not a zebin: " + parsed.error().message();
+      result = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    } else {
+      module->zebin = std::move(parsed).value();
+      const uint32_t family =
+          noteValue(module->zebin.elf, zebin::kNoteProductFamily);
+      const uint32_t core = noteValue(module->zebin.elf, zebin::kNoteGfxCore);
+      if (family != 0 && device->product_family != 0 &&
+          family != device->product_family) {
+        log->text = "xsl test driver: zebin is for product family " +
+            std::to_string(family) + ", device " +
+            std::to_string(device->index) + " is product family " +
+            std::to_string(device->product_family);
+        result = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+      } else if (
+          core != 0 && device->gfx_core != 0 && core != device->gfx_core) {
+        log->text = "xsl test driver: zebin is for gfx core " +
+            std::to_string(core) + ", device " + std::to_string(device->index) +
+            " is gfx core " + std::to_string(device->gfx_core);
+        result = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+      }
+    }
+  }
+  if (phBuildLog != nullptr) {
+    *phBuildLog = reinterpret_cast<ze_module_build_log_handle_t>(log.release());
+  }
+  if (result != ZE_RESULT_SUCCESS) {
+    return result;
+  }
+  *phModule = reinterpret_cast<ze_module_handle_t>(module.release());
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule) {
+  ModuleObject* module = asModule(hModule);
+  if (module == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  module->tag = Tag::kDead;
+  delete module;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeModuleBuildLogGetString(
+    ze_module_build_log_handle_t hLog,
+    size_t* pSize,
+    char* pBuildLog) {
+  BuildLogObject* log = asBuildLog(hLog);
+  if (log == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pSize == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pBuildLog == nullptr) {
+    *pSize = log->text.size() + 1;
+    return ZE_RESULT_SUCCESS;
+  }
+  if (*pSize == 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  const size_t length = std::min(*pSize - 1, log->text.size());
+  std::memcpy(pBuildLog, log->text.data(), length);
+  pBuildLog[length] = '\0';
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeModuleBuildLogDestroy(ze_module_build_log_handle_t hLog) {
+  BuildLogObject* log = asBuildLog(hLog);
+  if (log == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  log->tag = Tag::kDead;
+  delete log;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeModuleGetKernelNames(
+    ze_module_handle_t hModule,
+    uint32_t* pCount,
+    const char** pNames) {
+  ModuleObject* module = asModule(hModule);
+  if (module == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pCount == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  const std::vector<zebin::KernelInfo>& kernels = module->zebin.ze_info.kernels;
+  const uint32_t available = static_cast<uint32_t>(kernels.size());
+  if (*pCount == 0 || pNames == nullptr) {
+    *pCount = available;
+    return ZE_RESULT_SUCCESS;
+  }
+  const uint32_t count = std::min(*pCount, available);
+  for (uint32_t i = 0; i < count; ++i) {
+    pNames[i] = kernels[i].name.c_str();
+  }
+  *pCount = count;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelCreate(
+    ze_module_handle_t hModule,
+    const ze_kernel_desc_t* desc,
+    ze_kernel_handle_t* phKernel) {
+  ModuleObject* module = asModule(hModule);
+  if (module == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (desc == nullptr || desc->pKernelName == nullptr || phKernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  const zebin::KernelInfo* info = module->zebin.findKernel(desc->pKernelName);
+  if (info == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+  }
+  KernelObject* kernel = new (std::nothrow) KernelObject();
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  kernel->module = module;
+  kernel->info = info;
+  kernel->args.resize(info->user_arguments.size());
+  kernel->unset_args = kernel->args.size();
+  *phKernel = reinterpret_cast<ze_kernel_handle_t>(kernel);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel) {
+  KernelObject* kernel = asKernel(hKernel);
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  kernel->tag = Tag::kDead;
+  delete kernel;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t* p) {
+  KernelObject* kernel = asKernel(hKernel);
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // What compute-runtime derives from the same .ze_info keys.
+  const zebin::KernelInfo& info = *kernel->info;
+  const uint32_t simd = info.execution_env.simd_size > 0
+      ? static_cast<uint32_t>(info.execution_env.simd_size)
+      : 1u;
+  p->numKernelArgs = static_cast<uint32_t>(info.user_arguments.size());
+  p->requiredGroupSizeX = 0;
+  p->requiredGroupSizeY = 0;
+  p->requiredGroupSizeZ = 0;
+  p->requiredNumSubGroups = 0;
+  p->requiredSubgroupSize =
+      static_cast<uint32_t>(info.execution_env.required_sub_group_size);
+  p->maxSubgroupSize = simd;
+  p->maxNumSubgroups = kMaxTotalGroupSize / simd;
+  p->localMemSize = static_cast<uint32_t>(info.execution_env.slm_size);
+  p->privateMemSize = static_cast<uint32_t>(info.private_bytes);
+  p->spillMemSize = static_cast<uint32_t>(info.spill_bytes);
+  std::memset(&p->uuid, 0, sizeof(p->uuid));
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelSetGroupSize(
+    ze_kernel_handle_t hKernel,
+    uint32_t x,
+    uint32_t y,
+    uint32_t z) {
+  KernelObject* kernel = asKernel(hKernel);
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  const uint64_t total = uint64_t(x) * y * z;
+  if (x == 0 || y == 0 || z == 0 || total > kMaxTotalGroupSize) {
+    return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+  }
+  kernel->group_size[0] = x;
+  kernel->group_size[1] = y;
+  kernel->group_size[2] = z;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelSetArgumentValue(
+    ze_kernel_handle_t hKernel,
+    uint32_t index,
+    size_t size,
+    const void* value) {
+  KernelObject* kernel = asKernel(hKernel);
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  const std::vector<zebin::UserArgument>& args = kernel->info->user_arguments;
+  if (index >= args.size()) {
+    return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+  }
+  const zebin::UserArgument& arg = args[index];
+  switch (arg.kind) {
+    case zebin::UserArgumentKind::kGlobalPointer:
+    case zebin::UserArgumentKind::kConstantPointer: {
+      if (size != sizeof(void*)) {
+        return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      }
+      // A null value (or a null pointer) is a legal null argument; anything
+      // else must be memory this driver allocated.
+      void* pointer = nullptr;
+      if (value != nullptr) {
+        std::memcpy(&pointer, value, sizeof(pointer));
+      }
+      if (pointer != nullptr) {
+        DriverState& s = state();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (findAllocation(s, pointer) == nullptr) {
+          return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        }
+      }
+      break;
+    }
+    case zebin::UserArgumentKind::kLocalPointer:
+      if (size == 0 || value != nullptr) {
+        return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      }
+      break;
+    case zebin::UserArgumentKind::kByValue:
+      if (size != arg.size) {
+        return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+      }
+      if (value == nullptr) {
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+      }
+      break;
+    default:
+      break;
+  }
+  ArgState& slot = kernel->args[index];
+  if (!slot.is_set) {
+    --kernel->unset_args;
+  }
+  slot.is_set = true;
+  slot.is_null = value == nullptr;
+  slot.size = size;
+  if (value != nullptr) {
+    std::memcpy(
+        slot.bytes,
+        value,
+        std::min<size_t>(size, XSL_TEST_DRIVER_MAX_ARG_BYTES));
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace impl
+
+namespace {
+
+ze_result_t ZE_APICALL
+zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t* p) {
+  if (asModule(hModule) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->flags = 0; // no unresolved imports
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeModuleGetNativeBinary(
+    ze_module_handle_t hModule,
+    size_t* pSize,
+    uint8_t* pModuleNativeBinary) {
+  ModuleObject* module = asModule(hModule);
+  if (module == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pSize == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  if (pModuleNativeBinary == nullptr) {
+    *pSize = module->bytes.size();
+    return ZE_RESULT_SUCCESS;
+  }
+  if (*pSize < module->bytes.size()) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  std::memcpy(pModuleNativeBinary, module->bytes.data(), module->bytes.size());
+  *pSize = module->bytes.size();
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeModuleGetGlobalPointer(
+    ze_module_handle_t hModule,
+    const char* pGlobalName,
+    size_t*,
+    void**) {
+  if (asModule(hModule) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pGlobalName == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME; // zebins here export none
+}
+
+ze_result_t ZE_APICALL zeModuleDynamicLink(
+    uint32_t numModules,
+    ze_module_handle_t* phModules,
+    ze_module_build_log_handle_t* phLinkLog) {
+  if (numModules > 0 && phModules == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  for (uint32_t i = 0; i < numModules; ++i) {
+    if (asModule(phModules[i]) == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+  }
+  if (phLinkLog != nullptr) {
+    *phLinkLog = reinterpret_cast<ze_module_build_log_handle_t>(
+        new BuildLogObject()); // nothing to link: modules have no imports
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelSuggestGroupSize(
+    ze_kernel_handle_t hKernel,
+    uint32_t globalSizeX,
+    uint32_t globalSizeY,
+    uint32_t globalSizeZ,
+    uint32_t* groupSizeX,
+    uint32_t* groupSizeY,
+    uint32_t* groupSizeZ) {
+  KernelObject* kernel = asKernel(hKernel);
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (groupSizeX == nullptr || groupSizeY == nullptr || groupSizeZ == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // The largest power of two <= 256 per dimension that divides the global
+  // size, within the total limit: what a driver's simple heuristic gives.
+  const uint32_t global[3] = {globalSizeX, globalSizeY, globalSizeZ};
+  uint32_t group[3] = {1, 1, 1};
+  uint32_t total = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (global[d] == 0) {
+      return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+    }
+    while (group[d] < 256 && global[d] % (group[d] * 2) == 0 &&
+           total * 2 <= kMaxTotalGroupSize / 4) {
+      group[d] *= 2;
+      total *= 2;
+    }
+  }
+  *groupSizeX = group[0];
+  *groupSizeY = group[1];
+  *groupSizeZ = group[2];
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(
+    ze_kernel_handle_t hKernel,
+    uint32_t* totalGroupCount) {
+  if (asKernel(hKernel) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (totalGroupCount == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  *totalGroupCount = 64;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelSetIndirectAccess(
+    ze_kernel_handle_t hKernel,
+    ze_kernel_indirect_access_flags_t flags) {
+  if (asKernel(hKernel) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  const ze_kernel_indirect_access_flags_t known =
+      ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+      ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+      ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
+  return (flags & ~known) != 0 ? ZE_RESULT_ERROR_INVALID_ENUMERATION
+                               : ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelGetIndirectAccess(
+    ze_kernel_handle_t hKernel,
+    ze_kernel_indirect_access_flags_t* pFlags) {
+  if (asKernel(hKernel) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pFlags == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  *pFlags = 0;
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelSetCacheConfig(
+    ze_kernel_handle_t hKernel,
+    ze_cache_config_flags_t flags) {
+  if (asKernel(hKernel) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  const ze_cache_config_flags_t known =
+      ZE_CACHE_CONFIG_FLAG_LARGE_SLM | ZE_CACHE_CONFIG_FLAG_LARGE_DATA;
+  return (flags & ~known) != 0 ? ZE_RESULT_ERROR_INVALID_ENUMERATION
+                               : ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL
+zeKernelGetName(ze_kernel_handle_t hKernel, size_t* pSize, char* pName) {
+  KernelObject* kernel = asKernel(hKernel);
+  if (kernel == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pSize == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  const std::string& name = kernel->info->name;
+  if (pName == nullptr) {
+    *pSize = name.size() + 1;
+    return ZE_RESULT_SUCCESS;
+  }
+  if (*pSize == 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  copyName(pName, *pSize, name);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL zeKernelGetSourceAttributes(
+    ze_kernel_handle_t hKernel,
+    uint32_t* pSize,
+    char** pString) {
+  if (asKernel(hKernel) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (pSize == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  // No attributes: the empty string.
+  static char empty[1] = {'\0'};
+  if (pString == nullptr) {
+    *pSize = 1;
+    return ZE_RESULT_SUCCESS;
+  }
+  *pString = empty;
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace
+
+void fill(ze_module_dditable_t* t) {
+  t->pfnCreate = impl::zeModuleCreate;
+  t->pfnDestroy = impl::zeModuleDestroy;
+  t->pfnDynamicLink = zeModuleDynamicLink;
+  t->pfnGetNativeBinary = zeModuleGetNativeBinary;
+  t->pfnGetGlobalPointer = zeModuleGetGlobalPointer;
+  t->pfnGetKernelNames = impl::zeModuleGetKernelNames;
+  t->pfnGetProperties = zeModuleGetProperties;
+}
+
+void fill(ze_module_build_log_dditable_t* t) {
+  t->pfnDestroy = impl::zeModuleBuildLogDestroy;
+  t->pfnGetString = impl::zeModuleBuildLogGetString;
+}
+
+void fill(ze_kernel_dditable_t* t) {
+  t->pfnCreate = impl::zeKernelCreate;
+  t->pfnDestroy = impl::zeKernelDestroy;
+  t->pfnSetCacheConfig = zeKernelSetCacheConfig;
+  t->pfnSetGroupSize = impl::zeKernelSetGroupSize;
+  t->pfnSuggestGroupSize = zeKernelSuggestGroupSize;
+  t->pfnSuggestMaxCooperativeGroupCount =
+      zeKernelSuggestMaxCooperativeGroupCount;
+  t->pfnSetArgumentValue = impl::zeKernelSetArgumentValue;
+  t->pfnSetIndirectAccess = zeKernelSetIndirectAccess;
+  t->pfnGetIndirectAccess = zeKernelGetIndirectAccess;
+  t->pfnGetSourceAttributes = zeKernelGetSourceAttributes;
+  t->pfnGetProperties = impl::zeKernelGetProperties;
+  t->pfnGetName = zeKernelGetName;
+}
+
+} // namespace test_driver
+} // namespace xsl

@@ -1,0 +1,243 @@
+#pragma once
+
+// The test driver's objects and shared state (internal to the driver). Each
+// source file implements one group of Level Zero entry points over these and
+// fills the DDI tables of its group (tables.h).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <level_zero/ze_api.h>
+
+#include "test_driver.h"
+#include "zebin/zebin.h"
+
+namespace xsl {
+namespace test_driver {
+
+// Every object starts with a tag, so a handle of the wrong kind (or a stale
+// one, whose tag is cleared on destruction) is refused instead of used.
+enum class Tag : uint32_t {
+  kDead = 0,
+  kDriver = 0x44525652,
+  kDevice = 0x44455643,
+  kContext = 0x43545854,
+  kModule = 0x4d4f4455,
+  kBuildLog = 0x424c4f47,
+  kKernel = 0x4b524e4c,
+  kCommandList = 0x434d444c,
+  kCommandQueue = 0x434d4451,
+  kEventPool = 0x45565050,
+  kEvent = 0x45564e54,
+  kFence = 0x46454e43,
+};
+
+struct DriverObject {
+  Tag tag = Tag::kDriver;
+};
+
+struct DeviceObject {
+  Tag tag = Tag::kDevice;
+  uint32_t index = 0;
+  std::string name;
+  uint32_t product_family = 0;
+  uint32_t gfx_core = 0;
+  uint32_t device_id = 0;
+  uint32_t ip_version = 0;
+  uint32_t max_shared_local_memory = 0;
+  std::vector<uint32_t> sub_group_sizes;
+};
+
+struct ContextObject {
+  Tag tag = Tag::kContext;
+};
+
+struct ModuleObject {
+  Tag tag = Tag::kModule;
+  DeviceObject* device = nullptr;
+  std::string bytes; // zebin views point into it
+  zebin::Zebin zebin;
+};
+
+struct BuildLogObject {
+  Tag tag = Tag::kBuildLog;
+  std::string text;
+};
+
+struct ArgState {
+  bool is_set = false;
+  bool is_null = false;
+  uint64_t size = 0;
+  uint8_t bytes[XSL_TEST_DRIVER_MAX_ARG_BYTES] = {};
+};
+
+struct KernelObject {
+  Tag tag = Tag::kKernel;
+  ModuleObject* module = nullptr;
+  const zebin::KernelInfo* info = nullptr;
+  uint32_t group_size[3] = {0, 0, 0};
+  std::vector<ArgState> args;
+  // Arguments never set, so a launch checks "all set" in O(1).
+  size_t unset_args = 0;
+};
+
+struct EventPoolObject;
+
+struct EventObject {
+  Tag tag = Tag::kEvent;
+  EventPoolObject* pool = nullptr;
+  uint32_t index = 0;
+  std::atomic<bool> signaled{false};
+};
+
+struct EventPoolObject {
+  Tag tag = Tag::kEventPool;
+  uint32_t count = 0;
+  ze_event_pool_flags_t flags = 0;
+  std::vector<EventObject*> live; // by index; null where none exists
+};
+
+struct LaunchRecord {
+  XslTestLaunchRecord header;
+  std::vector<ArgState> args;
+};
+
+// A command of a regular (non-immediate) list, run at execute time. Launches
+// are captured when appended, as a real driver captures the arguments then.
+struct Command {
+  enum class Kind { kLaunch, kCopy, kFill, kSignal, kReset, kWait, kBarrier };
+  Kind kind = Kind::kBarrier;
+  LaunchRecord launch;
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t size = 0;
+  std::string pattern;
+  EventObject* signal = nullptr;
+  std::vector<ze_event_handle_t> waits;
+};
+
+struct CommandListObject {
+  Tag tag = Tag::kCommandList;
+  DeviceObject* device = nullptr;
+  ContextObject* context = nullptr;
+  bool immediate = false;
+  bool closed = false;
+  uint32_t ordinal = 0;
+  std::vector<Command> commands; // regular lists only
+};
+
+struct CommandQueueObject {
+  Tag tag = Tag::kCommandQueue;
+  DeviceObject* device = nullptr;
+  uint32_t ordinal = 0;
+};
+
+struct FenceObject {
+  Tag tag = Tag::kFence;
+  CommandQueueObject* queue = nullptr;
+  bool signaled = false;
+};
+
+struct Allocation {
+  size_t size = 0;
+  ze_memory_type_t type = ZE_MEMORY_TYPE_UNKNOWN;
+  DeviceObject* device = nullptr;
+  void* block = nullptr; // what operator new returned
+  uint64_t id = 0;
+};
+
+constexpr uint32_t kMaxDevices = 8;
+constexpr uint32_t kMaxTotalGroupSize = 1024;
+
+struct DriverState {
+  std::once_flag init_once;
+  DriverObject driver;
+  std::vector<std::unique_ptr<DeviceObject>> devices;
+  bool record_launches = true;
+
+  std::mutex mutex;                            // guards everything below
+  std::map<uintptr_t, Allocation> allocations; // by base address
+  uint64_t next_allocation_id = 1;
+  std::vector<LaunchRecord> launches;
+};
+
+DriverState& state();
+// Reads the device configuration from the environment, once.
+void initializeOnce();
+
+template <typename Object>
+Object* as(void* handle, Tag tag) {
+  Object* object = static_cast<Object*>(handle);
+  if (object == nullptr || object->tag != tag) {
+    return nullptr;
+  }
+  return object;
+}
+
+inline DriverObject* asDriver(ze_driver_handle_t handle) {
+  return as<DriverObject>(handle, Tag::kDriver);
+}
+inline DeviceObject* asDevice(ze_device_handle_t handle) {
+  return as<DeviceObject>(handle, Tag::kDevice);
+}
+inline ContextObject* asContext(ze_context_handle_t handle) {
+  return as<ContextObject>(handle, Tag::kContext);
+}
+inline ModuleObject* asModule(ze_module_handle_t handle) {
+  return as<ModuleObject>(handle, Tag::kModule);
+}
+inline BuildLogObject* asBuildLog(ze_module_build_log_handle_t handle) {
+  return as<BuildLogObject>(handle, Tag::kBuildLog);
+}
+inline KernelObject* asKernel(ze_kernel_handle_t handle) {
+  return as<KernelObject>(handle, Tag::kKernel);
+}
+inline CommandListObject* asCommandList(ze_command_list_handle_t handle) {
+  return as<CommandListObject>(handle, Tag::kCommandList);
+}
+inline CommandQueueObject* asCommandQueue(ze_command_queue_handle_t handle) {
+  return as<CommandQueueObject>(handle, Tag::kCommandQueue);
+}
+inline EventPoolObject* asEventPool(ze_event_pool_handle_t handle) {
+  return as<EventPoolObject>(handle, Tag::kEventPool);
+}
+inline EventObject* asEvent(ze_event_handle_t handle) {
+  return as<EventObject>(handle, Tag::kEvent);
+}
+inline FenceObject* asFence(ze_fence_handle_t handle) {
+  return as<FenceObject>(handle, Tag::kFence);
+}
+
+// Writes `name` into a fixed-size, NUL-terminated field.
+void copyName(char* out, size_t capacity, const std::string& name);
+
+// The allocation that contains [ptr, ptr + 1), if any, and its base address.
+// Caller holds the mutex.
+const Allocation* findAllocation(
+    DriverState& s,
+    const void* ptr,
+    uintptr_t* base = nullptr);
+
+// True when [ptr, ptr + size) lies inside one allocation, or is host memory
+// this driver does not know (USM allows plain host pointers for copies).
+bool isCopyableRange(const void* ptr, size_t size);
+
+// Snapshot of a kernel's launch, taken when the launch is appended.
+LaunchRecord captureLaunch(
+    const KernelObject& kernel,
+    const ze_group_count_t& count);
+void storeLaunch(LaunchRecord&& record);
+
+// The one place that validates event lists of an append: every wait event
+// must already be signaled (commands run synchronously, so nothing could
+// signal it later).
+ze_result_t checkWaitEvents(uint32_t count, ze_event_handle_t* events);
+
+} // namespace test_driver
+} // namespace xsl
