@@ -350,7 +350,7 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     elif probes.windows and not info.get("utils_patched"):
         why = "This torch forces spv on Windows and ignores TORCHINDUCTOR_XPU_KERNEL_FORMAT there (torch/_inductor/utils.py)."
         fix = (
-            "Rebuild torch with the patchset (python scripts/harness.py all); this torch cannot use "
+            f"Rebuild torch with the patchset ({build_with_patches_fix(windows=True)}); this torch cannot use "
             "zebin on Windows whatever the environment says."
         )
     else:
@@ -368,7 +368,18 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     ]
 
 
-def check_static_launcher(info: Mapping[str, Any]) -> list[Finding]:
+def build_with_patches_fix(windows: bool) -> str:
+    """How to get a torch with the patchset: the harness builds it on Windows
+    only; elsewhere the patches are applied to a checkout by hand."""
+    if windows:
+        return "python scripts/harness.py all"
+    return (
+        "apply patches/pytorch to a PyTorch checkout (python3 scripts/patchset.py apply <checkout>) "
+        "and build it with USE_XPU=1 (docs/harness.md)"
+    )
+
+
+def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Finding]:
     if "torch_import_error" in info:
         return [
             Finding(
@@ -387,8 +398,8 @@ def check_static_launcher(info: Mapping[str, Any]) -> list[Finding]:
                 WARNING,
                 f"torch {version} is not an XPU build: no XPU kernels at all",
                 "torch.xpu._is_compiled() is False.",
-                f"Install an XPU wheel (pip install torch --index-url {XPU_WHEEL_INDEX}) or build one: "
-                "python scripts/harness.py all.",
+                f"Install an XPU wheel (pip install torch --index-url {XPU_WHEEL_INDEX})"
+                + (" or build one: python scripts/harness.py all." if windows else "."),
             )
         ]
     if info.get("static_launcher"):
@@ -400,7 +411,7 @@ def check_static_launcher(info: Mapping[str, Any]) -> list[Finding]:
             f"torch._C._StaticXpuLauncher is missing in torch {version}",
             "The build compiled the XPU launcher out (upstream guards it with #ifndef _WIN32), "
             "so every XPU kernel uses Triton's Python launcher.",
-            "Build torch with patches 0001 and 0002: python scripts/harness.py all.",
+            f"Build torch with patches 0001 and 0002: {build_with_patches_fix(windows)}.",
         )
     ]
 
@@ -553,7 +564,7 @@ def run_checks(probes: Probes, with_torch: bool = True) -> list[Finding]:
     findings += check_ocloc(probes)
     if with_torch:
         info = probe_torch(probes)
-        findings += check_static_launcher(info)
+        findings += check_static_launcher(info, probes.windows)
         findings += check_kernel_format(probes, info)
         findings += check_triton(info)
     findings += check_long_paths(probes)

@@ -118,16 +118,35 @@ def test_kernel_format_zebin_is_ok():
 
 
 def test_static_launcher_missing_in_xpu_build():
-    [finding] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False})
+    info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False}
+    [finding] = doctor.check_static_launcher(info, windows=True)
     assert finding.severity == doctor.ERROR and "_StaticXpuLauncher is missing" in finding.title
     assert "harness.py all" in finding.fix
+    # The harness builds PyTorch on Windows only: elsewhere the fix names the patchset.
+    [linux] = doctor.check_static_launcher(info, windows=False)
+    assert "harness.py" not in linux.fix and "scripts/patchset.py apply <checkout>" in linux.fix
 
 
 def test_static_launcher_cpu_build_and_present():
-    [cpu] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False})
-    assert cpu.severity == doctor.WARNING
-    [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True})
+    [cpu] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False}, windows=True)
+    assert cpu.severity == doctor.WARNING and "harness.py all" in cpu.fix
+    [cpu_linux] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False}, windows=False)
+    assert "harness.py" not in cpu_linux.fix and "--index-url" in cpu_linux.fix
+    [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True}, windows=True)
     assert ok.severity == doctor.OK
+
+
+def test_no_linux_fix_suggests_the_windows_only_harness_command(capsys):
+    probes = FakeProbes(
+        platform="linux",
+        env={"PATH": ""},
+        torch_info={"torch": "2.13.0+cpu", "xpu_compiled": False, "kernel_format": "spv", "utils_patched": False, "dists": {}},
+    )
+    doctor.main([], probes=probes)
+    assert "harness.py all" not in capsys.readouterr().out
+    probes.torch_info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False, "kernel_format": "spv", "dists": {}}
+    doctor.main([], probes=probes)
+    assert "harness.py all" not in capsys.readouterr().out
 
 
 def test_triton_mismatch_shows_a_version_table_and_attrs_descriptor():
