@@ -63,6 +63,9 @@ REQUIRED_ZE_SYMBOLS = (
 )
 TRITON_DISTRIBUTIONS = ("pytorch-triton-xpu", "triton-xpu", "triton", "pytorch-triton")
 XPU_WHEEL_INDEX = "https://download.pytorch.org/whl/xpu"
+# In a PyTorch checkout: the pytorch-triton-xpu release it was tested with.
+TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
+PYTORCH_BLOB_URL = "https://github.com/pytorch/pytorch/blob"
 
 
 @dataclasses.dataclass
@@ -254,12 +257,10 @@ try:
         info["torch_requires"] = []
     import os, torch
     info["torch"] = torch.__version__
+    info["git_version"] = getattr(torch.version, "git_version", None)
     # A source build (pip install -e .) has no Triton pin in its metadata;
     # its checkout names the Triton-XPU release it was tested with.
-    pin_file = os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), ".ci", "docker", "triton_xpu_version.txt")
-    if os.path.isfile(pin_file):
-        with open(pin_file) as f:
-            info["source_pin"] = "pytorch-triton-xpu==" + f.read().strip()
+    info["source_root"] = os.path.dirname(os.path.dirname(torch.__file__))
     info["xpu_compiled"] = bool(torch.xpu._is_compiled())
     info["static_launcher"] = hasattr(torch._C, "_StaticXpuLauncher")
     import torch._inductor.utils as u
@@ -289,6 +290,37 @@ def probe_torch(probes: Probes) -> dict[str, Any]:
         if line.startswith("XSL-DOCTOR "):
             return json.loads(line[len("XSL-DOCTOR ") :])
     return {"torch_import_error": f"the probe failed (exit {rc}): {err.strip()[-400:]}"}
+
+
+def read_source_pin(checkout: str | os.PathLike[str]) -> str | None:
+    """"pytorch-triton-xpu==<v>" from a PyTorch checkout, or None."""
+    path = Path(checkout) / TRITON_XPU_VERSION_FILE
+    try:
+        version = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return f"pytorch-triton-xpu=={version}" if version else None
+
+
+def add_source_pin(info: dict[str, Any], checkouts: Sequence[str | os.PathLike[str] | None]) -> None:
+    """Sets info["source_pin"] from the first checkout that has the pin file."""
+    for checkout in checkouts:
+        pin = read_source_pin(checkout) if checkout else None
+        if pin:
+            info["source_pin"] = pin
+            info["source_pin_file"] = str(Path(checkout) / TRITON_XPU_VERSION_FILE)  # type: ignore[arg-type]
+            return
+
+
+def triton_pin_location(info: Mapping[str, Any]) -> str:
+    """Where to read the Triton-XPU version when neither metadata nor a checkout names it."""
+    commit = str(info.get("git_version") or "")
+    if len(commit) == 40 and all(c in "0123456789abcdef" for c in commit):
+        ref = commit
+    else:
+        release = str(info.get("torch", "")).split("+")[0]
+        ref = "v" + release if release and all(part.isdigit() for part in release.split(".")) else "<the torch tag or commit>"
+    return f"{PYTORCH_BLOB_URL}/{ref}/{TRITON_XPU_VERSION_FILE}"
 
 
 # --------------------------------------------------------------------------
@@ -417,12 +449,15 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
 
 
 def _required_triton(requires: Sequence[str]) -> tuple[str, str] | None:
+    """The pinned Triton distribution; pytorch-triton-xpu before any other."""
+    pins = []
     for req in requires:
         head = req.split(";")[0].strip()
         if "==" in head:
             name, version = head.split("==", 1)
-            return name.strip(), version.strip()
-    return None
+            pins.append((name.strip(), version.strip()))
+    pins.sort(key=lambda pin: pin[0] != "pytorch-triton-xpu")
+    return pins[0] if pins else None
 
 
 def check_triton(info: Mapping[str, Any]) -> list[Finding]:
@@ -432,17 +467,27 @@ def check_triton(info: Mapping[str, Any]) -> list[Finding]:
     required = _required_triton(list(info.get("torch_requires", [])) + ([info["source_pin"]] if info.get("source_pin") else []))
     rows = [("torch", str(info.get("torch", "?")))]
     rows.append(("required by torch", f"{required[0]}=={required[1]}" if required else "(no pin in torch metadata)"))
+    if required and info.get("source_pin_file") and info.get("source_pin") == f"{required[0]}=={required[1]}":
+        rows.append(("pin read from", str(info["source_pin_file"])))
     rows += [(f"installed {name}", version) for name, version in sorted(dists.items())]
     rows.append(("import triton", info.get("triton_import_error") or f"ok ({info.get('triton', '?')})" if dists else "not installed"))
     if "inductor_import_error" in info:
         rows.append(("import triton_heuristics", str(info["inductor_import_error"])))
     table = "\n".join(f"  {k:<26} {v}" for k, v in rows)
-    pin = f"{required[0]}=={required[1]}" if required else "pytorch-triton-xpu==<the version in .ci/docker/triton_xpu_version.txt>"
-    install = f"pip uninstall -y {' '.join(sorted(dists)) or 'triton'} && pip install {pin} --index-url {XPU_WHEEL_INDEX}"
+    if required:
+        pin, where = f"{required[0]}=={required[1]}", ""
+    else:
+        # Neither the wheel metadata nor a checkout names it: say where it is.
+        pin = "pytorch-triton-xpu==<version>"
+        where = (
+            f"Take <version> from {triton_pin_location(info)} (the file {TRITON_XPU_VERSION_FILE} of the PyTorch "
+            "source torch was built from; or run the doctor with --src <checkout>), then: "
+        )
+    install = f"{where}pip uninstall -y {' '.join(sorted(dists)) or 'triton'} && pip install {pin} --index-url {XPU_WHEEL_INDEX}"
     findings: list[Finding] = []
     if not dists:
         severity = WARNING if not info.get("xpu_compiled") else ERROR
-        return [Finding("triton", severity, "Triton is not installed: torch.compile cannot make GPU kernels", table, f"pip install {pin} --index-url {XPU_WHEEL_INDEX}", {"table": rows})]
+        return [Finding("triton", severity, "Triton is not installed: torch.compile cannot make GPU kernels", table, f"{where}pip install {pin} --index-url {XPU_WHEEL_INDEX}", {"table": rows})]
     if len(dists) > 1:
         findings.append(
             Finding("triton", ERROR, f"several Triton distributions share the `triton` package: {', '.join(sorted(dists))}", table, install, {"table": rows})
@@ -559,11 +604,14 @@ def check_level_zero(probes: Probes) -> list[Finding]:
     return findings
 
 
-def run_checks(probes: Probes, with_torch: bool = True) -> list[Finding]:
+def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[str] | None = None) -> list[Finding]:
+    """Every check. `src`: a PyTorch checkout to read the Triton pin from
+    when torch's own metadata and folder do not name it."""
     findings: list[Finding] = []
     findings += check_ocloc(probes)
     if with_torch:
         info = probe_torch(probes)
+        add_source_pin(info, [info.get("source_root"), src])
         findings += check_static_launcher(info, probes.windows)
         findings += check_kernel_format(probes, info)
         findings += check_triton(info)
@@ -605,9 +653,10 @@ def main(argv: Sequence[str] | None = None, probes: Probes | None = None) -> int
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--python", help="interpreter whose torch/Triton to inspect (default: this one)")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch/Triton checks (no torch import)")
+    parser.add_argument("--src", help=f"PyTorch checkout torch was built from (its {TRITON_XPU_VERSION_FILE} names the Triton-XPU to install)")
     args = parser.parse_args(argv)
     probes = probes or Probes(python=args.python)
-    findings = run_checks(probes, with_torch=not args.no_torch)
+    findings = run_checks(probes, with_torch=not args.no_torch, src=args.src)
     print(render_json(findings, probes) if args.json else render_text(findings, probes))
     return 1 if any(f.severity == ERROR for f in findings) else 0
 

@@ -61,7 +61,7 @@ DEFAULT_ARCH = "bmg"
 PYTORCH_URL = "https://github.com/pytorch/pytorch.git"
 TRITON_XPU_URL = "https://github.com/intel/intel-xpu-backend-for-triton"
 # In a PyTorch checkout: the Triton-XPU release and commit it was tested with.
-TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
+TRITON_XPU_VERSION_FILE = doctor.TRITON_XPU_VERSION_FILE
 TRITON_XPU_COMMIT_FILE = ".ci/docker/ci_commit_pins/triton-xpu.txt"
 XPU_TESTS = [
     ("static_triton_launcher", ["test/inductor/test_static_triton_launcher.py"]),
@@ -464,7 +464,7 @@ def _print_findings(ctx: Context, findings: Sequence[Any], log: StepLog) -> Outc
 
 
 def all_findings(ctx: Context) -> list[Any]:
-    findings = doctor.run_checks(ctx.probes)
+    findings = doctor.run_checks(ctx.probes, src=ctx.src)
     if ctx.probes.windows:
         findings = windows_prerequisites(ctx.probes) + findings
     return findings

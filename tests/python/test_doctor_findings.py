@@ -175,6 +175,50 @@ def test_source_build_uses_the_checkout_pin():
     assert finding.severity == doctor.ERROR and "needs pytorch-triton-xpu==3.5.0" in finding.title
 
 
+def test_triton_fix_takes_the_pin_from_the_wheel_metadata():
+    info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "dists": {},
+            "torch_requires": ['triton==3.4.0; extra == "cuda"', 'pytorch-triton-xpu==3.5.0; platform_system == "Linux"']}
+    [finding] = doctor.check_triton(info)
+    assert finding.fix == f"pip install pytorch-triton-xpu==3.5.0 --index-url {doctor.XPU_WHEEL_INDEX}"
+
+
+def test_triton_fix_takes_the_pin_from_a_checkout(tmp_path):
+    checkout = tmp_path / "pytorch"
+    (checkout / ".ci" / "docker").mkdir(parents=True)
+    (checkout / ".ci" / "docker" / "triton_xpu_version.txt").write_text("3.6.0\n")
+    info = {"torch": "2.13.0a0+gitcf30153", "xpu_compiled": True, "dists": {"pytorch-triton-xpu": "3.4.0"},
+            "torch_requires": [], "triton": "3.4.0", "source_root": str(tmp_path / "site-packages")}
+    probes = FakeProbes(env={"PATH": ""}, torch_info=info)
+    findings = by_check(doctor.run_checks(probes, src=checkout), "triton")
+    [finding] = findings
+    assert "needs pytorch-triton-xpu==3.6.0" in finding.title
+    assert "pip install pytorch-triton-xpu==3.6.0 --index-url" in finding.fix
+    assert str(checkout / ".ci" / "docker" / "triton_xpu_version.txt") in finding.detail
+    # torch's own folder (an editable source build) is read first.
+    (tmp_path / "site-packages" / ".ci" / "docker").mkdir(parents=True)
+    (tmp_path / "site-packages" / ".ci" / "docker" / "triton_xpu_version.txt").write_text("3.7.0\n")
+    [first] = by_check(doctor.run_checks(probes, src=checkout), "triton")
+    assert "needs pytorch-triton-xpu==3.7.0" in first.title
+
+
+@pytest.mark.parametrize(
+    "torch_info,where",
+    [
+        ({"torch": "2.13.0a0+gitcf30153", "git_version": "cf30153c4c131c8164ee7798e5022d810682e2cb"},
+         "https://github.com/pytorch/pytorch/blob/cf30153c4c131c8164ee7798e5022d810682e2cb/.ci/docker/triton_xpu_version.txt"),
+        ({"torch": "2.13.0+xpu", "git_version": "Unknown"},
+         "https://github.com/pytorch/pytorch/blob/v2.13.0/.ci/docker/triton_xpu_version.txt"),
+    ],
+)
+def test_triton_fix_without_a_pin_says_where_to_look(torch_info, where):
+    info = dict(torch_info, xpu_compiled=True, dists={}, torch_requires=[])
+    [finding] = doctor.check_triton(info)
+    assert "<the version in" not in finding.fix
+    assert finding.fix.startswith(f"Take <version> from {where} (the file .ci/docker/triton_xpu_version.txt")
+    assert finding.fix.endswith(f"pip install pytorch-triton-xpu==<version> --index-url {doctor.XPU_WHEEL_INDEX}")
+    assert "--src <checkout>" in finding.fix
+
+
 def test_triton_matching_is_ok():
     info = {
         "torch": "2.13.0+xpu",
