@@ -61,6 +61,12 @@ REQUIRED_ZE_SYMBOLS = (
     "zeKernelSetArgumentValue",
     "zeMemGetAllocProperties",
 )
+# What the doctor's Level Zero probe needs from the loader.
+ZE_ENUMERATION_SYMBOLS = ("zeInit", "zeDriverGet", "zeDeviceGet", "zeDeviceGetProperties")
+ZE_DEVICE_TYPES = {1: "GPU", 2: "CPU", 3: "FPGA", 4: "memory copy accelerator", 5: "NPU/VPU"}
+INTEL_VENDOR_ID = 0x8086
+LOADER_OVERRIDE_ENV = "XSL_LEVEL_ZERO_LOADER"  # as in csrc/level_zero/loader.h
+ZE_PROBE_MARKER = "XSL-ZE "
 TRITON_DISTRIBUTIONS = ("pytorch-triton-xpu", "triton-xpu", "triton", "pytorch-triton")
 XPU_WHEEL_INDEX = "https://download.pytorch.org/whl/xpu"
 # In a PyTorch checkout: the pytorch-triton-xpu release it was tested with.
@@ -194,6 +200,15 @@ class Probes:
         marker = ".so."
         return real.split(marker, 1)[1] if marker in real else None
 
+    def level_zero_devices(self, loader: str) -> dict[str, Any]:
+        """enumerate_level_zero(loader) in a child process (a broken driver
+        may crash it, and the loader reads the environment once per process)."""
+        rc, out, err = self.run([sys.executable, str(Path(__file__).resolve()), "--level-zero-probe", loader], timeout=120)
+        for line in out.splitlines():
+            if line.startswith(ZE_PROBE_MARKER):
+                return dict(json.loads(line[len(ZE_PROBE_MARKER) :]))
+        return {"probe_error": f"the Level Zero probe failed (exit {rc}): {err.strip()[-300:] or 'no output'}"}
+
     def temp_dir(self) -> str:
         return tempfile.gettempdir()
 
@@ -202,6 +217,78 @@ class Probes:
             return getpass.getuser()
         except Exception:
             return "unknown_user"
+
+
+class _ZeDeviceProperties(ctypes.Structure):
+    """ze_device_properties_t of Level Zero 1.x, with room to spare."""
+
+    _fields_ = [
+        ("stype", ctypes.c_uint32),
+        ("pNext", ctypes.c_void_p),
+        ("type", ctypes.c_uint32),
+        ("vendorId", ctypes.c_uint32),
+        ("deviceId", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
+        ("subdeviceId", ctypes.c_uint32),
+        ("coreClockRate", ctypes.c_uint32),
+        ("maxMemAllocSize", ctypes.c_uint64),
+        ("maxHardwareContexts", ctypes.c_uint32),
+        ("maxCommandQueuePriority", ctypes.c_uint32),
+        ("numThreadsPerEU", ctypes.c_uint32),
+        ("physicalEUSimdWidth", ctypes.c_uint32),
+        ("numEUsPerSubslice", ctypes.c_uint32),
+        ("numSubslicesPerSlice", ctypes.c_uint32),
+        ("numSlices", ctypes.c_uint32),
+        ("timerResolution", ctypes.c_uint64),
+        ("timestampValidBits", ctypes.c_uint32),
+        ("kernelTimestampValidBits", ctypes.c_uint32),
+        ("uuid", ctypes.c_uint8 * 16),
+        ("name", ctypes.c_char * 256),
+        ("spare", ctypes.c_uint8 * 256),
+    ]
+
+
+ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3
+
+
+def enumerate_level_zero(loader: str) -> dict[str, Any]:
+    """zeInit(0), then every device of every driver: {"init_error"} when
+    zeInit fails (nothing else may be called then), else {"drivers",
+    "devices": [{"driver", "index", "name", "type", "vendor", "device_id"}]}."""
+    lib = ctypes.CDLL(loader)
+    handle_array = ctypes.c_void_p
+    result = lib.zeInit(ctypes.c_uint32(0)) & 0xFFFFFFFF
+    if result != 0:
+        return {"init_error": f"0x{result:08x}"}
+
+    def listed(call: Callable[..., int], *head: Any) -> list[Any]:
+        count = ctypes.c_uint32(0)
+        if call(*head, ctypes.byref(count), None) & 0xFFFFFFFF or count.value == 0:
+            return []
+        handles = (handle_array * count.value)()
+        if call(*head, ctypes.byref(count), handles) & 0xFFFFFFFF:
+            return []
+        return list(handles[: count.value])
+
+    drivers = listed(lib.zeDriverGet)
+    devices = []
+    for driver_index, driver in enumerate(drivers):
+        for index, device in enumerate(listed(lib.zeDeviceGet, handle_array(driver))):
+            props = _ZeDeviceProperties()
+            props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
+            if lib.zeDeviceGetProperties(handle_array(device), ctypes.byref(props)) & 0xFFFFFFFF:
+                continue
+            devices.append(
+                {
+                    "driver": driver_index,
+                    "index": index,
+                    "name": props.name.decode("utf-8", errors="replace"),
+                    "type": props.type,
+                    "vendor": props.vendorId,
+                    "device_id": props.deviceId,
+                }
+            )
+    return {"drivers": len(drivers), "devices": devices}
 
 
 def _report_from_discovery(found: Any) -> OclocReport:
@@ -560,47 +647,142 @@ def check_long_paths(probes: Probes) -> list[Finding]:
     ]
 
 
+def describe_device(device: Mapping[str, Any]) -> str:
+    kind = ZE_DEVICE_TYPES.get(int(device.get("type", 0)), "unknown type")
+    return (
+        f"XPU device {device.get('index')} of driver {device.get('driver')}: '{device.get('name')}' "
+        f"({kind}, vendor 0x{int(device.get('vendor', 0)):04x}, PCI device id 0x{int(device.get('device_id', 0)):04x})"
+    )
+
+
+def is_intel_gpu(device: Mapping[str, Any]) -> bool:
+    return device.get("type") == 1 and device.get("vendor") == INTEL_VENDOR_ID
+
+
 def check_level_zero(probes: Probes) -> list[Finding]:
+    """Three situations, told apart: no driver at all (the loader is missing),
+    a driver that sees no Intel GPU, and devices that are not Intel GPUs."""
     loader_names = ["ze_loader.dll"] if probes.windows else ["libze_loader.so.1", "libze_loader.so"]
     driver_names = ["ze_intel_gpu64.dll"] if probes.windows else ["libze_intel_gpu.so.1", "libze_intel_gpu.so"]
-    loader = probes.find_library(loader_names)
+    override = probes.env.get(LOADER_OVERRIDE_ENV)
+    if override:
+        loader = override if probes.is_file(override) else probes.find_library([override])
+    else:
+        loader = probes.find_library(loader_names)
     if loader is None:
         fix = (
             "Install the Intel graphics driver (it installs ze_loader.dll into System32)."
             if probes.windows
-            else "sudo apt-get install libze1 (the Level Zero loader)."
+            else "sudo apt-get install libze1 (the Level Zero loader) and the Intel GPU driver's Level Zero part."
         )
-        return [Finding("level-zero", ERROR, f"Level Zero loader ({loader_names[0]}) not found", "Searched: " + ", ".join(probes.library_dirs()), fix)]
+        name = override or loader_names[0]
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                f"no Level Zero driver: the loader ({name}) is missing, so no kernel can run",
+                "Searched: " + ", ".join(probes.library_dirs()),
+                fix,
+            )
+        ]
     findings: list[Finding] = []
     version = probes.library_version(loader) or "unknown version"
     symbols = probes.library_symbols(loader, REQUIRED_ZE_SYMBOLS)
     if symbols is None:
-        findings.append(Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", "Reinstall the Intel graphics driver / libze1 for this architecture."))
+        return [Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", "Reinstall the Intel graphics driver / libze1 for this architecture.")]
+    missing = [s for s in REQUIRED_ZE_SYMBOLS if s not in symbols]
+    if missing:
+        findings.append(
+            Finding(
+                "level-zero",
+                ERROR,
+                f"Level Zero loader {loader} ({version}) is too old: it lacks {', '.join(missing)}",
+                "",
+                "Update the Intel graphics driver (Windows) or libze1 (Linux).",
+            )
+        )
     else:
-        missing = [s for s in REQUIRED_ZE_SYMBOLS if s not in symbols]
-        if missing:
-            findings.append(
+        findings.append(Finding("level-zero", OK, f"Level Zero loader {loader} ({version})"))
+    if any(s not in symbols for s in ZE_ENUMERATION_SYMBOLS):
+        return findings
+    return findings + _level_zero_device_findings(probes, probes.level_zero_devices(loader), driver_names)
+
+
+def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver_names: Sequence[str]) -> list[Finding]:
+    if "probe_error" in found:
+        return [Finding("level-zero", WARNING, "cannot list the Level Zero devices", str(found["probe_error"]), "Run the doctor again; if it persists, reinstall the Intel GPU driver.")]
+    alt = probes.env.get("ZE_ENABLE_ALT_DRIVERS")
+    if "init_error" in found:
+        code = str(found["init_error"])
+        why = f"zeInit(0) returned {'ZE_RESULT_ERROR_UNINITIALIZED ' if code == '0x78000001' else ''}{code}."
+        if alt:
+            return [Finding("level-zero", ERROR, f"no driver named in ZE_ENABLE_ALT_DRIVERS={alt} initialized", why, "Check that each path is a Level Zero driver library, or unset ZE_ENABLE_ALT_DRIVERS.")]
+        if probes.windows:
+            # The driver lives in the DriverStore and installs the loader itself:
+            # the two cases cannot be told apart from here.
+            return [
                 Finding(
                     "level-zero",
                     ERROR,
-                    f"Level Zero loader {loader} ({version}) is too old: it lacks {', '.join(missing)}",
-                    "",
-                    "Update the Intel graphics driver (Windows) or libze1 (Linux).",
+                    "no Level Zero GPU driver or no Intel GPU: zeInit found nothing to initialize",
+                    why,
+                    "Check that Device Manager lists an Intel GPU under Display adapters, and install or update the "
+                    "Intel Arc/Iris Xe graphics driver.",
+                )
+            ]
+        driver = probes.find_library(driver_names)
+        if driver is None:
+            return [
+                Finding(
+                    "level-zero",
+                    ERROR,
+                    f"no Level Zero GPU driver ({driver_names[0]} is not installed): kernels cannot run on this machine",
+                    why,
+                    "Install the GPU driver: sudo apt-get install intel-level-zero-gpu (or libze-intel-gpu1).",
+                )
+            ]
+        fix = (
+            "Check that the machine has an Intel GPU (lspci | grep -i vga) and that this user may open "
+            "/dev/dri/renderD* (sudo usermod -aG render $USER, then log in again)."
+        )
+        return [Finding("level-zero", ERROR, f"the Intel GPU driver is installed ({driver}) but found no Intel GPU", why, fix)]
+    devices = list(found.get("devices", []))
+    listing = "\n".join(describe_device(d) for d in devices)
+    if not devices:
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                f"Level Zero driver present but no Intel GPU: {found.get('drivers', 0)} driver(s), no devices",
+                "zeInit succeeded, but no driver reports a device.",
+                "Check that the Intel GPU is present and enabled (BIOS, Device Manager, lspci).",
+            )
+        ]
+    gpus = [d for d in devices if is_intel_gpu(d)]
+    if not gpus:
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                "no Intel GPU: the Level Zero devices here are of another kind or vendor and cannot run zebins",
+                listing,
+                "Use a machine with an Intel GPU (Arc, Core Ultra graphics, Data Center GPU) and its driver.",
+            )
+        ]
+    more = "Devices:\n" + listing if len(devices) > 1 else ""
+    findings = [Finding("level-zero", OK, f"Intel GPU: {describe_device(gpus[0])}", more, data={"devices": devices})]
+    # The launcher counts XPU device indices within driver 0.
+    for device in devices:
+        if device.get("driver") == 0 and not is_intel_gpu(device):
+            findings.append(
+                Finding(
+                    "level-zero",
+                    WARNING,
+                    f"{describe_device(device)} is not an Intel GPU: kernels cannot load on it",
+                    listing,
+                    "Pass the index of an Intel GPU as the device.",
                 )
             )
-        else:
-            findings.append(Finding("level-zero", OK, f"Level Zero loader {loader} ({version})"))
-    driver = probes.find_library(driver_names)
-    override = probes.env.get("ZE_ENABLE_ALT_DRIVERS")
-    if driver is None and not override:
-        fix = (
-            "Install or update the Intel Arc/Iris Xe graphics driver."
-            if probes.windows
-            else "Install the GPU driver: sudo apt-get install intel-level-zero-gpu (or libze-intel-gpu1)."
-        )
-        findings.append(Finding("level-zero", ERROR, f"no Level Zero GPU driver ({driver_names[0]}): kernels cannot run on this machine", "", fix))
-    else:
-        findings.append(Finding("level-zero", OK, f"Level Zero driver: {driver or override}"))
     return findings
 
 
@@ -653,8 +835,12 @@ def main(argv: Sequence[str] | None = None, probes: Probes | None = None) -> int
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--python", help="interpreter whose torch/Triton to inspect (default: this one)")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch/Triton checks (no torch import)")
+    parser.add_argument("--level-zero-probe", metavar="LOADER", help=argparse.SUPPRESS)
     parser.add_argument("--src", help=f"PyTorch checkout torch was built from (its {TRITON_XPU_VERSION_FILE} names the Triton-XPU to install)")
     args = parser.parse_args(argv)
+    if args.level_zero_probe:
+        print(ZE_PROBE_MARKER + json.dumps(enumerate_level_zero(args.level_zero_probe)))
+        return 0
     probes = probes or Probes(python=args.python)
     findings = run_checks(probes, with_torch=not args.no_torch, src=args.src)
     print(render_json(findings, probes) if args.json else render_text(findings, probes))

@@ -101,6 +101,15 @@ class Device {
   uint32_t index_;
 };
 
+constexpr uint32_t kIntelVendorId = 0x8086;
+
+// "GPU", "CPU", "NPU/VPU", ...
+const char* deviceTypeName(ze_device_type_t type) noexcept;
+
+// Success for an Intel GPU; otherwise why `device` cannot run zebins (an NPU
+// or another vendor's device next to the GPU, for example).
+Status checkIntelGpu(const Device& device);
+
 class Context {
  public:
   static Expected<std::shared_ptr<Context>> create(const Device& device);
@@ -132,7 +141,8 @@ class Context {
 };
 
 // One context per device index, created on first use through api() and kept
-// for the life of the process; thread-safe.
+// for the life of the process; thread-safe. The device must be an Intel GPU
+// (checkIntelGpu).
 Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index);
 
 class Module {

@@ -14,7 +14,8 @@ WIN_TEMP = r"C:\Users\averagedeveloper\AppData\Local\Temp"
 
 
 class FakeProbes(doctor.Probes):
-    def __init__(self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None):
+    def __init__(self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None,
+                 ze=None):
         super().__init__(python="python-under-test", env=env or {})
         self.platform = platform
         self.files = set(files)
@@ -22,7 +23,11 @@ class FakeProbes(doctor.Probes):
         self.symbols = symbols
         self.ocloc = ocloc
         self.torch_info = torch_info or {}
+        self.ze = ze if ze is not None else {"init_error": "0x78000001"}
         self.commands = []
+
+    def level_zero_devices(self, loader):
+        return self.ze
 
     def is_file(self, path):
         return path in self.files
@@ -274,12 +279,46 @@ def test_level_zero_old_loader_and_missing_driver():
     assert "no Level Zero GPU driver" in findings[1].title
 
 
+ARC = {"driver": 0, "index": 0, "name": "Intel(R) Arc(TM) B580 Graphics", "type": 1, "vendor": 0x8086, "device_id": 0xE20B}
+NPU = {"driver": 0, "index": 0, "name": "Intel(R) AI Boost", "type": 5, "vendor": 0x8086, "device_id": 0x7D1D}
+
+
 def test_level_zero_present_is_ok():
     probes = FakeProbes(
         env={"SystemRoot": r"C:\Windows"},
         files={r"C:\Windows\System32\ze_loader.dll", r"C:\Windows\System32\ze_intel_gpu64.dll"},
+        ze={"drivers": 1, "devices": [ARC]},
     )
-    assert [f.severity for f in doctor.check_level_zero(probes)] == [doctor.OK, doctor.OK]
+    findings = doctor.check_level_zero(probes)
+    assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
+    assert findings[1].title == ("Intel GPU: XPU device 0 of driver 0: 'Intel(R) Arc(TM) B580 Graphics' "
+                                 "(GPU, vendor 0x8086, PCI device id 0xe20b)")
+
+
+def test_level_zero_driver_installed_but_no_gpu_is_not_a_missing_driver():
+    probes = FakeProbes(platform="linux", env={"LD_LIBRARY_PATH": "/lib"},
+                        files={"/lib/libze_loader.so.1", "/lib/libze_intel_gpu.so.1"})
+    [loader, finding] = doctor.check_level_zero(probes)
+    assert loader.severity == doctor.OK
+    assert finding.severity == doctor.ERROR
+    assert finding.title == "the Intel GPU driver is installed (/lib/libze_intel_gpu.so.1) but found no Intel GPU"
+    assert "ZE_RESULT_ERROR_UNINITIALIZED" in finding.detail
+    assert "apt-get install" not in finding.fix and "/dev/dri/renderD*" in finding.fix
+    # Without the driver library it is the driver that is missing.
+    probes.files.discard("/lib/libze_intel_gpu.so.1")
+    [_, missing] = doctor.check_level_zero(probes)
+    assert missing.title.startswith("no Level Zero GPU driver (libze_intel_gpu.so.1 is not installed)")
+    assert "apt-get install intel-level-zero-gpu" in missing.fix
+
+
+def test_level_zero_npu_next_to_a_gpu_is_a_warning():
+    gpu = dict(ARC, driver=1)
+    probes = FakeProbes(env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll"},
+                        ze={"drivers": 2, "devices": [NPU, gpu]})
+    findings = doctor.check_level_zero(probes)
+    assert [f.severity for f in findings] == [doctor.OK, doctor.OK, doctor.WARNING]
+    assert "XPU device 0 of driver 1" in findings[1].title
+    assert findings[2].title.startswith("XPU device 0 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086")
 
 
 def test_main_json_runs_every_check_through_the_probes(capsys):

@@ -59,6 +59,8 @@ struct DeviceObject {
   uint32_t product_family = 0;
   uint32_t gfx_core = 0;
   uint32_t device_id = 0;
+  uint32_t vendor_id = 0x8086;
+  ze_device_type_t type = ZE_DEVICE_TYPE_GPU;
   std::vector<uint32_t> sub_group_sizes;
 };
 
@@ -154,6 +156,24 @@ const char* envOr(const char* name, const char* fallback) {
   return value != nullptr && value[0] != '\0' ? value : fallback;
 }
 
+// XSL_TEST_DRIVER_DEVICE_TYPE: gpu (default), cpu, fpga, mca or vpu.
+ze_device_type_t deviceType() {
+  const char* text = envOr("XSL_TEST_DRIVER_DEVICE_TYPE", "gpu");
+  const char* const names[] = {"gpu", "cpu", "fpga", "mca", "vpu"};
+  const ze_device_type_t types[] = {
+      ZE_DEVICE_TYPE_GPU,
+      ZE_DEVICE_TYPE_CPU,
+      ZE_DEVICE_TYPE_FPGA,
+      ZE_DEVICE_TYPE_MCA,
+      ZE_DEVICE_TYPE_VPU};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) {
+    if (std::strcmp(text, names[i]) == 0) {
+      return types[i];
+    }
+  }
+  return ZE_DEVICE_TYPE_GPU;
+}
+
 void initializeDevices(DriverState& s) {
   const char* product_text = envOr("XSL_TEST_DRIVER_PRODUCT", "pvc");
   const Product* product = &kProducts[0];
@@ -176,6 +196,9 @@ void initializeDevices(DriverState& s) {
   count = std::min<unsigned long>(count, kMaxDevices);
   const std::string name =
       envOr("XSL_TEST_DRIVER_DEVICE_NAME", "XSL test device");
+  const uint32_t vendor_id = static_cast<uint32_t>(
+      std::strtoul(envOr("XSL_TEST_DRIVER_VENDOR", "0x8086"), nullptr, 0));
+  const ze_device_type_t type = deviceType();
   for (uint32_t i = 0; i < static_cast<uint32_t>(count); ++i) {
     std::unique_ptr<DeviceObject> device(new DeviceObject());
     device->index = i;
@@ -183,6 +206,8 @@ void initializeDevices(DriverState& s) {
     device->product_family = family;
     device->gfx_core = gfx_core;
     device->device_id = product->device_id;
+    device->vendor_id = vendor_id;
+    device->type = type;
     for (uint32_t size : product->sub_group_sizes) {
       if (size != 0) {
         device->sub_group_sizes.push_back(size);
@@ -385,8 +410,8 @@ zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
   if (p == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  p->type = ZE_DEVICE_TYPE_GPU;
-  p->vendorId = 0x8086;
+  p->type = device->type;
+  p->vendorId = device->vendor_id;
   p->deviceId = device->device_id;
   p->flags = 0;
   p->subdeviceId = 0;

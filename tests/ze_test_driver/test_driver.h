@@ -15,6 +15,8 @@
  *                                   product family differs are rejected with
  *                                   ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
  *   XSL_TEST_DRIVER_GFX_CORE        decimal GFX core (default 0 = any)
+ *   XSL_TEST_DRIVER_DEVICE_TYPE     gpu (default), cpu, fpga, mca or vpu
+ *   XSL_TEST_DRIVER_VENDOR          PCI vendor id (default 0x8086, Intel)
  *   XSL_TEST_DRIVER_NO_RECORD=1     keep no launch records (benchmarks)
  */
 #ifndef XSL_ZE_TEST_DRIVER_H
