@@ -281,6 +281,41 @@ Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index) {
   return context;
 }
 
+DeviceAccess openDevice(uint32_t device_index) {
+  DeviceAccess out;
+  const auto fail = [&out](DeviceProblem problem, const Error& error) {
+    out.problem = problem;
+    out.message = error.message();
+    return out;
+  };
+  Expected<const Api*> table = api();
+  if (!table) {
+    return fail(DeviceProblem::kNoLevelZero, table.error());
+  }
+  Expected<uint32_t> count = Device::count(**table);
+  if (!count) {
+    return fail(DeviceProblem::kNoLevelZero, count.error());
+  }
+  Expected<Device> device = Device::byIndex(**table, device_index);
+  if (!device) {
+    // No device at all is a machine without an Intel GPU; a missing index
+    // is the user's choice.
+    return fail(
+        *count == 0 ? DeviceProblem::kNoLevelZero : DeviceProblem::kBadDevice,
+        device.error());
+  }
+  Status intel_gpu = checkIntelGpu(*device);
+  if (!intel_gpu) {
+    return fail(DeviceProblem::kBadDevice, intel_gpu.error());
+  }
+  Expected<std::shared_ptr<Context>> context = sharedContext(device_index);
+  if (!context) {
+    return fail(DeviceProblem::kNoLevelZero, context.error());
+  }
+  out.context = *context;
+  return out;
+}
+
 // ---------------------------------------------------------------- Module
 
 Expected<std::shared_ptr<Module>> Module::create(

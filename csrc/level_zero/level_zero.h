@@ -145,6 +145,23 @@ class Context {
 // (checkIntelGpu).
 Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index);
 
+// Why a device cannot be used, by who has to act.
+enum class DeviceProblem {
+  kNone,
+  kNoLevelZero, // no loader, no driver, or a driver that sees no Intel GPU
+  kBadDevice,   // the index does not exist or is not an Intel GPU
+};
+
+struct DeviceAccess {
+  std::shared_ptr<Context> context; // set when problem is kNone
+  DeviceProblem problem = DeviceProblem::kNone;
+  std::string message; // one line saying why, when problem is not kNone
+};
+
+// sharedContext(device_index), with a failure sorted into DeviceProblem
+// (zebin-info's exit codes 3 and 4).
+DeviceAccess openDevice(uint32_t device_index);
+
 class Module {
  public:
   // Checks `zebin_bytes` with the zebin reader (legacy and corrupt binaries

@@ -409,8 +409,30 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
     }
     Py_DECREF(kind);
   }
+  const xsl::level_zero::KernelProperties& props = kernel.kernel().properties();
+  PyObject* driver = Py_BuildValue(
+      "{s:I,s:I,s:I,s:I,s:I,s:I}",
+      "numKernelArgs",
+      static_cast<unsigned>(props.num_kernel_args),
+      "spillMemSize",
+      static_cast<unsigned>(props.spill_mem_size),
+      "privateMemSize",
+      static_cast<unsigned>(props.private_mem_size),
+      "localMemSize",
+      static_cast<unsigned>(props.local_mem_size),
+      "requiredSubgroupSize",
+      static_cast<unsigned>(props.required_sub_group_size),
+      "maxSubgroupSize",
+      static_cast<unsigned>(props.max_sub_group_size));
+  if (driver == nullptr) {
+    Py_DECREF(kinds);
+    return nullptr;
+  }
+  auto device_props = kernel.context().device().properties();
+  const std::string device_name =
+      device_props ? device_props->name : std::string("unknown device");
   return Py_BuildValue(
-      "{s:s,s:I,s:L,s:K,s:I,s:I,s:N}",
+      "{s:s,s:I,s:L,s:K,s:I,s:I,s:s#,s:N,s:N}",
       "name",
       kernel.name().c_str(),
       "threads_per_warp",
@@ -423,8 +445,41 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
       static_cast<unsigned>(kernel.kernel().properties().spill_mem_size),
       "device",
       static_cast<unsigned>(kernel.context().device().index()),
+      "device_name",
+      device_name.data(),
+      static_cast<Py_ssize_t>(device_name.size()),
       "arg_kinds",
-      kinds);
+      kinds,
+      "driver_properties",
+      driver);
+}
+
+// (None, device name) when `device` can load kernels, else (kind, message)
+// with kind "no-level-zero" (no loader, driver or Intel GPU) or "bad-device".
+PyObject* deviceStatus(PyObject* /*module*/, PyObject* device_obj) {
+  uint32_t device_index = 0;
+  if (!parseDeviceIndex(device_obj, &device_index)) {
+    return nullptr;
+  }
+  PyThreadState* released = PyEval_SaveThread(); // touches no Python
+  const xsl::level_zero::DeviceAccess access =
+      xsl::level_zero::openDevice(device_index);
+  std::string text = access.message;
+  if (access.context) {
+    auto props = access.context->device().properties();
+    text = props ? props->name : std::string("unknown device");
+  }
+  PyEval_RestoreThread(released);
+  if (access.problem == xsl::level_zero::DeviceProblem::kNone) {
+    return Py_BuildValue(
+        "(Os#)", Py_None, text.data(), static_cast<Py_ssize_t>(text.size()));
+  }
+  const char* kind =
+      access.problem == xsl::level_zero::DeviceProblem::kBadDevice
+      ? "bad-device"
+      : "no-level-zero";
+  return Py_BuildValue(
+      "(ss#)", kind, text.data(), static_cast<Py_ssize_t>(text.size()));
 }
 
 // Function pointer casts through void(*)(void) are how CPython method tables
@@ -482,6 +537,12 @@ PyMethodDef kModuleMethods[] = {
      kernelInfo,
      METH_O,
      "_kernel_info(function) -> dict of the loaded kernel's metadata."},
+    {"_device_status",
+     deviceStatus,
+     METH_O,
+     "_device_status(device) -> (None, device name) when kernels can load "
+     "on device, else (kind, message): kind 'no-level-zero' or "
+     "'bad-device'."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {

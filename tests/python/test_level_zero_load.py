@@ -174,3 +174,39 @@ def test_load_kernel_tells_the_cases_apart(xsl_build_dir: Path, zebin_corpus: Pa
     assert result.returncode == 0, result.stderr
     assert expect in result.stdout
     assert "intel-level-zero-gpu" not in result.stdout
+
+
+def _zebin_info_py(build: Path, args: List[str], env: Dict[str, str]) -> subprocess.CompletedProcess:
+    package = build / "python"
+    if not list((package / "xpu_static_launcher").glob("_launcher*")):
+        pytest.skip("the Python extensions are not built")
+    return _run([sys.executable, "-m", "xpu_static_launcher.zebin", *args], dict(env, PYTHONPATH=str(package)))
+
+
+@pytest.mark.parametrize("args,env", [
+    (["--json", "--load", "spill_pvc_grf128.zebin", "add_dg2_grf128.zebin"], {}),
+    (["--json", "--load", "--device", "1", "many_args_pvc_grf128.zebin"], {"XSL_TEST_DRIVER_DEVICES": "2"}),
+    (["--json", "--load", "--kernel", "add", "add_pvc_grf128.zebin"], {"XSL_TEST_DRIVER_DEVICES": "0"}),
+    (["--json", "--load", "--device", "3", "add_pvc_grf128.zebin"], {}),
+])
+def test_zebin_info_py_load_mirrors_zebin_info(xsl_build_dir: Path, zebin_corpus: Path,
+                                               args: List[str], env: Dict[str, str]) -> None:
+    args = [str(zebin_corpus / a) if a.endswith(".zebin") else a for a in args]
+    env = dict(env, ZE_ENABLE_ALT_DRIVERS=str(_driver(xsl_build_dir)))
+    native = _run([str(_tool(xsl_build_dir)), *args], env)
+    python = _zebin_info_py(xsl_build_dir, args, env)
+    assert python.returncode == native.returncode, (python.stderr, native.stderr)
+    assert python.stdout == native.stdout
+    assert python.stderr == native.stderr.replace("zebin-info:", "zebin-info-py:")
+
+
+def test_zebin_info_py_load_text_and_exit_codes(xsl_build_dir: Path, zebin_corpus: Path) -> None:
+    zebin = str(zebin_corpus / "spill_pvc_grf128.zebin")
+    ok = _zebin_info_py(xsl_build_dir, ["--load", zebin], {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir))})
+    assert ok.returncode == 0, ok.stderr
+    assert "  load on device 0 (XSL test device):\n    kernel spill: loaded, driver agrees with .ze_info\n" in ok.stdout
+    assert "      spillMemSize          driver 65536        .ze_info 65536 (spill bytes)\n" in ok.stdout
+    no_loader = _zebin_info_py(xsl_build_dir, ["--load", zebin], {"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"})
+    assert no_loader.returncode == 3
+    assert no_loader.stdout.startswith(f"{zebin}: zeinfo ")
+    assert no_loader.stderr.startswith("zebin-info-py: --load: Level Zero loader not found (libxsl_no_such_loader.so.1)")

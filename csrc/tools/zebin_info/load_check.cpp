@@ -54,43 +54,6 @@ std::string deviceName(const level_zero::Context& context) {
 
 } // namespace
 
-LoadDevice openLoadCheckDevice(uint32_t device_index) {
-  LoadDevice out;
-  const auto fail = [&out](LoadProblem problem, const Error& error) {
-    out.problem = problem;
-    out.message = error.message();
-    return out;
-  };
-  Expected<const level_zero::Api*> api = level_zero::api();
-  if (!api) {
-    return fail(LoadProblem::kNoLevelZero, api.error());
-  }
-  Expected<uint32_t> count = level_zero::Device::count(**api);
-  if (!count) {
-    return fail(LoadProblem::kNoLevelZero, count.error());
-  }
-  Expected<level_zero::Device> device =
-      level_zero::Device::byIndex(**api, device_index);
-  if (!device) {
-    // No device at all is a machine without an Intel GPU; a missing index
-    // is the user's choice.
-    return fail(
-        *count == 0 ? LoadProblem::kNoLevelZero : LoadProblem::kBadDevice,
-        device.error());
-  }
-  Status intel_gpu = level_zero::checkIntelGpu(*device);
-  if (!intel_gpu) {
-    return fail(LoadProblem::kBadDevice, intel_gpu.error());
-  }
-  Expected<std::shared_ptr<level_zero::Context>> context =
-      level_zero::sharedContext(device_index);
-  if (!context) {
-    return fail(LoadProblem::kNoLevelZero, context.error());
-  }
-  out.context = *context;
-  return out;
-}
-
 bool runLoadCheck(
     std::ostream& out,
     const std::string& file,

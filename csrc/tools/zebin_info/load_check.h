@@ -17,22 +17,6 @@
 namespace xsl {
 namespace tools {
 
-// Why --load cannot run, by who has to act.
-enum class LoadProblem {
-  kNone,
-  kNoLevelZero, // no loader, no driver, or a driver that sees no Intel GPU
-  kBadDevice,   // --device N does not exist or is not an Intel GPU
-};
-
-struct LoadDevice {
-  std::shared_ptr<level_zero::Context> context; // set when problem is kNone
-  LoadProblem problem = LoadProblem::kNone;
-  std::string message; // one line saying why, when problem is not kNone
-};
-
-// The context of device `device_index`, or why there is none.
-LoadDevice openLoadCheckDevice(uint32_t device_index);
-
 // Loads `bytes` (read from `file`) as a module and each kernel (or only
 // `only_kernel`), prints the comparison as text or as one JSON line, and
 // returns true if everything loaded and every property agrees.

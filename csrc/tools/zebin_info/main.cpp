@@ -151,9 +151,9 @@ int main(int argc, char** argv) {
   }
   // Opened before the files are read; a problem is reported after the
   // metadata, which needs no driver.
-  xsl::tools::LoadDevice device;
+  xsl::level_zero::DeviceAccess device;
   if (options.load) {
-    device = xsl::tools::openLoadCheckDevice(options.device);
+    device = xsl::level_zero::openDevice(options.device);
   }
   int exit_code = kExitOk;
   for (const std::string& file : options.files) {
@@ -193,10 +193,10 @@ int main(int argc, char** argv) {
       exit_code = kExitBadInput;
     }
   }
-  if (device.problem != xsl::tools::LoadProblem::kNone) {
+  if (device.problem != xsl::level_zero::DeviceProblem::kNone) {
     std::cout.flush();
     std::cerr << "zebin-info: --load: " << device.message << "\n";
-    return device.problem == xsl::tools::LoadProblem::kBadDevice
+    return device.problem == xsl::level_zero::DeviceProblem::kBadDevice
         ? kExitBadDevice
         : kExitNoLevelZero;
   }
