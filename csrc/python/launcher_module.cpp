@@ -301,10 +301,11 @@ PyObject* launchKernel(
   Py_RETURN_NONE;
 }
 
-// The benchmark floor: same calling convention and argument count as
-// _launch_kernel, no work.
+// The benchmark floor (tests/bench/bench_launch.py): same calling
+// convention and argument count as _launch_kernel, no work. A module
+// function, so it never becomes part of torch._C._StaticXpuLauncher.
 PyObject* launchFloor(
-    PyObject* /*type*/,
+    PyObject* /*module*/,
     PyObject* const* /*args*/,
     Py_ssize_t nargs) {
   if (nargs != py::kLaunchArgCount) {
@@ -484,27 +485,31 @@ PyObject* deviceStatus(PyObject* /*module*/, PyObject* device_obj) {
 
 // Function pointer casts through void(*)(void) are how CPython method tables
 // take METH_FASTCALL functions; they are called back with the right type.
+// Each doc starts with a text signature ("name(args)\n--\n\n"), so
+// inspect.signature() works; the class doc lists the methods because help()
+// hides names that start with an underscore.
 PyMethodDef kLauncherMethods[] = {
     {"_load_kernel",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(loadKernel)),
      METH_VARARGS | METH_STATIC,
-     "_load_kernel(path, name, shared_mem_bytes, device) -> (function, "
-     "n_regs, n_spills)\n\nLoad kernel `name` from the zebin at `path` on "
-     "Level Zero device `device`. n_regs is the GRF count per thread, "
-     "n_spills the spill memory in bytes per thread."},
+     "_load_kernel(path, name, shared_mem_bytes, device, /)\n--\n\n"
+     "Load kernel `name` from the zebin at `path` on Level Zero device "
+     "`device` and return (function, n_regs, n_spills): function is a "
+     "capsule for _launch_kernel, n_regs the GRF count per hardware "
+     "thread, n_spills the spill memory in bytes per thread. Raises "
+     "RuntimeError naming the file, kernel or device on failure."},
     {"_launch_kernel",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(launchKernel)),
      METH_FASTCALL | METH_STATIC,
      "_launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared, "
-     "arg_types, args, stream)\n\nLaunch a loaded kernel; stream is an "
-     "immediate ze_command_list_handle_t, 0 for the default list."},
-    {"_launch_floor",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)(void)>(launchFloor)),
-     METH_FASTCALL | METH_STATIC,
-     "Benchmark floor: takes the 9 _launch_kernel arguments, does nothing."},
+     "arg_types, args, stream, /)\n--\n\n"
+     "Launch a kernel from _load_kernel on a grid of grid_x * grid_y * "
+     "grid_z work-groups of num_warps * threads_per_warp work-items, with "
+     "`shared` bytes of dynamic local memory. arg_types holds one Inductor "
+     "type code per value in `args`; stream is an immediate "
+     "ze_command_list_handle_t, or 0 for the device's default list."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot kLauncherSlots[] = {
@@ -512,7 +517,15 @@ PyType_Slot kLauncherSlots[] = {
     {Py_tp_doc,
      const_cast<char*>(
          "Static launcher for XPU Triton kernels (torch._C._StaticXpuLauncher "
-         "ABI) over Level Zero.")},
+         "ABI) over Level Zero.\n\n"
+         "Static methods:\n"
+         "  _load_kernel(path, name, shared_mem_bytes, device)\n"
+         "      -> (function, n_regs, n_spills)\n"
+         "  _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, "
+         "shared,\n"
+         "                 arg_types, args, stream)\n"
+         "See help(StaticXpuLauncher._load_kernel) and "
+         "help(StaticXpuLauncher._launch_kernel).")},
     {0, nullptr}};
 
 PyType_Spec kLauncherSpec = {
@@ -523,6 +536,13 @@ PyType_Spec kLauncherSpec = {
     kLauncherSlots};
 
 PyMethodDef kModuleMethods[] = {
+    {"_launch_floor",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)(void)>(launchFloor)),
+     METH_FASTCALL,
+     "_launch_floor(*nine_args)\n\nBenchmark floor: takes the 9 "
+     "_launch_kernel arguments and does nothing (tests and benchmarks "
+     "only)."},
     {"_device_alloc",
      deviceAlloc,
      METH_VARARGS,
