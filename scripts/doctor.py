@@ -61,8 +61,17 @@ REQUIRED_ZE_SYMBOLS = (
     "zeKernelSetArgumentValue",
     "zeMemGetAllocProperties",
 )
+# What the doctor's Level Zero probe needs from the loader.
+ZE_ENUMERATION_SYMBOLS = ("zeInit", "zeDriverGet", "zeDeviceGet", "zeDeviceGetProperties")
+ZE_DEVICE_TYPES = {1: "GPU", 2: "CPU", 3: "FPGA", 4: "memory copy accelerator", 5: "NPU/VPU"}
+INTEL_VENDOR_ID = 0x8086
+LOADER_OVERRIDE_ENV = "XSL_LEVEL_ZERO_LOADER"  # as in csrc/level_zero/loader.h
+ZE_PROBE_MARKER = "XSL-ZE "
 TRITON_DISTRIBUTIONS = ("pytorch-triton-xpu", "triton-xpu", "triton", "pytorch-triton")
 XPU_WHEEL_INDEX = "https://download.pytorch.org/whl/xpu"
+# In a PyTorch checkout: the pytorch-triton-xpu release it was tested with.
+TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
+PYTORCH_BLOB_URL = "https://github.com/pytorch/pytorch/blob"
 
 
 @dataclasses.dataclass
@@ -191,6 +200,15 @@ class Probes:
         marker = ".so."
         return real.split(marker, 1)[1] if marker in real else None
 
+    def level_zero_devices(self, loader: str) -> dict[str, Any]:
+        """enumerate_level_zero(loader) in a child process (a broken driver
+        may crash it, and the loader reads the environment once per process)."""
+        rc, out, err = self.run([sys.executable, str(Path(__file__).resolve()), "--level-zero-probe", loader], timeout=120)
+        for line in out.splitlines():
+            if line.startswith(ZE_PROBE_MARKER):
+                return dict(json.loads(line[len(ZE_PROBE_MARKER) :]))
+        return {"probe_error": f"the Level Zero probe failed (exit {rc}): {err.strip()[-300:] or 'no output'}"}
+
     def temp_dir(self) -> str:
         return tempfile.gettempdir()
 
@@ -199,6 +217,78 @@ class Probes:
             return getpass.getuser()
         except Exception:
             return "unknown_user"
+
+
+class _ZeDeviceProperties(ctypes.Structure):
+    """ze_device_properties_t of Level Zero 1.x, with room to spare."""
+
+    _fields_ = [
+        ("stype", ctypes.c_uint32),
+        ("pNext", ctypes.c_void_p),
+        ("type", ctypes.c_uint32),
+        ("vendorId", ctypes.c_uint32),
+        ("deviceId", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
+        ("subdeviceId", ctypes.c_uint32),
+        ("coreClockRate", ctypes.c_uint32),
+        ("maxMemAllocSize", ctypes.c_uint64),
+        ("maxHardwareContexts", ctypes.c_uint32),
+        ("maxCommandQueuePriority", ctypes.c_uint32),
+        ("numThreadsPerEU", ctypes.c_uint32),
+        ("physicalEUSimdWidth", ctypes.c_uint32),
+        ("numEUsPerSubslice", ctypes.c_uint32),
+        ("numSubslicesPerSlice", ctypes.c_uint32),
+        ("numSlices", ctypes.c_uint32),
+        ("timerResolution", ctypes.c_uint64),
+        ("timestampValidBits", ctypes.c_uint32),
+        ("kernelTimestampValidBits", ctypes.c_uint32),
+        ("uuid", ctypes.c_uint8 * 16),
+        ("name", ctypes.c_char * 256),
+        ("spare", ctypes.c_uint8 * 256),
+    ]
+
+
+ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3
+
+
+def enumerate_level_zero(loader: str) -> dict[str, Any]:
+    """zeInit(0), then every device of every driver: {"init_error"} when
+    zeInit fails (nothing else may be called then), else {"drivers",
+    "devices": [{"driver", "index", "name", "type", "vendor", "device_id"}]}."""
+    lib = ctypes.CDLL(loader)
+    handle_array = ctypes.c_void_p
+    result = lib.zeInit(ctypes.c_uint32(0)) & 0xFFFFFFFF
+    if result != 0:
+        return {"init_error": f"0x{result:08x}"}
+
+    def listed(call: Callable[..., int], *head: Any) -> list[Any]:
+        count = ctypes.c_uint32(0)
+        if call(*head, ctypes.byref(count), None) & 0xFFFFFFFF or count.value == 0:
+            return []
+        handles = (handle_array * count.value)()
+        if call(*head, ctypes.byref(count), handles) & 0xFFFFFFFF:
+            return []
+        return list(handles[: count.value])
+
+    drivers = listed(lib.zeDriverGet)
+    devices = []
+    for driver_index, driver in enumerate(drivers):
+        for index, device in enumerate(listed(lib.zeDeviceGet, handle_array(driver))):
+            props = _ZeDeviceProperties()
+            props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
+            if lib.zeDeviceGetProperties(handle_array(device), ctypes.byref(props)) & 0xFFFFFFFF:
+                continue
+            devices.append(
+                {
+                    "driver": driver_index,
+                    "index": index,
+                    "name": props.name.decode("utf-8", errors="replace"),
+                    "type": props.type,
+                    "vendor": props.vendorId,
+                    "device_id": props.deviceId,
+                }
+            )
+    return {"drivers": len(drivers), "devices": devices}
 
 
 def _report_from_discovery(found: Any) -> OclocReport:
@@ -254,12 +344,10 @@ try:
         info["torch_requires"] = []
     import os, torch
     info["torch"] = torch.__version__
+    info["git_version"] = getattr(torch.version, "git_version", None)
     # A source build (pip install -e .) has no Triton pin in its metadata;
     # its checkout names the Triton-XPU release it was tested with.
-    pin_file = os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), ".ci", "docker", "triton_xpu_version.txt")
-    if os.path.isfile(pin_file):
-        with open(pin_file) as f:
-            info["source_pin"] = "pytorch-triton-xpu==" + f.read().strip()
+    info["source_root"] = os.path.dirname(os.path.dirname(torch.__file__))
     info["xpu_compiled"] = bool(torch.xpu._is_compiled())
     info["static_launcher"] = hasattr(torch._C, "_StaticXpuLauncher")
     import torch._inductor.utils as u
@@ -289,6 +377,37 @@ def probe_torch(probes: Probes) -> dict[str, Any]:
         if line.startswith("XSL-DOCTOR "):
             return json.loads(line[len("XSL-DOCTOR ") :])
     return {"torch_import_error": f"the probe failed (exit {rc}): {err.strip()[-400:]}"}
+
+
+def read_source_pin(checkout: str | os.PathLike[str]) -> str | None:
+    """"pytorch-triton-xpu==<v>" from a PyTorch checkout, or None."""
+    path = Path(checkout) / TRITON_XPU_VERSION_FILE
+    try:
+        version = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return f"pytorch-triton-xpu=={version}" if version else None
+
+
+def add_source_pin(info: dict[str, Any], checkouts: Sequence[str | os.PathLike[str] | None]) -> None:
+    """Sets info["source_pin"] from the first checkout that has the pin file."""
+    for checkout in checkouts:
+        pin = read_source_pin(checkout) if checkout else None
+        if pin:
+            info["source_pin"] = pin
+            info["source_pin_file"] = str(Path(checkout) / TRITON_XPU_VERSION_FILE)  # type: ignore[arg-type]
+            return
+
+
+def triton_pin_location(info: Mapping[str, Any]) -> str:
+    """Where to read the Triton-XPU version when neither metadata nor a checkout names it."""
+    commit = str(info.get("git_version") or "")
+    if len(commit) == 40 and all(c in "0123456789abcdef" for c in commit):
+        ref = commit
+    else:
+        release = str(info.get("torch", "")).split("+")[0]
+        ref = "v" + release if release and all(part.isdigit() for part in release.split(".")) else "<the torch tag or commit>"
+    return f"{PYTORCH_BLOB_URL}/{ref}/{TRITON_XPU_VERSION_FILE}"
 
 
 # --------------------------------------------------------------------------
@@ -350,7 +469,7 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     elif probes.windows and not info.get("utils_patched"):
         why = "This torch forces spv on Windows and ignores TORCHINDUCTOR_XPU_KERNEL_FORMAT there (torch/_inductor/utils.py)."
         fix = (
-            "Rebuild torch with the patchset (python scripts/harness.py all); this torch cannot use "
+            f"Rebuild torch with the patchset ({build_with_patches_fix(windows=True)}); this torch cannot use "
             "zebin on Windows whatever the environment says."
         )
     else:
@@ -368,7 +487,18 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     ]
 
 
-def check_static_launcher(info: Mapping[str, Any]) -> list[Finding]:
+def build_with_patches_fix(windows: bool) -> str:
+    """How to get a torch with the patchset: the harness builds it on Windows
+    only; elsewhere the patches are applied to a checkout by hand."""
+    if windows:
+        return "python scripts/harness.py all"
+    return (
+        "apply patches/pytorch to a PyTorch checkout (python3 scripts/patchset.py apply <checkout>) "
+        "and build it with USE_XPU=1 (docs/harness.md)"
+    )
+
+
+def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Finding]:
     if "torch_import_error" in info:
         return [
             Finding(
@@ -387,8 +517,8 @@ def check_static_launcher(info: Mapping[str, Any]) -> list[Finding]:
                 WARNING,
                 f"torch {version} is not an XPU build: no XPU kernels at all",
                 "torch.xpu._is_compiled() is False.",
-                f"Install an XPU wheel (pip install torch --index-url {XPU_WHEEL_INDEX}) or build one: "
-                "python scripts/harness.py all.",
+                f"Install an XPU wheel (pip install torch --index-url {XPU_WHEEL_INDEX})"
+                + (" or build one: python scripts/harness.py all." if windows else "."),
             )
         ]
     if info.get("static_launcher"):
@@ -400,18 +530,21 @@ def check_static_launcher(info: Mapping[str, Any]) -> list[Finding]:
             f"torch._C._StaticXpuLauncher is missing in torch {version}",
             "The build compiled the XPU launcher out (upstream guards it with #ifndef _WIN32), "
             "so every XPU kernel uses Triton's Python launcher.",
-            "Build torch with patches 0001 and 0002: python scripts/harness.py all.",
+            f"Build torch with patches 0001 and 0002: {build_with_patches_fix(windows)}.",
         )
     ]
 
 
 def _required_triton(requires: Sequence[str]) -> tuple[str, str] | None:
+    """The pinned Triton distribution; pytorch-triton-xpu before any other."""
+    pins = []
     for req in requires:
         head = req.split(";")[0].strip()
         if "==" in head:
             name, version = head.split("==", 1)
-            return name.strip(), version.strip()
-    return None
+            pins.append((name.strip(), version.strip()))
+    pins.sort(key=lambda pin: pin[0] != "pytorch-triton-xpu")
+    return pins[0] if pins else None
 
 
 def check_triton(info: Mapping[str, Any]) -> list[Finding]:
@@ -421,17 +554,27 @@ def check_triton(info: Mapping[str, Any]) -> list[Finding]:
     required = _required_triton(list(info.get("torch_requires", [])) + ([info["source_pin"]] if info.get("source_pin") else []))
     rows = [("torch", str(info.get("torch", "?")))]
     rows.append(("required by torch", f"{required[0]}=={required[1]}" if required else "(no pin in torch metadata)"))
+    if required and info.get("source_pin_file") and info.get("source_pin") == f"{required[0]}=={required[1]}":
+        rows.append(("pin read from", str(info["source_pin_file"])))
     rows += [(f"installed {name}", version) for name, version in sorted(dists.items())]
     rows.append(("import triton", info.get("triton_import_error") or f"ok ({info.get('triton', '?')})" if dists else "not installed"))
     if "inductor_import_error" in info:
         rows.append(("import triton_heuristics", str(info["inductor_import_error"])))
     table = "\n".join(f"  {k:<26} {v}" for k, v in rows)
-    pin = f"{required[0]}=={required[1]}" if required else "pytorch-triton-xpu==<the version in .ci/docker/triton_xpu_version.txt>"
-    install = f"pip uninstall -y {' '.join(sorted(dists)) or 'triton'} && pip install {pin} --index-url {XPU_WHEEL_INDEX}"
+    if required:
+        pin, where = f"{required[0]}=={required[1]}", ""
+    else:
+        # Neither the wheel metadata nor a checkout names it: say where it is.
+        pin = "pytorch-triton-xpu==<version>"
+        where = (
+            f"Take <version> from {triton_pin_location(info)} (the file {TRITON_XPU_VERSION_FILE} of the PyTorch "
+            "source torch was built from; or run the doctor with --src <checkout>), then: "
+        )
+    install = f"{where}pip uninstall -y {' '.join(sorted(dists)) or 'triton'} && pip install {pin} --index-url {XPU_WHEEL_INDEX}"
     findings: list[Finding] = []
     if not dists:
         severity = WARNING if not info.get("xpu_compiled") else ERROR
-        return [Finding("triton", severity, "Triton is not installed: torch.compile cannot make GPU kernels", table, f"pip install {pin} --index-url {XPU_WHEEL_INDEX}", {"table": rows})]
+        return [Finding("triton", severity, "Triton is not installed: torch.compile cannot make GPU kernels", table, f"{where}pip install {pin} --index-url {XPU_WHEEL_INDEX}", {"table": rows})]
     if len(dists) > 1:
         findings.append(
             Finding("triton", ERROR, f"several Triton distributions share the `triton` package: {', '.join(sorted(dists))}", table, install, {"table": rows})
@@ -504,56 +647,154 @@ def check_long_paths(probes: Probes) -> list[Finding]:
     ]
 
 
+def describe_device(device: Mapping[str, Any]) -> str:
+    kind = ZE_DEVICE_TYPES.get(int(device.get("type", 0)), "unknown type")
+    return (
+        f"XPU device {device.get('index')} of driver {device.get('driver')}: '{device.get('name')}' "
+        f"({kind}, vendor 0x{int(device.get('vendor', 0)):04x}, PCI device id 0x{int(device.get('device_id', 0)):04x})"
+    )
+
+
+def is_intel_gpu(device: Mapping[str, Any]) -> bool:
+    return device.get("type") == 1 and device.get("vendor") == INTEL_VENDOR_ID
+
+
 def check_level_zero(probes: Probes) -> list[Finding]:
+    """Three situations, told apart: no driver at all (the loader is missing),
+    a driver that sees no Intel GPU, and devices that are not Intel GPUs."""
     loader_names = ["ze_loader.dll"] if probes.windows else ["libze_loader.so.1", "libze_loader.so"]
     driver_names = ["ze_intel_gpu64.dll"] if probes.windows else ["libze_intel_gpu.so.1", "libze_intel_gpu.so"]
-    loader = probes.find_library(loader_names)
+    override = probes.env.get(LOADER_OVERRIDE_ENV)
+    if override:
+        loader = override if probes.is_file(override) else probes.find_library([override])
+    else:
+        loader = probes.find_library(loader_names)
     if loader is None:
         fix = (
             "Install the Intel graphics driver (it installs ze_loader.dll into System32)."
             if probes.windows
-            else "sudo apt-get install libze1 (the Level Zero loader)."
+            else "sudo apt-get install libze1 (the Level Zero loader) and the Intel GPU driver's Level Zero part."
         )
-        return [Finding("level-zero", ERROR, f"Level Zero loader ({loader_names[0]}) not found", "Searched: " + ", ".join(probes.library_dirs()), fix)]
+        name = override or loader_names[0]
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                f"no Level Zero driver: the loader ({name}) is missing, so no kernel can run",
+                "Searched: " + ", ".join(probes.library_dirs()),
+                fix,
+            )
+        ]
     findings: list[Finding] = []
     version = probes.library_version(loader) or "unknown version"
     symbols = probes.library_symbols(loader, REQUIRED_ZE_SYMBOLS)
     if symbols is None:
-        findings.append(Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", "Reinstall the Intel graphics driver / libze1 for this architecture."))
+        return [Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", "Reinstall the Intel graphics driver / libze1 for this architecture.")]
+    missing = [s for s in REQUIRED_ZE_SYMBOLS if s not in symbols]
+    if missing:
+        findings.append(
+            Finding(
+                "level-zero",
+                ERROR,
+                f"Level Zero loader {loader} ({version}) is too old: it lacks {', '.join(missing)}",
+                "",
+                "Update the Intel graphics driver (Windows) or libze1 (Linux).",
+            )
+        )
     else:
-        missing = [s for s in REQUIRED_ZE_SYMBOLS if s not in symbols]
-        if missing:
-            findings.append(
+        findings.append(Finding("level-zero", OK, f"Level Zero loader {loader} ({version})"))
+    if any(s not in symbols for s in ZE_ENUMERATION_SYMBOLS):
+        return findings
+    return findings + _level_zero_device_findings(probes, probes.level_zero_devices(loader), driver_names)
+
+
+def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver_names: Sequence[str]) -> list[Finding]:
+    if "probe_error" in found:
+        return [Finding("level-zero", WARNING, "cannot list the Level Zero devices", str(found["probe_error"]), "Run the doctor again; if it persists, reinstall the Intel GPU driver.")]
+    alt = probes.env.get("ZE_ENABLE_ALT_DRIVERS")
+    if "init_error" in found:
+        code = str(found["init_error"])
+        why = f"zeInit(0) returned {'ZE_RESULT_ERROR_UNINITIALIZED ' if code == '0x78000001' else ''}{code}."
+        if alt:
+            return [Finding("level-zero", ERROR, f"no driver named in ZE_ENABLE_ALT_DRIVERS={alt} initialized", why, "Check that each path is a Level Zero driver library, or unset ZE_ENABLE_ALT_DRIVERS.")]
+        if probes.windows:
+            # The driver lives in the DriverStore and installs the loader itself:
+            # the two cases cannot be told apart from here.
+            return [
                 Finding(
                     "level-zero",
                     ERROR,
-                    f"Level Zero loader {loader} ({version}) is too old: it lacks {', '.join(missing)}",
-                    "",
-                    "Update the Intel graphics driver (Windows) or libze1 (Linux).",
+                    "no Level Zero GPU driver or no Intel GPU: zeInit found nothing to initialize",
+                    why,
+                    "Check that Device Manager lists an Intel GPU under Display adapters, and install or update the "
+                    "Intel Arc/Iris Xe graphics driver.",
+                )
+            ]
+        driver = probes.find_library(driver_names)
+        if driver is None:
+            return [
+                Finding(
+                    "level-zero",
+                    ERROR,
+                    f"no Level Zero GPU driver ({driver_names[0]} is not installed): kernels cannot run on this machine",
+                    why,
+                    "Install the GPU driver: sudo apt-get install intel-level-zero-gpu (or libze-intel-gpu1).",
+                )
+            ]
+        fix = (
+            "Check that the machine has an Intel GPU (lspci | grep -i vga) and that this user may open "
+            "/dev/dri/renderD* (sudo usermod -aG render $USER, then log in again)."
+        )
+        return [Finding("level-zero", ERROR, f"the Intel GPU driver is installed ({driver}) but found no Intel GPU", why, fix)]
+    devices = list(found.get("devices", []))
+    listing = "\n".join(describe_device(d) for d in devices)
+    if not devices:
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                f"Level Zero driver present but no Intel GPU: {found.get('drivers', 0)} driver(s), no devices",
+                "zeInit succeeded, but no driver reports a device.",
+                "Check that the Intel GPU is present and enabled (BIOS, Device Manager, lspci).",
+            )
+        ]
+    gpus = [d for d in devices if is_intel_gpu(d)]
+    if not gpus:
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                "no Intel GPU: the Level Zero devices here are of another kind or vendor and cannot run zebins",
+                listing,
+                "Use a machine with an Intel GPU (Arc, Core Ultra graphics, Data Center GPU) and its driver.",
+            )
+        ]
+    more = "Devices:\n" + listing if len(devices) > 1 else ""
+    findings = [Finding("level-zero", OK, f"Intel GPU: {describe_device(gpus[0])}", more, data={"devices": devices})]
+    # The launcher counts XPU device indices within driver 0.
+    for device in devices:
+        if device.get("driver") == 0 and not is_intel_gpu(device):
+            findings.append(
+                Finding(
+                    "level-zero",
+                    WARNING,
+                    f"{describe_device(device)} is not an Intel GPU: kernels cannot load on it",
+                    listing,
+                    "Pass the index of an Intel GPU as the device.",
                 )
             )
-        else:
-            findings.append(Finding("level-zero", OK, f"Level Zero loader {loader} ({version})"))
-    driver = probes.find_library(driver_names)
-    override = probes.env.get("ZE_ENABLE_ALT_DRIVERS")
-    if driver is None and not override:
-        fix = (
-            "Install or update the Intel Arc/Iris Xe graphics driver."
-            if probes.windows
-            else "Install the GPU driver: sudo apt-get install intel-level-zero-gpu (or libze-intel-gpu1)."
-        )
-        findings.append(Finding("level-zero", ERROR, f"no Level Zero GPU driver ({driver_names[0]}): kernels cannot run on this machine", "", fix))
-    else:
-        findings.append(Finding("level-zero", OK, f"Level Zero driver: {driver or override}"))
     return findings
 
 
-def run_checks(probes: Probes, with_torch: bool = True) -> list[Finding]:
+def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[str] | None = None) -> list[Finding]:
+    """Every check. `src`: a PyTorch checkout to read the Triton pin from
+    when torch's own metadata and folder do not name it."""
     findings: list[Finding] = []
     findings += check_ocloc(probes)
     if with_torch:
         info = probe_torch(probes)
-        findings += check_static_launcher(info)
+        add_source_pin(info, [info.get("source_root"), src])
+        findings += check_static_launcher(info, probes.windows)
         findings += check_kernel_format(probes, info)
         findings += check_triton(info)
     findings += check_long_paths(probes)
@@ -594,9 +835,14 @@ def main(argv: Sequence[str] | None = None, probes: Probes | None = None) -> int
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--python", help="interpreter whose torch/Triton to inspect (default: this one)")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch/Triton checks (no torch import)")
+    parser.add_argument("--level-zero-probe", metavar="LOADER", help=argparse.SUPPRESS)
+    parser.add_argument("--src", help=f"PyTorch checkout torch was built from (its {TRITON_XPU_VERSION_FILE} names the Triton-XPU to install)")
     args = parser.parse_args(argv)
+    if args.level_zero_probe:
+        print(ZE_PROBE_MARKER + json.dumps(enumerate_level_zero(args.level_zero_probe)))
+        return 0
     probes = probes or Probes(python=args.python)
-    findings = run_checks(probes, with_torch=not args.no_torch)
+    findings = run_checks(probes, with_torch=not args.no_torch, src=args.src)
     print(render_json(findings, probes) if args.json else render_text(findings, probes))
     return 1 if any(f.severity == ERROR for f in findings) else 0
 

@@ -16,6 +16,9 @@ GPU the default run builds and tests the portable C++ (CMake preset), compiles
 the sample kernels with ocloc and prints zebin-info for them, checks the
 patchset, and lists what it skipped and why.
 
+Exit codes: 0 every step that ran passed, 1 a step failed, 2 nothing ran
+(e.g. `all` on a machine that is not Windows).
+
 Stdlib only; runs on a bare Windows Python (harness.cmd / harness.ps1).
 """
 
@@ -58,7 +61,7 @@ DEFAULT_ARCH = "bmg"
 PYTORCH_URL = "https://github.com/pytorch/pytorch.git"
 TRITON_XPU_URL = "https://github.com/intel/intel-xpu-backend-for-triton"
 # In a PyTorch checkout: the Triton-XPU release and commit it was tested with.
-TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
+TRITON_XPU_VERSION_FILE = doctor.TRITON_XPU_VERSION_FILE
 TRITON_XPU_COMMIT_FILE = ".ci/docker/ci_commit_pins/triton-xpu.txt"
 XPU_TESTS = [
     ("static_triton_launcher", ["test/inductor/test_static_triton_launcher.py"]),
@@ -461,7 +464,7 @@ def _print_findings(ctx: Context, findings: Sequence[Any], log: StepLog) -> Outc
 
 
 def all_findings(ctx: Context) -> list[Any]:
-    findings = doctor.run_checks(ctx.probes)
+    findings = doctor.run_checks(ctx.probes, src=ctx.src)
     if ctx.probes.windows:
         findings = windows_prerequisites(ctx.probes) + findings
     return findings
@@ -776,6 +779,11 @@ def portable_steps() -> list[Step]:
     ] + [dataclasses.replace(s, fatal=False) for s in windows_steps()]
 
 
+# Commands that only run on Windows, and the exit code when nothing could run.
+WINDOWS_COMMANDS = ("all", "checkout", "apply", "build", "test")
+NOTHING_RAN = 2
+
+
 def plan_for(command: str | None) -> list[Step]:
     steps = {s.name: s for s in windows_steps()}
     if command in (None, "run"):
@@ -823,7 +831,8 @@ def build_parser() -> argparse.ArgumentParser:
         "command",
         nargs="?",
         choices=["doctor", "checkout", "apply", "build", "test", "all", "run"],
-        help="one step, 'all' (Windows XPU), or nothing/'run' for this machine's default run",
+        help="'doctor'; one Windows step or 'all' (Windows with an Intel GPU only; elsewhere exit 2, "
+        "nothing runs); or nothing/'run' for this machine's default run",
     )
     parser.add_argument("--work", help="state, logs and JUnit XML (default: build/harness)")
     parser.add_argument("--src", help=r"PyTorch checkout (default: C:\xsl\pt on Windows)")
@@ -850,6 +859,13 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
         findings = all_findings(ctx)
         print(doctor.render_json(findings, ctx.probes) if args.json else doctor.render_text(findings, ctx.probes))
         return 1 if any(f.severity == doctor.ERROR for f in findings) else 0
+    if steps is None and args.command in WINDOWS_COMMANDS and not ctx.probes.windows:
+        ctx.out(
+            f"harness.py {args.command}: builds and tests PyTorch on Windows with an Intel GPU; this machine is "
+            f"{ctx.probes.platform}, so nothing runs. Here, run `python3 scripts/harness.py` (the default run: "
+            "portable build and tests, kernels, patchset) or `python3 scripts/harness.py doctor`."
+        )
+        return NOTHING_RAN
     plan = list(steps) if steps is not None else plan_for(args.command)
     ctx.out(f"xpu-static-launcher harness: {args.command or 'default run'} on {ctx.probes.platform}; work dir {ctx.work}")
     results = run_steps(ctx, plan)
@@ -863,9 +879,16 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
         for r in skipped:
             ctx.out(f"  - {r.name}: {r.detail}")
     failed = [r for r in results if r.status == FAILED]
+    ran = len(results) - len(skipped)
     ctx.out("")
-    ctx.out("FAILED: " + ", ".join(r.name for r in failed) if failed else "All steps that can run here passed.")
-    return 1 if failed else 0
+    if failed:
+        ctx.out("FAILED: " + ", ".join(r.name for r in failed))
+        return 1
+    if ran == 0:
+        ctx.out("Nothing ran: every step was skipped (reasons above).")
+        return NOTHING_RAN
+    ctx.out(f"All {ran} step(s) that can run here passed" + (f"; {len(skipped)} skipped (listed above)." if skipped else "."))
+    return 0
 
 
 if __name__ == "__main__":

@@ -815,6 +815,21 @@ def _print(lines: Iterable[str]) -> None:
         print(line)
 
 
+# Files at the root of every PyTorch checkout, one of which must be there
+# next to the torch/ package folder.
+CHECKOUT_MARKERS = ("build_variables.bzl", "setup.py")
+CHECKOUT_HINT = "pass the root folder of a PyTorch clone (git clone https://github.com/pytorch/pytorch)"
+
+
+def checkout_problem(root: Path) -> str | None:
+    """Why `root` is not a PyTorch checkout, or None if it is one."""
+    if not root.is_dir():
+        return f"checkout {root} is not a directory: {CHECKOUT_HINT}"
+    if not (root / "torch").is_dir() or not any((root / name).is_file() for name in CHECKOUT_MARKERS):
+        return f"{root} is not a PyTorch checkout (no torch/ folder next to {' or '.join(CHECKOUT_MARKERS)}): {CHECKOUT_HINT}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--patches", type=Path, default=DEFAULT_PATCH_DIR, help="patch directory (default: %(default)s)")
@@ -824,13 +839,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_apply.add_argument("--check", action="store_true", help="only verify; write nothing")
     p_apply.add_argument("--reverse", action="store_true", help="remove the series again")
     p_status = sub.add_parser("status", help="show per-patch state of a checkout")
-    p_status.add_argument("checkout", type=Path)
+    p_status.add_argument("checkout", type=Path, nargs="?", help="root folder of a PyTorch clone")
     p_export = sub.add_parser("export", help="write the applied changes as a git format-patch series")
     p_export.add_argument("checkout", type=Path)
     p_export.add_argument("-o", "--output", type=Path, required=True)
     p_regen = sub.add_parser("regen", help="regenerate the launcher patch from csrc/")
     p_regen.add_argument("--check", action="store_true", help="exit 1 if the committed patch is stale")
     args = parser.parse_args(argv)
+    if args.command == "status" and args.checkout is None:
+        p_status.error(
+            "give the PyTorch checkout to inspect, e.g. python3 scripts/patchset.py status ~/pytorch "
+            "(the folder holding setup.py and torch/)"
+        )
 
     try:
         if args.command == "regen":
@@ -851,8 +871,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{target} unchanged.")
             return 0
         patches = load_series(args.patches)
-        if not args.checkout.is_dir():
-            print(f"error: checkout {args.checkout} is not a directory; clone PyTorch there first.", file=sys.stderr)
+        problem = checkout_problem(args.checkout)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
             return 2
         if args.command == "status":
             tree = Tree(args.checkout)

@@ -1,5 +1,6 @@
 #include "level_zero/level_zero.h"
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -32,6 +33,37 @@ std::string boundedString(const char* text, size_t capacity) {
 
 std::string deviceLabel(const Device& device) {
   return "XPU device " + std::to_string(device.index());
+}
+
+// A 4-byte little-endian .note.intelgt.compat value, 0 when absent.
+uint32_t intelGtNote(const zebin::ElfView& elf, uint32_t type) {
+  for (const zebin::Note& note : elf.intelgt_notes) {
+    if (note.owner == "IntelGT" && note.type == type && note.desc.size() >= 4) {
+      uint32_t value = 0;
+      for (size_t i = 4; i-- > 0;) {
+        value = (value << 8) | static_cast<unsigned char>(note.desc[i]);
+      }
+      return value;
+    }
+  }
+  return 0;
+}
+
+// Why the driver refused a native binary: it was built for another GPU.
+std::string anotherArchitecture(const Device& device, const zebin::Zebin& bin) {
+  const uint32_t family = intelGtNote(bin.elf, zebin::kNoteProductFamily);
+  std::string target = family != 0 ? "product family " +
+          std::to_string(family) + " in its .note.intelgt.compat"
+                                   : "no product family note";
+  Expected<DeviceProperties> props = device.properties();
+  std::string here = deviceLabel(device);
+  if (props) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "0x%04x", props->device_id);
+    here += " ('" + props->name + "', PCI device id " + id + ")";
+  }
+  return "the zebin is for another GPU architecture (" + target + ") than " +
+      here + ": compile the kernel for this device";
 }
 
 } // namespace
@@ -94,6 +126,9 @@ Expected<Device> Device::byIndex(
         " driver(s) installed; install the Intel GPU driver or pick a "
         "smaller driver index");
   }
+  const std::string driver_label = driver_count == 1
+      ? std::string("the Level Zero driver")
+      : "Level Zero driver " + std::to_string(driver_index);
   ze_driver_handle_t driver = drivers[driver_index];
   uint32_t device_count = 0;
   result = api.zeDeviceGet(driver, &device_count, nullptr);
@@ -107,15 +142,55 @@ Expected<Device> Device::byIndex(
       return zeError("zeDeviceGet", result, "listing Level Zero devices");
     }
   }
+  if (device_count == 0) {
+    return Error(
+        "XPU device " + std::to_string(device_index) +
+        " not found: no Intel GPU; " + driver_label +
+        " is installed but reports no devices (check that the GPU is "
+        "present and enabled)");
+  }
   if (device_index >= device_count) {
     return Error(
         "XPU device " + std::to_string(device_index) +
-        " not found: the Level Zero driver has " +
-        std::to_string(device_count) +
+        " not found: " + driver_label + " has " + std::to_string(device_count) +
         " device(s); pass a device index below " +
         std::to_string(device_count));
   }
   return Device(api, driver, devices[device_index], device_index);
+}
+
+const char* deviceTypeName(ze_device_type_t type) noexcept {
+  switch (type) {
+    case ZE_DEVICE_TYPE_GPU:
+      return "GPU";
+    case ZE_DEVICE_TYPE_CPU:
+      return "CPU";
+    case ZE_DEVICE_TYPE_FPGA:
+      return "FPGA";
+    case ZE_DEVICE_TYPE_MCA:
+      return "memory copy accelerator";
+    case ZE_DEVICE_TYPE_VPU:
+      return "NPU/VPU";
+    default:
+      return "device of unknown type";
+  }
+}
+
+Status checkIntelGpu(const Device& device) {
+  Expected<DeviceProperties> props = device.properties();
+  if (!props) {
+    return props.error();
+  }
+  if (props->type == ZE_DEVICE_TYPE_GPU && props->vendor_id == kIntelVendorId) {
+    return Status::success();
+  }
+  char vendor[16];
+  std::snprintf(vendor, sizeof(vendor), "0x%04x", props->vendor_id);
+  return Error(
+      deviceLabel(device) + " is '" + props->name + "' (" +
+      deviceTypeName(props->type) + ", vendor " + vendor +
+      "), not an Intel GPU: it cannot run zebins; pass the index of an "
+      "Intel GPU");
 }
 
 Expected<DeviceProperties> Device::properties() const {
@@ -194,12 +269,51 @@ Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index) {
   if (!device) {
     return device.error();
   }
+  Status intel_gpu = checkIntelGpu(*device);
+  if (!intel_gpu) {
+    return intel_gpu.error();
+  }
   Expected<std::shared_ptr<Context>> context = Context::create(*device);
   if (!context) {
     return context.error();
   }
   contexts->emplace(device_index, *context);
   return context;
+}
+
+DeviceAccess openDevice(uint32_t device_index) {
+  DeviceAccess out;
+  const auto fail = [&out](DeviceProblem problem, const Error& error) {
+    out.problem = problem;
+    out.message = error.message();
+    return out;
+  };
+  Expected<const Api*> table = api();
+  if (!table) {
+    return fail(DeviceProblem::kNoLevelZero, table.error());
+  }
+  Expected<uint32_t> count = Device::count(**table);
+  if (!count) {
+    return fail(DeviceProblem::kNoLevelZero, count.error());
+  }
+  Expected<Device> device = Device::byIndex(**table, device_index);
+  if (!device) {
+    // No device at all is a machine without an Intel GPU; a missing index
+    // is the user's choice.
+    return fail(
+        *count == 0 ? DeviceProblem::kNoLevelZero : DeviceProblem::kBadDevice,
+        device.error());
+  }
+  Status intel_gpu = checkIntelGpu(*device);
+  if (!intel_gpu) {
+    return fail(DeviceProblem::kBadDevice, intel_gpu.error());
+  }
+  Expected<std::shared_ptr<Context>> context = sharedContext(device_index);
+  if (!context) {
+    return fail(DeviceProblem::kNoLevelZero, context.error());
+  }
+  out.context = *context;
+  return out;
 }
 
 // ---------------------------------------------------------------- Module
@@ -255,10 +369,14 @@ Expected<std::shared_ptr<Module>> Module::create(
         result,
         module->source_name_ + " on " + deviceLabel(ctx.device()));
     std::string message = error.message();
-    message += log_text.empty()
-        ? "; the driver gave no build log (is the zebin built for this "
-          "device?)"
-        : "; build log: " + log_text;
+    if (!log_text.empty()) {
+      message += "; build log: " + log_text;
+    }
+    if (result == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY) {
+      message += "; " + anotherArchitecture(ctx.device(), module->zebin_);
+    } else if (log_text.empty()) {
+      message += "; the driver gave no build log";
+    }
     return Error(std::move(message));
   }
   return module;

@@ -101,6 +101,15 @@ class Device {
   uint32_t index_;
 };
 
+constexpr uint32_t kIntelVendorId = 0x8086;
+
+// "GPU", "CPU", "NPU/VPU", ...
+const char* deviceTypeName(ze_device_type_t type) noexcept;
+
+// Success for an Intel GPU; otherwise why `device` cannot run zebins (an NPU
+// or another vendor's device next to the GPU, for example).
+Status checkIntelGpu(const Device& device);
+
 class Context {
  public:
   static Expected<std::shared_ptr<Context>> create(const Device& device);
@@ -132,8 +141,26 @@ class Context {
 };
 
 // One context per device index, created on first use through api() and kept
-// for the life of the process; thread-safe.
+// for the life of the process; thread-safe. The device must be an Intel GPU
+// (checkIntelGpu).
 Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index);
+
+// Why a device cannot be used, by who has to act.
+enum class DeviceProblem {
+  kNone,
+  kNoLevelZero, // no loader, no driver, or a driver that sees no Intel GPU
+  kBadDevice,   // the index does not exist or is not an Intel GPU
+};
+
+struct DeviceAccess {
+  std::shared_ptr<Context> context; // set when problem is kNone
+  DeviceProblem problem = DeviceProblem::kNone;
+  std::string message; // one line saying why, when problem is not kNone
+};
+
+// sharedContext(device_index), with a failure sorted into DeviceProblem
+// (zebin-info's exit codes 3 and 4).
+DeviceAccess openDevice(uint32_t device_index);
 
 class Module {
  public:

@@ -21,7 +21,6 @@ namespace {
 
 constexpr const char* kDefaultLoader = "ze_loader.dll";
 constexpr const char* kInstallHint = "install the Intel GPU driver";
-constexpr const char* kDriverHint = "install the Intel GPU driver";
 
 std::wstring widen(const std::string& utf8) {
   if (utf8.empty()) {
@@ -67,14 +66,20 @@ void closeLibrary(void* library) {
   FreeLibrary(reinterpret_cast<HMODULE>(library));
 }
 
+// The Intel GPU driver installs ze_loader.dll itself, so a loader whose
+// zeInit fails means the driver found no GPU it can use.
+std::string zeInitFailureReason() {
+  return "the Intel GPU driver found no Intel GPU: check that Device "
+         "Manager lists one under Display adapters, and install or update "
+         "the Intel GPU driver";
+}
+
 #else
 
 constexpr const char* kDefaultLoader = "libze_loader.so.1";
 constexpr const char* kInstallHint =
     "install the Level Zero loader (Debian/Ubuntu: apt install libze1)";
-constexpr const char* kDriverHint =
-    "install the Intel GPU driver's Level Zero part (Debian/Ubuntu: "
-    "intel-level-zero-gpu or libze-intel-gpu1)";
+constexpr const char* kGpuDriverLibrary = "libze_intel_gpu.so.1";
 
 void* openLibrary(const std::string& name, std::string* failure) {
   void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -91,6 +96,27 @@ void* findSymbol(void* library, const char* name) {
 
 void closeLibrary(void* library) {
   dlclose(library);
+}
+
+// zeInit fails the same way without a GPU driver and with a driver that
+// found no GPU; whether the driver library is installed tells them apart.
+std::string zeInitFailureReason() {
+  const char* alt = std::getenv("ZE_ENABLE_ALT_DRIVERS");
+  if (alt != nullptr && alt[0] != '\0') {
+    return std::string("no driver named in ZE_ENABLE_ALT_DRIVERS=") + alt +
+        " initialized: check that each path is a Level Zero driver library "
+        "and that its devices are present";
+  }
+  void* driver = dlopen(kGpuDriverLibrary, RTLD_LAZY | RTLD_LOCAL);
+  if (driver == nullptr) {
+    return std::string("no Intel GPU driver: ") + kGpuDriverLibrary +
+        " is not installed; install the Intel GPU driver's Level Zero part "
+        "(Debian/Ubuntu: intel-level-zero-gpu or libze-intel-gpu1)";
+  }
+  dlclose(driver);
+  return std::string("the Intel GPU driver (") + kGpuDriverLibrary +
+      ") is installed but found no Intel GPU: check that this machine has "
+      "one and that this user may open /dev/dri/renderD* (group render)";
 }
 
 #endif
@@ -160,8 +186,7 @@ Expected<std::unique_ptr<LoadedApi>> loadApi(
       return Error(
           zeError("zeInit", result, "Level Zero loader " + library_name)
               .message() +
-          ": no usable GPU driver; " + kDriverHint +
-          " (tests: ZE_ENABLE_ALT_DRIVERS=<driver library>)");
+          ": " + zeInitFailureReason());
     }
   }
   return loaded;

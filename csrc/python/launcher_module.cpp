@@ -301,10 +301,11 @@ PyObject* launchKernel(
   Py_RETURN_NONE;
 }
 
-// The benchmark floor: same calling convention and argument count as
-// _launch_kernel, no work.
+// The benchmark floor (tests/bench/bench_launch.py): same calling
+// convention and argument count as _launch_kernel, no work. A module
+// function, so it never becomes part of torch._C._StaticXpuLauncher.
 PyObject* launchFloor(
-    PyObject* /*type*/,
+    PyObject* /*module*/,
     PyObject* const* /*args*/,
     Py_ssize_t nargs) {
   if (nargs != py::kLaunchArgCount) {
@@ -409,8 +410,30 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
     }
     Py_DECREF(kind);
   }
+  const xsl::level_zero::KernelProperties& props = kernel.kernel().properties();
+  PyObject* driver = Py_BuildValue(
+      "{s:I,s:I,s:I,s:I,s:I,s:I}",
+      "numKernelArgs",
+      static_cast<unsigned>(props.num_kernel_args),
+      "spillMemSize",
+      static_cast<unsigned>(props.spill_mem_size),
+      "privateMemSize",
+      static_cast<unsigned>(props.private_mem_size),
+      "localMemSize",
+      static_cast<unsigned>(props.local_mem_size),
+      "requiredSubgroupSize",
+      static_cast<unsigned>(props.required_sub_group_size),
+      "maxSubgroupSize",
+      static_cast<unsigned>(props.max_sub_group_size));
+  if (driver == nullptr) {
+    Py_DECREF(kinds);
+    return nullptr;
+  }
+  auto device_props = kernel.context().device().properties();
+  const std::string device_name =
+      device_props ? device_props->name : std::string("unknown device");
   return Py_BuildValue(
-      "{s:s,s:I,s:L,s:K,s:I,s:I,s:N}",
+      "{s:s,s:I,s:L,s:K,s:I,s:I,s:s#,s:N,s:N}",
       "name",
       kernel.name().c_str(),
       "threads_per_warp",
@@ -423,33 +446,70 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
       static_cast<unsigned>(kernel.kernel().properties().spill_mem_size),
       "device",
       static_cast<unsigned>(kernel.context().device().index()),
+      "device_name",
+      device_name.data(),
+      static_cast<Py_ssize_t>(device_name.size()),
       "arg_kinds",
-      kinds);
+      kinds,
+      "driver_properties",
+      driver);
+}
+
+// (None, device name) when `device` can load kernels, else (kind, message)
+// with kind "no-level-zero" (no loader, driver or Intel GPU) or "bad-device".
+PyObject* deviceStatus(PyObject* /*module*/, PyObject* device_obj) {
+  uint32_t device_index = 0;
+  if (!parseDeviceIndex(device_obj, &device_index)) {
+    return nullptr;
+  }
+  PyThreadState* released = PyEval_SaveThread(); // touches no Python
+  const xsl::level_zero::DeviceAccess access =
+      xsl::level_zero::openDevice(device_index);
+  std::string text = access.message;
+  if (access.context) {
+    auto props = access.context->device().properties();
+    text = props ? props->name : std::string("unknown device");
+  }
+  PyEval_RestoreThread(released);
+  if (access.problem == xsl::level_zero::DeviceProblem::kNone) {
+    return Py_BuildValue(
+        "(Os#)", Py_None, text.data(), static_cast<Py_ssize_t>(text.size()));
+  }
+  const char* kind =
+      access.problem == xsl::level_zero::DeviceProblem::kBadDevice
+      ? "bad-device"
+      : "no-level-zero";
+  return Py_BuildValue(
+      "(ss#)", kind, text.data(), static_cast<Py_ssize_t>(text.size()));
 }
 
 // Function pointer casts through void(*)(void) are how CPython method tables
 // take METH_FASTCALL functions; they are called back with the right type.
+// Each doc starts with a text signature ("name(args)\n--\n\n"), so
+// inspect.signature() works; the class doc lists the methods because help()
+// hides names that start with an underscore.
 PyMethodDef kLauncherMethods[] = {
     {"_load_kernel",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(loadKernel)),
      METH_VARARGS | METH_STATIC,
-     "_load_kernel(path, name, shared_mem_bytes, device) -> (function, "
-     "n_regs, n_spills)\n\nLoad kernel `name` from the zebin at `path` on "
-     "Level Zero device `device`. n_regs is the GRF count per thread, "
-     "n_spills the spill memory in bytes per thread."},
+     "_load_kernel(path, name, shared_mem_bytes, device, /)\n--\n\n"
+     "Load kernel `name` from the zebin at `path` on Level Zero device "
+     "`device` and return (function, n_regs, n_spills): function is a "
+     "capsule for _launch_kernel, n_regs the GRF count per hardware "
+     "thread, n_spills the spill memory in bytes per thread. Raises "
+     "RuntimeError naming the file, kernel or device on failure."},
     {"_launch_kernel",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(launchKernel)),
      METH_FASTCALL | METH_STATIC,
      "_launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared, "
-     "arg_types, args, stream)\n\nLaunch a loaded kernel; stream is an "
-     "immediate ze_command_list_handle_t, 0 for the default list."},
-    {"_launch_floor",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)(void)>(launchFloor)),
-     METH_FASTCALL | METH_STATIC,
-     "Benchmark floor: takes the 9 _launch_kernel arguments, does nothing."},
+     "arg_types, args, stream, /)\n--\n\n"
+     "Launch a kernel from _load_kernel on a grid of grid_x * grid_y * "
+     "grid_z work-groups of num_warps * threads_per_warp work-items, with "
+     "`shared` bytes of dynamic local memory. arg_types holds one Inductor "
+     "type code per value in `args`; stream is an immediate "
+     "ze_command_list_handle_t, or 0 for the device's default list."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot kLauncherSlots[] = {
@@ -457,7 +517,15 @@ PyType_Slot kLauncherSlots[] = {
     {Py_tp_doc,
      const_cast<char*>(
          "Static launcher for XPU Triton kernels (torch._C._StaticXpuLauncher "
-         "ABI) over Level Zero.")},
+         "ABI) over Level Zero.\n\n"
+         "Static methods:\n"
+         "  _load_kernel(path, name, shared_mem_bytes, device)\n"
+         "      -> (function, n_regs, n_spills)\n"
+         "  _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, "
+         "shared,\n"
+         "                 arg_types, args, stream)\n"
+         "See help(StaticXpuLauncher._load_kernel) and "
+         "help(StaticXpuLauncher._launch_kernel).")},
     {0, nullptr}};
 
 PyType_Spec kLauncherSpec = {
@@ -468,6 +536,13 @@ PyType_Spec kLauncherSpec = {
     kLauncherSlots};
 
 PyMethodDef kModuleMethods[] = {
+    {"_launch_floor",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)(void)>(launchFloor)),
+     METH_FASTCALL,
+     "_launch_floor(*nine_args)\n\nBenchmark floor: takes the 9 "
+     "_launch_kernel arguments and does nothing (tests and benchmarks "
+     "only)."},
     {"_device_alloc",
      deviceAlloc,
      METH_VARARGS,
@@ -482,6 +557,12 @@ PyMethodDef kModuleMethods[] = {
      kernelInfo,
      METH_O,
      "_kernel_info(function) -> dict of the loaded kernel's metadata."},
+    {"_device_status",
+     deviceStatus,
+     METH_O,
+     "_device_status(device) -> (None, device name) when kernels can load "
+     "on device, else (kind, message): kind 'no-level-zero' or "
+     "'bad-device'."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {

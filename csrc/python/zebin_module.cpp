@@ -370,15 +370,18 @@ PyMethodDef kMethods[] = {
     {"read_file_bytes",
      readFileBytesPy,
      METH_O,
-     "read_file_bytes(path: str) -> bytes, with the launcher's file checks."},
+     "read_file_bytes(path, /)\n--\n\nThe bytes of the file at `path` (str), "
+     "with the launcher's file checks; OSError names the file."},
     {"read_zebin",
      readZebinPy,
      METH_VARARGS,
-     "read_zebin(data) -> dict: version, kernels, sections, notes, warnings."},
+     "read_zebin(data, /)\n--\n\nParse a zebin held in memory into a dict: "
+     "version, kernels, sections, notes, warnings. ValueError on bad input."},
     {"kernel_summary",
      kernelSummaryPy,
      METH_VARARGS,
-     "kernel_summary(data) -> [(name, simd_size, grf_count, spill_bytes)]."},
+     "kernel_summary(data, /)\n--\n\n[(name, simd_size, grf_count, "
+     "spill_bytes), ...] of a zebin held in memory: the fast path."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {

@@ -10,6 +10,11 @@ importable and has none.
 
 from __future__ import annotations
 
+try:  # written by the build from pyproject.toml's version
+    from ._version import __version__
+except ImportError:  # pragma: no cover - a source tree that was never built
+    __version__ = "unknown"
+
 
 def install(force: bool = False) -> str:
     """Set ``torch._C._StaticXpuLauncher`` to this package's launcher.
@@ -22,4 +27,4 @@ def install(force: bool = False) -> str:
     return _install(force)
 
 
-__all__ = ["install"]
+__all__ = ["install", "__version__"]

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Host cost of StaticXpuLauncher._launch_kernel against the Level Zero test
-driver in no-record mode, next to the floor: _launch_floor, an empty
-METH_FASTCALL static method of the same type taking the same 9 arguments,
-called the same way in the same run.
+driver in no-record mode, next to the floor: _launcher._launch_floor, an
+empty METH_FASTCALL function of the extension module taking the same 9
+arguments, called the same way in the same run.
 
 Pointers are passed as int addresses of device allocations (a torch tensor's
 data_ptr() call is Python-side cost that is the same for every launcher).
@@ -103,6 +103,7 @@ def main() -> int:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
     from xpu_static_launcher import launcher  # noqa: E402
+    from xpu_static_launcher import _launcher  # noqa: E402
     from xpu_static_launcher._launcher import StaticXpuLauncher as L  # noqa: E402
 
     runs: Dict[str, List[float]] = {}
@@ -118,7 +119,7 @@ def main() -> int:
             changing = ((*pointers, 1000), (*pointers[::-1][2:], None, None, 2000))
             # The floor and the launches in the same process, interleaved.
             runs.update(ns_per_call_runs({
-                f"floor_{count}": make_loop(function, L._launch_floor, codes, same),
+                f"floor_{count}": make_loop(function, _launcher._launch_floor, codes, same),
                 f"launch_{count}": make_loop(function, L._launch_kernel, codes, same),
                 f"launch_{count}_changing": make_loop(
                     function, L._launch_kernel, codes, changing),

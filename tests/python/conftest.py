@@ -50,7 +50,6 @@ def records():
     import launcher_support as support
     from xpu_static_launcher import _launcher
 
-    _launcher.StaticXpuLauncher._launch_floor(*([0] * 9))
     _launcher._default_command_list(0)
     return support.DriverRecords()
 

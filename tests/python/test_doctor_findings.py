@@ -14,7 +14,8 @@ WIN_TEMP = r"C:\Users\averagedeveloper\AppData\Local\Temp"
 
 
 class FakeProbes(doctor.Probes):
-    def __init__(self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None):
+    def __init__(self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None,
+                 ze=None):
         super().__init__(python="python-under-test", env=env or {})
         self.platform = platform
         self.files = set(files)
@@ -22,7 +23,11 @@ class FakeProbes(doctor.Probes):
         self.symbols = symbols
         self.ocloc = ocloc
         self.torch_info = torch_info or {}
+        self.ze = ze if ze is not None else {"init_error": "0x78000001"}
         self.commands = []
+
+    def level_zero_devices(self, loader):
+        return self.ze
 
     def is_file(self, path):
         return path in self.files
@@ -118,16 +123,35 @@ def test_kernel_format_zebin_is_ok():
 
 
 def test_static_launcher_missing_in_xpu_build():
-    [finding] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False})
+    info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False}
+    [finding] = doctor.check_static_launcher(info, windows=True)
     assert finding.severity == doctor.ERROR and "_StaticXpuLauncher is missing" in finding.title
     assert "harness.py all" in finding.fix
+    # The harness builds PyTorch on Windows only: elsewhere the fix names the patchset.
+    [linux] = doctor.check_static_launcher(info, windows=False)
+    assert "harness.py" not in linux.fix and "scripts/patchset.py apply <checkout>" in linux.fix
 
 
 def test_static_launcher_cpu_build_and_present():
-    [cpu] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False})
-    assert cpu.severity == doctor.WARNING
-    [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True})
+    [cpu] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False}, windows=True)
+    assert cpu.severity == doctor.WARNING and "harness.py all" in cpu.fix
+    [cpu_linux] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False}, windows=False)
+    assert "harness.py" not in cpu_linux.fix and "--index-url" in cpu_linux.fix
+    [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True}, windows=True)
     assert ok.severity == doctor.OK
+
+
+def test_no_linux_fix_suggests_the_windows_only_harness_command(capsys):
+    probes = FakeProbes(
+        platform="linux",
+        env={"PATH": ""},
+        torch_info={"torch": "2.13.0+cpu", "xpu_compiled": False, "kernel_format": "spv", "utils_patched": False, "dists": {}},
+    )
+    doctor.main([], probes=probes)
+    assert "harness.py all" not in capsys.readouterr().out
+    probes.torch_info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False, "kernel_format": "spv", "dists": {}}
+    doctor.main([], probes=probes)
+    assert "harness.py all" not in capsys.readouterr().out
 
 
 def test_triton_mismatch_shows_a_version_table_and_attrs_descriptor():
@@ -154,6 +178,50 @@ def test_source_build_uses_the_checkout_pin():
     info = {"torch": "2.13.0a0+git", "xpu_compiled": True, "dists": {"pytorch-triton-xpu": "3.4.0"}, "torch_requires": [], "source_pin": "pytorch-triton-xpu==3.5.0", "triton": "3.4.0"}
     [finding] = doctor.check_triton(info)
     assert finding.severity == doctor.ERROR and "needs pytorch-triton-xpu==3.5.0" in finding.title
+
+
+def test_triton_fix_takes_the_pin_from_the_wheel_metadata():
+    info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "dists": {},
+            "torch_requires": ['triton==3.4.0; extra == "cuda"', 'pytorch-triton-xpu==3.5.0; platform_system == "Linux"']}
+    [finding] = doctor.check_triton(info)
+    assert finding.fix == f"pip install pytorch-triton-xpu==3.5.0 --index-url {doctor.XPU_WHEEL_INDEX}"
+
+
+def test_triton_fix_takes_the_pin_from_a_checkout(tmp_path):
+    checkout = tmp_path / "pytorch"
+    (checkout / ".ci" / "docker").mkdir(parents=True)
+    (checkout / ".ci" / "docker" / "triton_xpu_version.txt").write_text("3.6.0\n")
+    info = {"torch": "2.13.0a0+gitcf30153", "xpu_compiled": True, "dists": {"pytorch-triton-xpu": "3.4.0"},
+            "torch_requires": [], "triton": "3.4.0", "source_root": str(tmp_path / "site-packages")}
+    probes = FakeProbes(env={"PATH": ""}, torch_info=info)
+    findings = by_check(doctor.run_checks(probes, src=checkout), "triton")
+    [finding] = findings
+    assert "needs pytorch-triton-xpu==3.6.0" in finding.title
+    assert "pip install pytorch-triton-xpu==3.6.0 --index-url" in finding.fix
+    assert str(checkout / ".ci" / "docker" / "triton_xpu_version.txt") in finding.detail
+    # torch's own folder (an editable source build) is read first.
+    (tmp_path / "site-packages" / ".ci" / "docker").mkdir(parents=True)
+    (tmp_path / "site-packages" / ".ci" / "docker" / "triton_xpu_version.txt").write_text("3.7.0\n")
+    [first] = by_check(doctor.run_checks(probes, src=checkout), "triton")
+    assert "needs pytorch-triton-xpu==3.7.0" in first.title
+
+
+@pytest.mark.parametrize(
+    "torch_info,where",
+    [
+        ({"torch": "2.13.0a0+gitcf30153", "git_version": "cf30153c4c131c8164ee7798e5022d810682e2cb"},
+         "https://github.com/pytorch/pytorch/blob/cf30153c4c131c8164ee7798e5022d810682e2cb/.ci/docker/triton_xpu_version.txt"),
+        ({"torch": "2.13.0+xpu", "git_version": "Unknown"},
+         "https://github.com/pytorch/pytorch/blob/v2.13.0/.ci/docker/triton_xpu_version.txt"),
+    ],
+)
+def test_triton_fix_without_a_pin_says_where_to_look(torch_info, where):
+    info = dict(torch_info, xpu_compiled=True, dists={}, torch_requires=[])
+    [finding] = doctor.check_triton(info)
+    assert "<the version in" not in finding.fix
+    assert finding.fix.startswith(f"Take <version> from {where} (the file .ci/docker/triton_xpu_version.txt")
+    assert finding.fix.endswith(f"pip install pytorch-triton-xpu==<version> --index-url {doctor.XPU_WHEEL_INDEX}")
+    assert "--src <checkout>" in finding.fix
 
 
 def test_triton_matching_is_ok():
@@ -211,12 +279,46 @@ def test_level_zero_old_loader_and_missing_driver():
     assert "no Level Zero GPU driver" in findings[1].title
 
 
+ARC = {"driver": 0, "index": 0, "name": "Intel(R) Arc(TM) B580 Graphics", "type": 1, "vendor": 0x8086, "device_id": 0xE20B}
+NPU = {"driver": 0, "index": 0, "name": "Intel(R) AI Boost", "type": 5, "vendor": 0x8086, "device_id": 0x7D1D}
+
+
 def test_level_zero_present_is_ok():
     probes = FakeProbes(
         env={"SystemRoot": r"C:\Windows"},
         files={r"C:\Windows\System32\ze_loader.dll", r"C:\Windows\System32\ze_intel_gpu64.dll"},
+        ze={"drivers": 1, "devices": [ARC]},
     )
-    assert [f.severity for f in doctor.check_level_zero(probes)] == [doctor.OK, doctor.OK]
+    findings = doctor.check_level_zero(probes)
+    assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
+    assert findings[1].title == ("Intel GPU: XPU device 0 of driver 0: 'Intel(R) Arc(TM) B580 Graphics' "
+                                 "(GPU, vendor 0x8086, PCI device id 0xe20b)")
+
+
+def test_level_zero_driver_installed_but_no_gpu_is_not_a_missing_driver():
+    probes = FakeProbes(platform="linux", env={"LD_LIBRARY_PATH": "/lib"},
+                        files={"/lib/libze_loader.so.1", "/lib/libze_intel_gpu.so.1"})
+    [loader, finding] = doctor.check_level_zero(probes)
+    assert loader.severity == doctor.OK
+    assert finding.severity == doctor.ERROR
+    assert finding.title == "the Intel GPU driver is installed (/lib/libze_intel_gpu.so.1) but found no Intel GPU"
+    assert "ZE_RESULT_ERROR_UNINITIALIZED" in finding.detail
+    assert "apt-get install" not in finding.fix and "/dev/dri/renderD*" in finding.fix
+    # Without the driver library it is the driver that is missing.
+    probes.files.discard("/lib/libze_intel_gpu.so.1")
+    [_, missing] = doctor.check_level_zero(probes)
+    assert missing.title.startswith("no Level Zero GPU driver (libze_intel_gpu.so.1 is not installed)")
+    assert "apt-get install intel-level-zero-gpu" in missing.fix
+
+
+def test_level_zero_npu_next_to_a_gpu_is_a_warning():
+    gpu = dict(ARC, driver=1)
+    probes = FakeProbes(env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll"},
+                        ze={"drivers": 2, "devices": [NPU, gpu]})
+    findings = doctor.check_level_zero(probes)
+    assert [f.severity for f in findings] == [doctor.OK, doctor.OK, doctor.WARNING]
+    assert "XPU device 0 of driver 1" in findings[1].title
+    assert findings[2].title.startswith("XPU device 0 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086")
 
 
 def test_main_json_runs_every_check_through_the_probes(capsys):

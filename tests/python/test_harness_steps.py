@@ -114,30 +114,53 @@ def test_missing_program_is_a_failure_not_a_crash(tmp_path):
     assert "cannot start" in (tmp_path / "x.log").read_text()
 
 
+def capture_output(monkeypatch):
+    """The lines main() prints through its context, as a list."""
+    lines = []
+    original = harness.make_context
+
+    def capture(args, probes=None):
+        ctx = original(args, probes)
+        ctx.out = lines.append
+        return ctx
+
+    monkeypatch.setattr(harness, "make_context", capture)
+    return lines
+
+
 def test_default_run_lists_skips_with_reasons(tmp_path, monkeypatch):
     # The heavy steps are stubbed; the plan and reporting are real.
     for name in ("step_portable_build", "step_portable_test", "step_kernels", "step_patchset_selfcheck", "step_doctor_portable"):
         monkeypatch.setattr(harness, name, lambda ctx, log, _n=name: harness.Outcome(harness.OK, _n))
     probes = FakeProbes()
     work = tmp_path / "work"
-    ctx_out = []
-    original = harness.make_context
-
-    def capture(args, probes=None):
-        ctx = original(args, probes)
-        ctx.out = ctx_out.append
-        return ctx
-
-    monkeypatch.setattr(harness, "make_context", capture)
+    ctx_out = capture_output(monkeypatch)
     rc = harness.main(["--work", str(work)], probes=probes)
     text = "\n".join(ctx_out)
     assert rc == 0
     assert "Skipped here:" in text
     for step in ("prerequisites", "checkout", "apply", "build", "test"):
         assert f"  - {step}: needs Windows with an Intel GPU (this is linux)" in text
-    assert "All steps that can run here passed." in text
+    assert "All 5 step(s) that can run here passed; 5 skipped (listed above)." in text
     suite = ET.parse(work / "junit" / "harness.xml").getroot()
     assert suite.get("tests") == "10" and suite.get("skipped") == "5" and suite.get("failures") == "0"
+
+
+@pytest.mark.parametrize("command", ["all", "build"])
+def test_windows_commands_elsewhere_say_nothing_ran(tmp_path, capsys, command):
+    rc = harness.main([command, "--work", str(tmp_path / "w")], probes=FakeProbes())
+    out = capsys.readouterr().out
+    assert rc == 2
+    assert f"harness.py {command}: builds and tests PyTorch on Windows with an Intel GPU; this machine is linux, so nothing runs." in out
+    assert "passed" not in out
+    assert not (tmp_path / "w" / "state.json").exists()
+
+
+def test_a_run_where_every_step_is_skipped_exits_2(tmp_path, monkeypatch):
+    ctx_out = capture_output(monkeypatch)
+    steps = [harness.Step("win", "Windows only", lambda ctx, log: harness.Outcome(harness.OK), harness._windows_only)]
+    assert harness.main(["--work", str(tmp_path / "w")], probes=FakeProbes(), steps=steps) == 2
+    assert ctx_out[-1] == "Nothing ran: every step was skipped (reasons above)."
 
 
 def test_default_run_fails_when_a_portable_step_fails(tmp_path, monkeypatch):

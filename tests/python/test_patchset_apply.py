@@ -270,6 +270,31 @@ def test_cli_apply_check_and_status(tmp_path):
     assert status.returncode == 0 and status.stdout.count("applied") == 4
     missing = run("apply", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "not a directory" in missing.stderr
+
+
+def test_cli_refuses_a_folder_that_is_not_a_pytorch_checkout(tmp_path):
+    script = str(REPO / "scripts" / "patchset.py")
+    run = lambda *a: subprocess.run([sys.executable, script, *a], capture_output=True, text=True)  # noqa: E731
+    other = tmp_path / "project"
+    (other / "src").mkdir(parents=True)
+    (other / "setup.py").write_text("")
+    for command in (["status"], ["apply", "--check"], ["apply"], ["export", "-o", str(tmp_path / "out")]):
+        result = run(*command, str(other))
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert result.stdout == ""  # no per-patch "drift" lines
+        assert result.stderr.splitlines() == [
+            f"error: {other} is not a PyTorch checkout (no torch/ folder next to build_variables.bzl or setup.py): "
+            "pass the root folder of a PyTorch clone (git clone https://github.com/pytorch/pytorch)"
+        ]
+    assert sorted(p.name for p in other.iterdir()) == ["setup.py", "src"]  # nothing written
+
+
+def test_cli_status_without_a_path_prints_usage_and_a_hint():
+    script = str(REPO / "scripts" / "patchset.py")
+    result = subprocess.run([sys.executable, script, "status"], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: patchset.py status [-h] [checkout]")
+    assert "give the PyTorch checkout to inspect, e.g. python3 scripts/patchset.py status ~/pytorch" in result.stderr
     assert json.loads((PATCH_DIR / "manifest.json").read_text())["glue_dest"].endswith("static_launcher/xpu.cpp")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -123,6 +124,43 @@ def test_usage_errors_exit_2(exe: Path) -> None:
     assert run_zebin_info(exe, "--bogus", "x").returncode == 2
     assert run_zebin_info(exe, "--kernel").returncode == 2
     assert run_zebin_info(exe, "--help").returncode == 0
+
+
+def test_help_shows_every_option_and_the_exit_codes(exe: Path) -> None:
+    text = run_zebin_info(exe, "--help").stdout
+    assert text.startswith(
+        "usage: zebin-info [--json] [--kernel NAME] [--load [--device N]] [--] FILE...\n")
+    for option in ("--json", "--kernel NAME", "--load", "--device N", "--version", "--  "):
+        assert f"\n  {option}" in text, option
+    assert "2 usage error; 3 --load without Level Zero" in text
+    assert "4 --load with a --device that\n  does not exist or is not an Intel GPU" in text
+    # A usage error shows the same usage line.
+    assert "usage: zebin-info [--json] [--kernel NAME] [--load [--device N]]" in run_zebin_info(exe).stderr
+
+
+def test_version_comes_from_pyproject(exe: Path) -> None:
+    version = next(line.split('"')[1] for line in
+                   (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text().splitlines()
+                   if line.startswith("version = "))
+    result = run_zebin_info(exe, "--version")
+    assert result.returncode == 0 and result.stdout == f"zebin-info {version}\n"
+
+
+def test_dash_is_refused_and_double_dash_ends_options(exe: Path, tmp_path: Path, zebin_corpus: Path,
+                                                      files: List[Dict[str, Any]]) -> None:
+    stdin = run_zebin_info(exe, "-")
+    assert stdin.returncode == 2 and stdin.stdout == ""
+    assert stdin.stderr.startswith("zebin-info: reading stdin is not supported ('-'): pass the zebin's file name")
+    alone = run_zebin_info(exe, "--")
+    assert alone.returncode == 2 and alone.stderr.startswith("zebin-info: no input files\n")
+    # After --, a name that starts with '-' is a file, not an option.
+    dashed = tmp_path / "--json"
+    dashed.write_bytes((zebin_corpus / files[0]["file"]).read_bytes())
+    result = subprocess.run([str(exe), "--", "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("--json: zeinfo ")
+    missing = run_zebin_info(exe, "--", "-x.zebin")
+    assert missing.returncode == 1 and "'-x.zebin' not found" in missing.stderr
 
 
 def test_never_killed_by_a_signal(exe: Path, tmp_path: Path, zebin_corpus: Path,

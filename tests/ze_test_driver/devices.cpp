@@ -108,17 +108,40 @@ void configureDevice(DeviceObject& device, uint32_t index) {
   }
 }
 
+// XSL_TEST_DRIVER_DEVICE_TYPE: gpu (default), cpu, fpga, mca or vpu.
+ze_device_type_t deviceType() {
+  const char* text = envOr("XSL_TEST_DRIVER_DEVICE_TYPE", "gpu");
+  const char* const names[] = {"gpu", "cpu", "fpga", "mca", "vpu"};
+  const ze_device_type_t types[] = {
+      ZE_DEVICE_TYPE_GPU,
+      ZE_DEVICE_TYPE_CPU,
+      ZE_DEVICE_TYPE_FPGA,
+      ZE_DEVICE_TYPE_MCA,
+      ZE_DEVICE_TYPE_VPU};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) {
+    if (std::strcmp(text, names[i]) == 0) {
+      return types[i];
+    }
+  }
+  return ZE_DEVICE_TYPE_GPU;
+}
+
 void initializeDevices(DriverState& s) {
   unsigned long count =
       std::strtoul(envOr("XSL_TEST_DRIVER_DEVICES", "1"), nullptr, 10);
   count = std::min<unsigned long>(count, kMaxDevices);
   const std::string name =
       envOr("XSL_TEST_DRIVER_DEVICE_NAME", "XSL test device");
+  const uint32_t vendor_id = static_cast<uint32_t>(
+      std::strtoul(envOr("XSL_TEST_DRIVER_VENDOR", "0x8086"), nullptr, 0));
+  const ze_device_type_t type = deviceType();
   for (uint32_t i = 0; i < static_cast<uint32_t>(count); ++i) {
     std::unique_ptr<DeviceObject> device(new DeviceObject());
     device->index = i;
     device->name = name;
     configureDevice(*device, i);
+    device->vendor_id = vendor_id;
+    device->type = type;
     s.devices.push_back(std::move(device));
   }
   s.record_launches =
@@ -289,8 +312,8 @@ zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
   if (p == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  p->type = ZE_DEVICE_TYPE_GPU;
-  p->vendorId = 0x8086;
+  p->type = device->type;
+  p->vendorId = device->vendor_id;
   p->deviceId = device->device_id;
   p->flags = 0;
   p->subdeviceId = 0;

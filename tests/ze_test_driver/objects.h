@@ -50,6 +50,8 @@ struct DeviceObject {
   uint32_t gfx_core = 0;
   uint32_t device_id = 0;
   uint32_t ip_version = 0;
+  uint32_t vendor_id = 0x8086;
+  ze_device_type_t type = ZE_DEVICE_TYPE_GPU;
   uint32_t max_shared_local_memory = 0;
   std::vector<uint32_t> sub_group_sizes;
 };

@@ -21,6 +21,8 @@
  *                                   Level Zero adapter picks its v2 for
  *                                   0x05004000 (Xe2) and newer
  *   XSL_TEST_DRIVER_GFX_CORE        decimal GFX core per device (0 = any)
+ *   XSL_TEST_DRIVER_DEVICE_TYPE     gpu (default), cpu, fpga, mca or vpu
+ *   XSL_TEST_DRIVER_VENDOR          PCI vendor id (default 0x8086, Intel)
  *   XSL_TEST_DRIVER_NO_RECORD=1     keep no launch records (benchmarks)
  */
 #ifndef XSL_ZE_TEST_DRIVER_H

@@ -54,11 +54,6 @@ std::string deviceName(const level_zero::Context& context) {
 
 } // namespace
 
-Expected<std::shared_ptr<level_zero::Context>> openLoadCheckDevice(
-    uint32_t device_index) {
-  return level_zero::sharedContext(device_index);
-}
-
 bool runLoadCheck(
     std::ostream& out,
     const std::string& file,

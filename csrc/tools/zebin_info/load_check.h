@@ -17,11 +17,6 @@
 namespace xsl {
 namespace tools {
 
-// The device's context, or an error saying why Level Zero is not usable
-// (zebin-info then exits 2).
-Expected<std::shared_ptr<level_zero::Context>> openLoadCheckDevice(
-    uint32_t device_index);
-
 // Loads `bytes` (read from `file`) as a module and each kernel (or only
 // `only_kernel`), prints the comparison as text or as one JSON line, and
 // returns true if everything loaded and every property agrees.

@@ -1,7 +1,7 @@
-// zebin-info [--json] [--kernel NAME] FILE...
-// Prints per-kernel metadata of Intel GPU native binaries (zebin). Exit 0 on
-// success, 1 if any file is bad (one line on stderr naming file and problem),
-// 2 on a usage error.
+// zebin-info [--json] [--kernel NAME] [--load [--device N]] [--] FILE...
+// Prints per-kernel metadata of Intel GPU native binaries (zebin); with
+// --load, also what the Level Zero driver reports for them. Exit codes are
+// in kUsage (and docs/zebin.md).
 
 #include <cstdint>
 #include <cstdlib>
@@ -22,16 +22,35 @@
 #include "tools/zebin_info/report.h"
 #include "zebin/zebin.h"
 
+#ifndef XSL_VERSION
+#define XSL_VERSION "unknown"
+#endif
+
 namespace {
 
+// Exit codes (documented in kUsage and docs/zebin.md).
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 1; // a bad file, a failed load, a disagreement
+constexpr int kExitUsage = 2;
+constexpr int kExitNoLevelZero = 3; // no loader/driver, or no Intel GPU
+constexpr int kExitBadDevice = 4;   // --device N missing or not an Intel GPU
+
 constexpr const char* kUsage =
-    "usage: zebin-info [--json] [--kernel NAME] FILE...\n"
+    "usage: zebin-info [--json] [--kernel NAME] [--load [--device N]] [--] "
+    "FILE...\n"
     "  --json         one JSON object per file (schema: docs/zebin.md)\n"
     "  --kernel NAME  only this kernel; a file without it is an error\n"
-    "  --load         also load each kernel through Level Zero and compare\n"
-    "                 driver properties with .ze_info (exit 1 on disagreement,\n"
-    "                 2 without a Level Zero driver; docs/level_zero.md)\n"
-    "  --device N     device index for --load (default 0)\n";
+    "  --load         after the metadata, load each kernel through Level "
+    "Zero\n"
+    "                 and compare driver properties with .ze_info\n"
+    "                 (docs/level_zero.md)\n"
+    "  --device N     device index for --load (default 0)\n"
+    "  --version      print the version and exit\n"
+    "  --             end of options: every later argument is a file\n"
+    "exit codes: 0 all good; 1 a bad file, a failed load or a driver that\n"
+    "  disagrees with .ze_info; 2 usage error; 3 --load without Level Zero\n"
+    "  (no loader, no driver, or no Intel GPU); 4 --load with a --device that\n"
+    "  does not exist or is not an Intel GPU\n";
 
 struct Options {
   bool json = false;
@@ -39,8 +58,6 @@ struct Options {
   std::vector<std::string> files;
   bool load = false;
   uint32_t device = 0;
-  // Extra options (e.g. --load/--device) add fields here and a branch in
-  // parseArguments(); per-file work goes into the hook in main().
 };
 
 // The command line as UTF-8: on Windows from the wide command line (argv is
@@ -73,9 +90,20 @@ std::vector<std::string> utf8Arguments(int argc, char** argv) {
 // Returns false on a usage error (message already printed).
 bool parseArguments(const std::vector<std::string>& argv, Options& options) {
   const size_t argc = argv.size();
+  bool options_ended = false;
   for (size_t i = 1; i < argc; ++i) {
     const std::string& arg = argv[i];
-    if (arg == "--json") {
+    if (arg == "-") {
+      std::cerr << "zebin-info: reading stdin is not supported ('-'): pass "
+                   "the zebin's file name (./- for a file named '-')\n"
+                << kUsage;
+      return false;
+    }
+    if (options_ended || arg.empty() || arg[0] != '-') {
+      options.files.push_back(arg);
+    } else if (arg == "--") {
+      options_ended = true;
+    } else if (arg == "--json") {
       options.json = true;
     } else if (arg == "--kernel") {
       if (i + 1 >= argc) {
@@ -96,12 +124,15 @@ bool parseArguments(const std::vector<std::string>& argv, Options& options) {
       options.device = static_cast<uint32_t>(value);
     } else if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
-      std::exit(0);
-    } else if (arg.size() > 1 && arg[0] == '-' && arg != "--") {
-      std::cerr << "zebin-info: unknown option " << arg << "\n" << kUsage;
-      return false;
+      std::exit(kExitOk);
+    } else if (arg == "--version") {
+      std::cout << "zebin-info " << XSL_VERSION << "\n";
+      std::exit(kExitOk);
     } else {
-      options.files.push_back(arg);
+      std::cerr << "zebin-info: unknown option " << arg
+                << " (use -- before a file name that starts with '-')\n"
+                << kUsage;
+      return false;
     }
   }
   if (options.files.empty()) {
@@ -116,37 +147,34 @@ bool parseArguments(const std::vector<std::string>& argv, Options& options) {
 int main(int argc, char** argv) {
   Options options;
   if (!parseArguments(utf8Arguments(argc, argv), options)) {
-    return 2;
+    return kExitUsage;
   }
-  std::shared_ptr<xsl::level_zero::Context> context;
+  // Opened before the files are read; a problem is reported after the
+  // metadata, which needs no driver.
+  xsl::level_zero::DeviceAccess device;
   if (options.load) {
-    auto opened = xsl::tools::openLoadCheckDevice(options.device);
-    if (!opened) {
-      std::cerr << "zebin-info: --load: " << opened.error().message() << "\n";
-      return 2;
-    }
-    context = *opened;
+    device = xsl::level_zero::openDevice(options.device);
   }
-  int exit_code = 0;
+  int exit_code = kExitOk;
   for (const std::string& file : options.files) {
     // UTF-8 and long paths on Windows; the message names the file.
     xsl::Expected<std::string> bytes = xsl::file_io::readFileBytes(file);
     if (!bytes) {
       std::cerr << bytes.error().message() << "\n";
-      exit_code = 1;
+      exit_code = kExitBadInput;
       continue;
     }
     xsl::Expected<xsl::zebin::Zebin> zebin = xsl::zebin::readZebin(*bytes);
     if (!zebin) {
       std::cerr << file << ": " << zebin.error().message() << "\n";
-      exit_code = 1;
+      exit_code = kExitBadInput;
       continue;
     }
     if (!options.kernel.empty() && !zebin->findKernel(options.kernel)) {
       std::cerr << file << ": kernel '" << options.kernel
                 << "' not found; the zebin has: "
                 << zebin->ze_info.kernelNames() << "\n";
-      exit_code = 1;
+      exit_code = kExitBadInput;
       continue;
     }
     if (options.json) {
@@ -154,12 +182,23 @@ int main(int argc, char** argv) {
     } else {
       xsl::tools::printZebinText(std::cout, file, *zebin, options.kernel);
     }
-    // Hook: per-file actions of extra options (e.g. --load) go here.
-    if (context &&
+    if (device.context &&
         !xsl::tools::runLoadCheck(
-            std::cout, file, *bytes, context, options.kernel, options.json)) {
-      exit_code = 1;
+            std::cout,
+            file,
+            *bytes,
+            device.context,
+            options.kernel,
+            options.json)) {
+      exit_code = kExitBadInput;
     }
+  }
+  if (device.problem != xsl::level_zero::DeviceProblem::kNone) {
+    std::cout.flush();
+    std::cerr << "zebin-info: --load: " << device.message << "\n";
+    return device.problem == xsl::level_zero::DeviceProblem::kBadDevice
+        ? kExitBadDevice
+        : kExitNoLevelZero;
   }
   return exit_code;
 }

@@ -712,8 +712,35 @@ TEST(ScenarioNoDriver, ZeInitFailureIsReported) {
   EXPECT_TRUE(contains(
       message,
       "zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED (driver is not "
-      "initialized): no usable GPU driver; install the Intel GPU driver"))
+      "initialized): no driver named in ZE_ENABLE_ALT_DRIVERS="))
       << message;
+  EXPECT_TRUE(contains(message, "libze_nothing.so initialized")) << message;
+}
+
+TEST(ScenarioNoDevices, DriverWithoutDevicesSaysNoIntelGpu) {
+  SKIP_UNLESS_SCENARIO("no_devices");
+  ASSERT_TRUE(api().ok()) << api().error().message();
+  Expected<std::shared_ptr<Context>> context = sharedContext(0);
+  ASSERT_FALSE(context.ok());
+  EXPECT_EQ(
+      context.error().message(),
+      "XPU device 0 not found: no Intel GPU; the Level Zero driver is "
+      "installed but reports no devices (check that the GPU is present and "
+      "enabled)");
+}
+
+TEST(ScenarioNpuDevice, DeviceThatIsNotAnIntelGpuIsRefused) {
+  SKIP_UNLESS_SCENARIO("npu");
+  Expected<Device> device = Device::byIndex(0);
+  ASSERT_TRUE(device.ok()) << device.error().message();
+  EXPECT_EQ(
+      checkIntelGpu(*device).error().message(),
+      "XPU device 0 is 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086), not an "
+      "Intel GPU: it cannot run zebins; pass the index of an Intel GPU");
+  Expected<std::shared_ptr<Context>> context = sharedContext(1);
+  ASSERT_FALSE(context.ok());
+  EXPECT_TRUE(contains(context.error().message(), "XPU device 1 is 'Intel"))
+      << context.error().message();
 }
 
 TEST(ScenarioDg2Device, Dg2ZebinLoadsAndPvcZebinDoesNot) {
@@ -730,6 +757,12 @@ TEST(ScenarioDg2Device, Dg2ZebinLoadsAndPvcZebinDoesNot) {
   EXPECT_TRUE(contains(
       pvc.error().message(),
       "zebin is for product family 1271, device 0 is product family 1270"))
+      << pvc.error().message();
+  EXPECT_TRUE(contains(
+      pvc.error().message(),
+      "; the zebin is for another GPU architecture (product family 1271 in "
+      "its .note.intelgt.compat) than XPU device 0 ('XSL test device', PCI "
+      "device id 0x56a0): compile the kernel for this device"))
       << pvc.error().message();
 }
 
