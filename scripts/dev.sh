@@ -3,6 +3,10 @@
 #   scripts/dev.sh run    set up, then run the main job (harness default run)
 #   scripts/dev.sh test   set up, then build every preset and run every test
 #   scripts/dev.sh setup  only install what the build and tests need
+# Python packages go into the project virtual environment .venv (created on
+# first use from python3 on PATH), which is then put first on PATH so CMake,
+# the tests and their subprocesses use it. XSL_USE_SYSTEM_PYTHON=1 uses
+# python3 on PATH as it is instead (an environment you manage yourself).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -31,23 +35,29 @@ setup() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
-  use_venv_if_externally_managed
-  log "installing Python packages"
+  use_project_python
+  log "installing Python packages into $(python3 -c 'import sys; print(sys.prefix)')"
   python3 -m pip install -q -r scripts/requirements-test.txt
   # Headers of the latest torch release, for the glue check (its wheel is a
   # CUDA build that is not installed here).
   python3 tests/torch_glue/torch_headers.py fetch --version "$LATEST_TORCH" --dest build/torch-headers
 }
 
-# Debian's own python3 refuses pip installs (PEP 668): then everything runs in
-# .venv, put first on PATH so CMake, the tests and their subprocesses agree.
-use_venv_if_externally_managed() {
-  local managed
-  managed=$(python3 -c 'import os, sysconfig; print(os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))')
-  if [ "$managed" = "True" ] || [ -x "$root/.venv/bin/python3" ]; then
-    [ -x "$root/.venv/bin/python3" ] || { log "creating .venv (system Python is externally managed)"; python3 -m venv "$root/.venv"; }
-    export VIRTUAL_ENV="$root/.venv" PATH="$root/.venv/bin:$PATH"
+# The project virtual environment, unless XSL_USE_SYSTEM_PYTHON=1. A venv also
+# sidesteps Debian's externally managed python3 (PEP 668).
+use_project_python() {
+  if [ "${XSL_USE_SYSTEM_PYTHON:-0}" = "1" ]; then
+    log "using $(command -v python3) as it is (XSL_USE_SYSTEM_PYTHON=1)"
+    return
   fi
+  if [ ! -x "$root/.venv/bin/python3" ]; then
+    log "creating the project virtual environment .venv"
+    python3 -m venv "$root/.venv" || {
+      echo "error: python3 -m venv failed; install python3-venv, or set XSL_USE_SYSTEM_PYTHON=1 to use python3 as it is" >&2
+      exit 2
+    }
+  fi
+  export VIRTUAL_ENV="$root/.venv" PATH="$root/.venv/bin:$PATH"
 }
 
 build_preset() {

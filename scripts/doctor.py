@@ -25,6 +25,19 @@ from typing import Any, Callable, Mapping, Sequence
 
 SCRIPTS = Path(__file__).resolve().parent
 
+
+def _load_sibling(name: str) -> Any:
+    """Imports scripts/<name>.py (scripts/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"xsl_{name}", SCRIPTS / f"{name}.py")
+    assert spec and spec.loader, name
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+winenv = _load_sibling("winenv")
+
 ERROR, WARNING, OK, INFO = "error", "warning", "ok", "info"
 
 # Windows MAX_PATH counts the terminating NUL: a path may have 259 characters.
@@ -134,10 +147,14 @@ class Probes:
         """A string is passed to the OS verbatim (cmd.exe quoting); a list is quoted."""
         command = argv if isinstance(argv, str) else list(argv)
         try:
-            proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=self.env)
+            proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=timeout, env=self.env)
         except (OSError, subprocess.TimeoutExpired) as err:
             return (127, "", str(err))
         return (proc.returncode, proc.stdout, proc.stderr)
+
+    def run_bytes(self, command: str, timeout: float = 120) -> tuple[int, bytes, bytes]:
+        """A verbatim command line, output undecoded (cmd /u writes UTF-16)."""
+        return winenv.run_cmd(command, timeout, self.env)
 
     def registry_dword(self, key: str, value: str) -> int | None:
         """HKLM DWORD value, or None when absent or not on Windows."""

@@ -2,17 +2,42 @@
 #   .\scripts\harness.ps1            default run for this machine
 #   .\scripts\harness.ps1 all        checkout, patch, build and test PyTorch on XPU
 #   .\scripts\harness.ps1 doctor     explain why kernels are not launched statically
+# The Python that runs the harness also builds and tests PyTorch (unless
+# --python names another one). First found: the active venv (VIRTUAL_ENV),
+# the active conda environment (CONDA_PREFIX), python on PATH, "py -3".
+# "py -3" comes last: with a version argument it ignores an active venv.
 $ErrorActionPreference = 'Stop'
 $script = Join-Path $PSScriptRoot 'harness.py'
-$python = Get-Command py -ErrorAction SilentlyContinue
-if ($python) {
-    & py -3 $script @args
-} else {
-    $python = Get-Command python -ErrorAction SilentlyContinue
-    if (-not $python) {
-        Write-Error 'No Python found. Install 64-bit Python 3.10-3.13 from python.org and retry.'
-        exit 2
+$candidates = [System.Collections.Generic.List[object]]::new()
+if ($env:VIRTUAL_ENV) { $candidates.Add(@{ Exe = (Join-Path $env:VIRTUAL_ENV 'Scripts\python.exe'); Pre = @() }) }
+if ($env:CONDA_PREFIX) { $candidates.Add(@{ Exe = (Join-Path $env:CONDA_PREFIX 'python.exe'); Pre = @() }) }
+$candidates.Add(@{ Exe = 'python'; Pre = @() })
+$candidates.Add(@{ Exe = 'py'; Pre = @('-3') })
+
+# Probe by running it (Get-Command also finds the Microsoft Store stub); the
+# exit code is its pointer size in bits.
+$found = $null
+$bits = 0
+foreach ($candidate in $candidates) {
+    if (-not (Get-Command $candidate.Exe -ErrorAction SilentlyContinue)) { continue }
+    $pre = $candidate.Pre
+    & $candidate.Exe @pre -c "import struct, sys; sys.exit(8 * struct.calcsize('P'))" 2>$null | Out-Null
+    if ($LASTEXITCODE -eq 64 -or $LASTEXITCODE -eq 32) {
+        $found = $candidate
+        $bits = $LASTEXITCODE
+        break
     }
-    & python $script @args
 }
+if (-not $found) {
+    [Console]::Error.WriteLine('error: no Python found. Install 64-bit Python 3.10-3.13 from python.org (or activate a venv or conda environment) and retry.')
+    exit 2
+}
+$named = @($args | Where-Object { "$_" -eq '--python' -or "$_".StartsWith('--python=') }).Count -gt 0
+if ($bits -ne 64 -and -not $named) {
+    $shown = (@($found.Exe) + $found.Pre) -join ' '
+    [Console]::Error.WriteLine("error: $shown is a 32-bit Python; PyTorch needs a 64-bit Python 3.10-3.13. Activate a 64-bit venv or conda environment, or install 64-bit Python from python.org, or pass one with --python C:\path\to\python.exe.")
+    exit 2
+}
+$pre = $found.Pre
+& $found.Exe @pre $script @args
 exit $LASTEXITCODE

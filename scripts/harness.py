@@ -55,6 +55,7 @@ def _load(name: str) -> Any:
 
 doctor = _load("doctor")
 patchset = _load("patchset")
+winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
 
 DEFAULT_REF = "v2.13.0"
 DEFAULT_ARCH = "bmg"
@@ -361,31 +362,59 @@ def oneapi_scripts(probes: Any) -> dict[str, str | None]:
     return found
 
 
-def parse_set_output(text: str) -> dict[str, str]:
-    """KEY=VALUE lines of `set` after the marker line."""
-    env: dict[str, str] = {}
-    seen_marker = False
-    for line in text.splitlines():
-        if line.strip() == "XSL-ENV-BEGIN":
-            seen_marker = True
-            continue
-        if not seen_marker or "=" not in line or line.startswith("="):
-            continue
-        key, value = line.split("=", 1)
-        env[key] = value
-    return env
-
-
 def capture_build_env(probes: Any, scripts: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """Runs `cmd /c "call A args && call B && echo XSL-ENV-BEGIN && set"`."""
-    chain = " && ".join(f'call "{path}"{(" " + args) if args else ""}' for path, args in scripts)
-    # One verbatim command line: list2cmdline would escape the inner quotes as
-    # \" which cmd.exe does not understand. /s strips only the outer quotes.
-    rc, out, err = probes.run(f'cmd /d /s /c "{chain} && echo XSL-ENV-BEGIN && set"', timeout=300)
-    env = parse_set_output(out)
-    if rc != 0 or "PATH" not in {k.upper() for k in env}:
-        raise StepFailed(f"capturing the build environment failed (exit {rc}): {err.strip()[-300:] or out.strip()[-300:]}")
-    return env
+    """The environment after `call`ing each env script (cmd /u: UTF-16, see winenv.py)."""
+    try:
+        return winenv.capture(probes.run_bytes, scripts)
+    except winenv.CaptureError as err:
+        raise StepFailed(str(err)) from err
+
+
+def msvc_environment(ctx: Context) -> tuple[dict[str, str], str]:
+    """(environment, where it came from) for building with cl.exe."""
+    if ctx.env is not None:
+        return dict(ctx.env), "the captured build environment"
+    if ctx.probes.env.get("VCToolsInstallDir"):
+        return dict(ctx.probes.env), "this VS developer prompt"
+    vcvars = find_vcvarsall(ctx.probes)
+    if not vcvars:
+        raise StepFailed(
+            "Visual Studio 2022 with the x64 C++ tools not found (vswhere): install VS 2022 or its Build Tools "
+            "with 'Desktop development with C++', or run from an 'x64 Native Tools Command Prompt for VS 2022'"
+        )
+    return capture_build_env(ctx.probes, [(vcvars, "x64")]), f'"{vcvars}" x64'
+
+
+@dataclasses.dataclass
+class LevelZeroHeaders:
+    folder: str | None  # holds level_zero\ze_api.h
+    source: str
+    tried: list[str]
+
+
+def find_level_zero_headers(probes: Any) -> LevelZeroHeaders:
+    """The Level Zero headers on Windows: explicit variables, oneAPI, vcpkg (first hit wins)."""
+    env = probes.env
+    candidates: list[tuple[str, str]] = []
+    if env.get("XSL_LEVEL_ZERO_INCLUDE_DIR"):
+        candidates.append((env["XSL_LEVEL_ZERO_INCLUDE_DIR"], "XSL_LEVEL_ZERO_INCLUDE_DIR"))
+    for var in ("LEVEL_ZERO_SDK", "LEVEL_ZERO_ROOT"):
+        if env.get(var):
+            candidates.append((env[var].rstrip("\\/") + r"\include", f"the Level Zero SDK ({var})"))
+    oneapi = env.get("ONEAPI_ROOT", r"C:\Program Files (x86)\Intel\oneAPI").rstrip("\\/")
+    for sub in (r"compiler\latest\include", r"latest\include"):
+        candidates.append((rf"{oneapi}\{sub}", "oneAPI (ONEAPI_ROOT)" if env.get("ONEAPI_ROOT") else "oneAPI (default folder)"))
+    for var in ("VCPKG_ROOT", "VCPKG_INSTALLATION_ROOT"):
+        if env.get(var):
+            candidates.append((env[var].rstrip("\\/") + r"\installed\x64-windows\include", f"vcpkg level-zero ({var})"))
+    tried = []
+    for folder, source in candidates:
+        folder = folder.rstrip("\\/")
+        header = folder + r"\level_zero\ze_api.h"
+        tried.append(header)
+        if probes.is_file(header):
+            return LevelZeroHeaders(folder, source, tried)
+    return LevelZeroHeaders(None, "", tried)
 
 
 def git_longpaths_enabled(probes: Any) -> bool:
@@ -439,11 +468,20 @@ def windows_prerequisites(probes: Any) -> list[Any]:
         )
     else:
         findings.append(F("git-longpaths", doctor.OK, "git core.longpaths=true"))
-    rc, out, _ = probes.run([probes.python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-    version = out.strip()
-    good = rc == 0 and version in ("3.10", "3.11", "3.12", "3.13")
+    rc, out, _ = probes.run([probes.python, "-c", "import struct, sys; print('%d.%d' % sys.version_info[:2], 8 * struct.calcsize('P'))"])
+    version, _, bits = out.strip().partition(" ")
+    good = rc == 0 and version in ("3.10", "3.11", "3.12", "3.13") and bits == "64"
     findings.append(
-        F("python", doctor.OK if good else doctor.ERROR, f"Python {version or '?'} at {probes.python}", "", "" if good else "Use 64-bit Python 3.10-3.13 (python.org or conda).")
+        F(
+            "python",
+            doctor.OK if good else doctor.ERROR,
+            f"Python {version or '?'} ({bits or '?'}-bit) at {probes.python}",
+            "",
+            ""
+            if good
+            else "Use 64-bit Python 3.10-3.13 (python.org, a venv or conda): activate it before harness.cmd, "
+            "or pass it with --python C:\\path\\to\\python.exe.",
+        )
     )
     return findings
 
@@ -506,8 +544,26 @@ def step_portable_build(ctx: Context, log: StepLog) -> Outcome:
     if ctx.build_dir:
         configure += ["-B", str(ctx.build_dir)]
         build = ["cmake", "--build", str(ctx.build_dir), "-j", str(ctx.jobs)]
-    _run_or_fail(ctx, log, configure, "cmake configure", cwd=REPO)
-    _run_or_fail(ctx, log, build, "cmake build", cwd=REPO)
+    env: dict[str, str] | None = None
+    if ctx.probes.windows:
+        # From a plain cmd: cl.exe needs the VS environment, and Level Zero's
+        # headers are in no default include path.
+        env, env_source = msvc_environment(ctx)
+        log.write(f"MSVC environment: {env_source}")
+        headers = find_level_zero_headers(ctx.probes)
+        if headers.folder is None:
+            raise StepFailed(
+                "Level Zero headers (level_zero\\ze_api.h) not found; looked at " + ", ".join(headers.tried)
+                + ". Install them with 'vcpkg install level-zero:x64-windows' (and set VCPKG_ROOT), or unpack the "
+                "Level Zero SDK (github.com/oneapi-src/level-zero releases) and set LEVEL_ZERO_SDK to its folder, "
+                "or set XSL_LEVEL_ZERO_INCLUDE_DIR to the folder that holds level_zero\\ze_api.h"
+            )
+        where = f"Level Zero headers: {headers.folder} (from {headers.source})"
+        log.write(where)
+        ctx.out(f"      {where}")
+        configure.append(f"-DXSL_LEVEL_ZERO_INCLUDE_DIR={headers.folder}")
+    _run_or_fail(ctx, log, configure, "cmake configure", cwd=REPO, env=env)
+    _run_or_fail(ctx, log, build, "cmake build", cwd=REPO, env=env)
     return Outcome(OK, f"preset {ctx.preset} in {portable_build_dir(ctx)}")
 
 
@@ -608,17 +664,55 @@ def step_checkout(ctx: Context, log: StepLog) -> Outcome:
     return Outcome(OK, f"{ctx.ref} in {src}")
 
 
+# What a reset before re-applying discards: `checkout HEAD -- .` (every tracked
+# file) and `clean -fd` of these folders (untracked files, not ignored ones).
+RESET_CLEAN_DIRS = ("torch", "test")
+
+
+def local_changes(src: Path) -> list[str]:
+    """`git status` lines (`M path`, `?? path`) a reset of `src` would discard."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(src), "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            capture_output=True,
+        )
+    except OSError as err:
+        raise StepFailed(f"cannot run git to look for local changes in --src {src}: {err}") from err
+    if proc.returncode != 0:
+        raise StepFailed(f"git status failed in --src {src}: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    changes = []
+    entries = iter(proc.stdout.decode("utf-8", "replace").split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        code, path = entry[:2], entry[3:]
+        if code[0] in "RC":
+            next(entries, None)  # the rename's source path
+        if code == "??" and path.split("/", 1)[0] not in RESET_CLEAN_DIRS:
+            continue
+        changes.append(f"{code.strip()} {path}")
+    return changes
+
+
 def step_apply(ctx: Context, log: StepLog) -> Outcome:
     series = patchset.load_series(REPO / "patches" / "pytorch")
     result = patchset.run_series(series, ctx.src)
     for line in result.lines:
         log.write(line)
-    if not result.ok and (ctx.src / ".git").exists():
+    changes = local_changes(ctx.src) if not result.ok and (ctx.src / ".git").exists() else []
+    if changes:
         # Usually an older version of this patchset is applied: go back to the
-        # tag (tracked files, and untracked files outside ignored build dirs).
-        log.write("Resetting the checkout to its tag and applying again.")
+        # tag (tracked files, and untracked files outside ignored build dirs),
+        # but only when asked to: the changes may be the user's own edits.
+        if not ctx.force:
+            shown = ", ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
+            raise StepFailed(
+                f"the patchset does not fit {ctx.src}, which has local changes ({shown}): "
+                "commit or stash them, or pass --force to reset the checkout to its tag and discard them"
+            )
+        log.write("--force: resetting the checkout to its tag (discarding: " + ", ".join(changes) + ") and applying again.")
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "checkout", "--force", "HEAD", "--", "."], "git checkout")
-        _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "clean", "-fd", "--", "torch", "test"], "git clean")
+        _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "clean", "-fd", "--", *RESET_CLEAN_DIRS], "git clean")
         result = patchset.run_series(series, ctx.src)
         for line in result.lines:
             log.write(line)
@@ -847,7 +941,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=max(1, min(os.cpu_count() or 2, 2 if sys.platform != "win32" else 16)),
         help="parallel build/test jobs (default: %(default)s)",
     )
-    parser.add_argument("--force", action="store_true", help="rerun steps that finished earlier")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="rerun steps that finished earlier; apply: reset a --src checkout with local changes to its tag first (discards them)",
+    )
     parser.add_argument("--json", action="store_true", help="doctor only: machine-readable output")
     return parser
 

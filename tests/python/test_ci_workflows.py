@@ -77,3 +77,64 @@ def test_runners_match_their_purpose():
     assert any("harness.cmd all" in s.get("run", "") for s in xpu_steps)
     uploads = [s for s in xpu_steps if s.get("uses", "").startswith("actions/upload-artifact")]
     assert uploads and uploads[0]["if"] == "always()" and "junit" in uploads[0]["with"]["path"]
+
+
+def all_steps(data: dict) -> list[dict]:
+    return [s for job in data["jobs"].values() for s in job["steps"]]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_junit_report_has_the_checks_permission(path):
+    data = load(path)
+    if any(s.get("uses", "").startswith("mikepenz/action-junit-report@") for s in all_steps(data)):
+        permissions = data.get("permissions") or {}
+        assert permissions.get("checks") == "write", f"{path.name}: action-junit-report needs checks: write"
+        assert permissions.get("contents") == "read"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_expression_is_pasted_into_a_shell_command(path):
+    # ${{ ... }} is substituted before the shell parses the line: inputs would
+    # become shell code. They go through env: and are read as variables.
+    for step in all_steps(load(path)):
+        assert "${{" not in step.get("run", ""), f"{path.name}: {step.get('name')}: pass it through env:"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_batch_files_are_called_in_cmd_steps(path):
+    # Without `call`, cmd.exe does not come back from a .cmd: the rest of the line is lost.
+    for step in all_steps(load(path)):
+        if step.get("shell") != "cmd":
+            continue
+        for command in re.split(r"&&|\|\||[&|\n]", step["run"]):
+            words = command.split()
+            for index, word in enumerate(words):
+                if word.lower().endswith((".cmd", ".bat")):
+                    assert index > 0 and words[index - 1].lower() == "call", f"{path.name}: use call for {word}"
+
+
+def test_xpu_inputs_go_through_env_and_are_checked_first():
+    job = load(CI / "windows-xpu.yml")["jobs"]["harness"]
+    inputs = load(CI / "windows-xpu.yml")["on"]["workflow_dispatch"]["inputs"]
+    for name in inputs:
+        variable = f"XSL_{name.upper()}"
+        assert f"github.event.inputs.{name}" in job["env"][variable]
+    runs = [s.get("run", "") for s in job["steps"]]
+    harness_index = next(i for i, r in enumerate(runs) if "harness.cmd all" in r)
+    assert '--ref "%XSL_REF%"' in runs[harness_index] and '--arch "%XSL_ARCH%"' in runs[harness_index]
+    checks = [i for i, r in enumerate(runs) if "-notmatch" in r and all(f"XSL_{n.upper()}" in r for n in inputs)]
+    assert checks and checks[0] < harness_index
+
+
+def test_xpu_run_uses_a_fresh_work_folder():
+    # Finished steps are resumable through <work>\state.json: a work folder
+    # kept between runs would make the weekly run re-test nothing.
+    job = load(CI / "windows-xpu.yml")["jobs"]["harness"]
+    assert "${{ github.run_id }}" in job["env"]["XSL_WORK"]
+    harness_run = next(s["run"] for s in job["steps"] if "harness.cmd all" in s.get("run", ""))
+    assert '--work "%XSL_WORK%"' in harness_run
+    for step in job["steps"]:
+        for value in (step.get("with") or {}).values():
+            assert "C:\\xsl\\work" not in str(value), f"{step.get('name')}: use ${{{{ env.XSL_WORK }}}}"
+    cleanup = job["steps"][-1]
+    assert cleanup.get("if") == "always()" and "rmdir" in cleanup["run"] and "%XSL_WORK%" in cleanup["run"]

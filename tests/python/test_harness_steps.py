@@ -34,6 +34,11 @@ class FakeProbes(doctor.Probes):
                 return response
         return (1, "", "not faked")
 
+    def run_bytes(self, command, timeout=120):
+        """Like cmd /u: the faked text comes back as UTF-16-LE bytes."""
+        rc, out, err = self.run(command, timeout)
+        return (rc, out.encode("utf-16-le"), err.encode("utf-16-le"))
+
 
 def make_ctx(tmp_path, probes=None, force=False):
     return harness.Context(
@@ -199,14 +204,14 @@ def test_vcvarsall_found_through_vswhere():
 
 
 def test_build_env_is_captured_from_cmd_set_output():
-    output = "banner from vcvars\r\nXSL-ENV-BEGIN\r\nPath=C:\\VS\\bin;C:\\oneAPI\\bin\r\nINCLUDE=C:\\VS\\include\r\nONEAPI_ROOT=C:\\oneAPI\r\n"
+    output = "banner from vcvars\r\nXSL-ENV-BEGIN \r\nPath=C:\\VS\\bin;C:\\oneAPI\\bin\r\nINCLUDE=C:\\VS\\include\r\nUSERPROFILE=C:\\Users\\Jürgen\r\n"
     probes = FakeProbes(platform="win32", responses={"XSL-ENV-BEGIN": (0, output, "")})
     env = harness.capture_build_env(probes, [(r"C:\VS\vcvarsall.bat", "x64"), (r"C:\oneAPI\compiler\latest\env\vars.bat", "")])
-    assert env["INCLUDE"] == "C:\\VS\\include" and env["ONEAPI_ROOT"] == "C:\\oneAPI"
+    assert env["INCLUDE"] == "C:\\VS\\include" and env["USERPROFILE"] == "C:\\Users\\Jürgen"
     assert "banner from vcvars" not in env
     command = "".join(probes.commands[0])  # a verbatim string, not an argv list
     assert command == (
-        'cmd /d /s /c "call "C:\\VS\\vcvarsall.bat" x64 && call "C:\\oneAPI\\compiler\\latest\\env\\vars.bat"'
+        'cmd /d /u /s /c "call "C:\\VS\\vcvarsall.bat" x64 && call "C:\\oneAPI\\compiler\\latest\\env\\vars.bat"'
         ' && echo XSL-ENV-BEGIN && set"'
     )
     with pytest.raises(harness.StepFailed, match="capturing the build environment failed"):
@@ -226,7 +231,7 @@ def test_windows_prerequisites_report_each_missing_piece():
         platform="win32",
         env={"ONEAPI_ROOT": r"C:\oneAPI"},
         files={r"C:\oneAPI\compiler\latest\env\vars.bat"},
-        responses={"--version": (0, "git version 2.45", ""), "core.longpaths": (1, "", ""), "version_info": (0, "3.12\n", "")},
+        responses={"--version": (0, "git version 2.45", ""), "core.longpaths": (1, "", ""), "version_info": (0, "3.12 64\n", "")},
     )
     findings = {f.check: f for f in harness.windows_prerequisites(probes)}
     assert findings["vs2022"].severity == doctor.ERROR
@@ -234,6 +239,12 @@ def test_windows_prerequisites_report_each_missing_piece():
     assert findings["oneapi-ocloc"].severity == doctor.ERROR and "ocloc" in findings["oneapi-ocloc"].title
     assert findings["git-longpaths"].severity == doctor.ERROR and findings["git-longpaths"].fix == "git config --global core.longpaths true"
     assert findings["python"].severity == doctor.OK
+
+
+def test_a_32_bit_python_is_an_error_whose_fix_names_the_python_option():
+    probes = FakeProbes(platform="win32", responses={"version_info": (0, "3.12 32\n", "")})
+    finding = next(f for f in harness.windows_prerequisites(probes) if f.check == "python")
+    assert finding.severity == doctor.ERROR and "32-bit" in finding.title and "--python" in finding.fix
 
 
 def test_triton_pin_is_read_from_the_checkout(tmp_path):
@@ -258,6 +269,58 @@ def test_apply_step_patches_the_checkout_once(tmp_path):
     assert "#ifndef _WIN32" not in (ctx.src / "torch/csrc/Module.cpp").read_text()
 
 
+def git_checkout(tmp_path):
+    """The fixture tree as a committed git repository (the state after `checkout`)."""
+    import subprocess
+
+    src = make_checkout(tmp_path)
+    git = ["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "v2.13.0"]):
+        subprocess.run(git + argv, check=True, capture_output=True)
+    return src
+
+
+def test_apply_keeps_local_edits_unless_forced(tmp_path):
+    ctx = make_ctx(tmp_path)
+    ctx.src = git_checkout(tmp_path)
+    module = ctx.src / "torch/csrc/Module.cpp"
+    edited = module.read_text().replace("!defined(_WIN32)", "!defined(_MSC_VER)")  # the patch no longer fits
+    module.write_text(edited)
+    (ctx.src / "torch/my_notes.py").write_text("# mine\n")
+    (ctx.src / "build").mkdir()
+    (ctx.src / "build/out.txt").write_text("not touched by a reset\n")
+    log = harness.StepLog(tmp_path / "apply.log", lambda line: None)
+    with pytest.raises(harness.StepFailed) as failure:
+        harness.step_apply(ctx, log)
+    message = str(failure.value)
+    assert "\n" not in message
+    assert "M torch/csrc/Module.cpp" in message and "?? torch/my_notes.py" in message and "build/out.txt" not in message
+    assert "commit or stash them, or pass --force" in message
+    assert module.read_text() == edited and (ctx.src / "torch/my_notes.py").is_file()
+
+    ctx.force = True
+    assert harness.step_apply(ctx, log).status == harness.OK
+    log.close()
+    assert "#ifndef _WIN32" not in module.read_text() and "_MSC_VER" not in module.read_text()
+    assert not (ctx.src / "torch/my_notes.py").exists() and (ctx.src / "build/out.txt").is_file()
+    assert "--force: resetting the checkout" in (tmp_path / "apply.log").read_text()
+
+
+def test_apply_on_a_clean_drifted_checkout_reports_drift_without_reset(tmp_path, monkeypatch):
+    import subprocess
+
+    ctx = make_ctx(tmp_path)
+    ctx.src = git_checkout(tmp_path)
+    module = ctx.src / "torch/csrc/Module.cpp"
+    module.write_text(module.read_text().replace("!defined(_WIN32)", "!defined(_MSC_VER)"))
+    subprocess.run(["git", "-C", str(ctx.src), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "upstream"], check=True)
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "apply")
+    with pytest.raises(harness.StepFailed, match="drift report in the log"):
+        harness.step_apply(ctx, log)
+    log.close()
+    assert runner.calls == []  # nothing to discard: no checkout/clean
+
+
 def test_verify_script_checks_for_silent_fallback():
     script = harness.VERIFY_SCRIPT
     compile(script, "verify_static_launch.py", "exec")
@@ -276,6 +339,13 @@ class RecordingRunner:
         return 1 if any(marker in " ".join(map(str, argv)) for marker in self.fail_on) else 0
 
 
+def recorded_step_io(monkeypatch, tmp_path, name, runner=None):
+    """A RecordingRunner in place of run_logged, and a step log."""
+    runner = runner or RecordingRunner()
+    monkeypatch.setattr(harness, "run_logged", runner)
+    return runner, harness.StepLog(tmp_path / f"{name}.log", lambda line: None)
+
+
 def windows_ctx(tmp_path):
     ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32"))
     ctx.env = {"Path": r"C:\oneAPI\compiler\bin;C:\oneAPI\ocloc\bin"}
@@ -287,9 +357,7 @@ def windows_ctx(tmp_path):
 
 def test_build_step_runs_pip_editable_with_xpu_env(tmp_path, monkeypatch):
     ctx = windows_ctx(tmp_path)
-    runner = RecordingRunner()
-    monkeypatch.setattr(harness, "run_logged", runner)
-    log = harness.StepLog(tmp_path / "build.log", lambda line: None)
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "build")
     assert harness.step_build(ctx, log).status == harness.OK
     argv, cwd, env = runner.calls[-1]
     assert argv[1:] == ["-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."] and cwd == ctx.src
@@ -298,9 +366,7 @@ def test_build_step_runs_pip_editable_with_xpu_env(tmp_path, monkeypatch):
 
 def test_test_step_installs_pinned_triton_runs_both_tests_and_verifies(tmp_path, monkeypatch):
     ctx = windows_ctx(tmp_path)
-    runner = RecordingRunner()
-    monkeypatch.setattr(harness, "run_logged", runner)
-    log = harness.StepLog(tmp_path / "test.log", lambda line: None)
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "test")
     outcome = harness.step_test(ctx, log)
     assert outcome.status == harness.OK
     commands = [" ".join(map(str, argv)) for argv, _, _ in runner.calls]
@@ -323,13 +389,97 @@ def test_test_step_names_what_failed(tmp_path, monkeypatch):
 
 def test_checkout_clones_shallow_with_submodules_and_long_paths(tmp_path, monkeypatch):
     ctx = make_ctx(tmp_path)
-    runner = RecordingRunner()
-    monkeypatch.setattr(harness, "run_logged", runner)
-    log = harness.StepLog(tmp_path / "checkout.log", lambda line: None)
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "checkout")
     harness.step_checkout(ctx, log)
     clone = " ".join(runner.calls[0][0])
     assert clone.startswith("git -c core.longpaths=true clone --depth 1 --branch v2.13.0 --recurse-submodules")
     assert "submodule update --init --recursive" in " ".join(runner.calls[1][0])
+
+
+ONEAPI_DEFAULT = r"C:\Program Files (x86)\Intel\oneAPI"
+
+
+@pytest.mark.parametrize(
+    "env, header, source",
+    [
+        ({"XSL_LEVEL_ZERO_INCLUDE_DIR": "D:\\ze\\inc\\"}, r"D:\ze\inc\level_zero\ze_api.h", "XSL_LEVEL_ZERO_INCLUDE_DIR"),
+        ({"LEVEL_ZERO_SDK": r"D:\level-zero-sdk"}, r"D:\level-zero-sdk\include\level_zero\ze_api.h", "the Level Zero SDK (LEVEL_ZERO_SDK)"),
+        ({}, ONEAPI_DEFAULT + r"\compiler\latest\include\level_zero\ze_api.h", "oneAPI (default folder)"),
+        ({"ONEAPI_ROOT": "E:\\oneAPI\\"}, r"E:\oneAPI\latest\include\level_zero\ze_api.h", "oneAPI (ONEAPI_ROOT)"),
+        ({"VCPKG_ROOT": r"C:\vcpkg"}, r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h", "vcpkg level-zero (VCPKG_ROOT)"),
+    ],
+)
+def test_level_zero_headers_are_found_in_each_layout(env, header, source):
+    found = harness.find_level_zero_headers(FakeProbes(platform="win32", env=env, files={header}))
+    assert found.folder == header[: -len(r"\level_zero\ze_api.h")] and found.source == source
+    assert found.tried[-1] == header
+
+
+def test_explicit_level_zero_folder_wins_over_vcpkg():
+    files = {r"D:\mine\level_zero\ze_api.h", r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h"}
+    env = {"XSL_LEVEL_ZERO_INCLUDE_DIR": r"D:\mine", "VCPKG_ROOT": r"C:\vcpkg"}
+    assert harness.find_level_zero_headers(FakeProbes(platform="win32", env=env, files=files)).folder == r"D:\mine"
+
+
+def msvc_probes(env=None, headers=()):
+    vswhere = r"C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe"
+    vs = r"C:\VS\2022\BuildTools"
+    captured = "XSL-ENV-BEGIN\r\nPath=C:\\VS\\bin\r\nINCLUDE=C:\\VS\\include\r\nUSERPROFILE=C:\\Users\\Jürgen\r\n"
+    return FakeProbes(
+        platform="win32",
+        env=env or {"PATH": r"C:\Windows"},
+        files={vswhere, vs + r"\VC\Auxiliary\Build\vcvarsall.bat", *headers},
+        responses={"vswhere": (0, vs + "\r\n", ""), "XSL-ENV-BEGIN": (0, captured, "")},
+    )
+
+
+def test_windows_portable_build_uses_the_vs_environment_and_found_headers(tmp_path, monkeypatch):
+    header = r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h"
+    probes = msvc_probes(env={"PATH": r"C:\Windows", "VCPKG_ROOT": r"C:\vcpkg"}, headers={header})
+    ctx = make_ctx(tmp_path, probes=probes)
+    ctx.preset = "windows-msvc"
+    printed = []
+    ctx.out = printed.append
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "portable-build")
+    assert harness.step_portable_build(ctx, log).status == harness.OK
+    log.close()
+    (configure, cwd, env), (build, _, build_env) = runner.calls
+    assert configure == ["cmake", "--preset", "windows-msvc", r"-DXSL_LEVEL_ZERO_INCLUDE_DIR=C:\vcpkg\installed\x64-windows\include"]
+    assert build[:3] == ["cmake", "--build", "--preset"] and cwd == harness.REPO
+    assert env == build_env and env["INCLUDE"] == r"C:\VS\include" and env["USERPROFILE"] == "C:\\Users\\Jürgen"
+    assert probes.commands[-1] == r'cmd /d /u /s /c "call "C:\VS\2022\BuildTools\VC\Auxiliary\Build\vcvarsall.bat" x64 && echo XSL-ENV-BEGIN && set"'
+    where = r"Level Zero headers: C:\vcpkg\installed\x64-windows\include (from vcpkg level-zero (VCPKG_ROOT))"
+    assert any(where in line for line in printed) and where in (tmp_path / "portable-build.log").read_text()
+
+
+def test_windows_portable_build_without_headers_names_what_to_install(tmp_path, monkeypatch):
+    ctx = make_ctx(tmp_path, probes=msvc_probes())
+    ctx.preset = "windows-msvc"
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "portable-build")
+    with pytest.raises(harness.StepFailed) as failure:
+        harness.step_portable_build(ctx, log)
+    log.close()
+    message = str(failure.value)
+    assert "vcpkg install level-zero:x64-windows" in message and "LEVEL_ZERO_SDK" in message
+    assert ONEAPI_DEFAULT + r"\compiler\latest\include\level_zero\ze_api.h" in message
+    assert runner.calls == []
+
+
+def test_windows_portable_build_without_vs_says_so(tmp_path):
+    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32"))
+    with pytest.raises(harness.StepFailed, match="Visual Studio 2022 with the x64 C\\+\\+ tools not found"):
+        harness.msvc_environment(ctx)
+    prompt = FakeProbes(platform="win32", env={"VCToolsInstallDir": r"C:\VS\VC\Tools\MSVC\14.40", "PATH": "x"})
+    env, source = harness.msvc_environment(make_ctx(tmp_path, probes=prompt))
+    assert source == "this VS developer prompt" and env["PATH"] == "x"
+
+
+def test_linux_portable_build_keeps_the_inherited_environment(tmp_path, monkeypatch):
+    ctx = make_ctx(tmp_path)
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "portable-build")
+    harness.step_portable_build(ctx, log)
+    log.close()
+    assert runner.calls[0] == (["cmake", "--preset", "linux-gcc"], harness.REPO, None)
 
 
 def test_harness_cmd_is_a_crlf_batch_file_that_explains_a_missing_python():
@@ -350,3 +500,99 @@ def test_harness_cmd_is_a_crlf_batch_file_that_explains_a_missing_python():
     )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "no Python found" in proc.stdout + proc.stderr
+
+
+# A stand-in python.exe: the bitness probe (-c) exits with XSL_FAKE_BITS
+# (default 64); any other call prints which copy ran and its arguments.
+FAKE_PYTHON_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+int main(int argc, char **argv) {
+  char self[MAX_PATH];
+  const char *bits = getenv("XSL_FAKE_BITS");
+  int i;
+  if (argc > 1 && strcmp(argv[1], "-c") == 0) return bits ? atoi(bits) : 64;
+  GetModuleFileNameA(NULL, self, MAX_PATH);
+  printf("FAKE-PYTHON %s", self);
+  for (i = 1; i < argc; ++i) printf(" [%s]", argv[i]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def wine_python_homes(tmp_path_factory):
+    """venv, conda and PATH folders, each with the stand-in python.exe."""
+    import shutil
+    import subprocess
+
+    compiler = shutil.which("x86_64-w64-mingw32-gcc")
+    if compiler is None or not Path("/usr/lib/wine/wine64").exists():
+        pytest.skip("needs mingw-w64 and wine")
+    root = tmp_path_factory.mktemp("pythons")
+    (root / "fake.c").write_text(FAKE_PYTHON_C)
+    exe = root / "python.exe"
+    subprocess.run([compiler, "-O1", "-o", str(exe), str(root / "fake.c")], check=True)
+    homes = {"venv": root / "venv", "conda": root / "conda", "path": root / "onpath"}
+    targets = [homes["venv"] / "Scripts" / "python.exe", homes["conda"] / "python.exe", homes["path"] / "python.exe"]
+    for target in targets:
+        target.parent.mkdir(parents=True)
+        shutil.copyfile(exe, target)
+    return homes
+
+
+def run_harness_cmd(homes, active, bits="64", args=("doctor",)):
+    import os
+    import subprocess
+
+    def win(path):
+        return "Z:" + str(path).replace("/", "\\")
+
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "WINEPATH")}
+    env["WINEPATH"] = win(homes["path"])
+    env["XSL_FAKE_BITS"] = bits
+    if "venv" in active:
+        env["VIRTUAL_ENV"] = win(homes["venv"])
+    if "conda" in active:
+        env["CONDA_PREFIX"] = win(homes["conda"])
+    proc = subprocess.run(
+        ["bash", str(harness.REPO / "cmake" / "wine-run.sh"), "cmd", "/c", r"scripts\harness.cmd", *args],
+        cwd=harness.REPO,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        env=env,
+        timeout=180,
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    "active, chosen",
+    [(("venv", "conda"), r"venv\Scripts\python.exe"), (("conda",), r"conda\python.exe"), ((), r"onpath\python.exe")],
+)
+def test_harness_cmd_prefers_the_active_environment(wine_python_homes, active, chosen):
+    rc, out = run_harness_cmd(wine_python_homes, active)
+    assert rc == 0, out
+    line = next(line for line in out.splitlines() if line.startswith("FAKE-PYTHON"))
+    assert line.split(" [")[0].lower().endswith(chosen.lower())
+    assert line.endswith(r"harness.py] [doctor]")
+
+
+def test_harness_cmd_refuses_a_32_bit_python_unless_python_is_named(wine_python_homes):
+    rc, out = run_harness_cmd(wine_python_homes, ("venv",), bits="32")
+    assert rc == 2 and "FAKE-PYTHON" not in out
+    assert "is a 32-bit Python" in out and "--python" in out and r"venv\Scripts\python.exe" in out
+    rc, out = run_harness_cmd(wine_python_homes, ("venv",), bits="32", args=("build", "--python", r"C:\py64\python.exe"))
+    assert rc == 0 and r"[--python] [C:\py64\python.exe]" in out
+
+
+def test_harness_ps1_uses_the_same_order_and_checks_64_bit():
+    text = (harness.REPO / "scripts" / "harness.ps1").read_text()
+    order = [text.index(needle) for needle in ("$env:VIRTUAL_ENV", "$env:CONDA_PREFIX", "Exe = 'python'", "Exe = 'py'; Pre = @('-3')")]
+    assert order == sorted(order)
+    assert "struct.calcsize('P')" in text and "32-bit Python" in text and "--python" in text
+    assert "exit 2" in text and "Write-Error" not in text  # Write-Error under 'Stop' would throw before exit 2
