@@ -169,21 +169,11 @@ def test_negative_ints_are_rejected_for_unsigned_and_pointer_arguments(
         kernels_zebin, buffers, value):
     function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
     codes, values = support.scalar_codes_and_values()
-    with pytest.raises(ValueError, match="argument 8"):
+    with pytest.raises(OverflowError, match="argument 8"):
         L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes,
                          (buffers[0],) + values[:7] + (value,) + values[8:], 0)
     with pytest.raises(ValueError, match="argument 0"):
         L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (value,) + values, 0)
-
-
-def test_f_code_on_a_half_parameter_converts_to_half(kernels_zebin, records, buffers):
-    # torch 2.13 sends fp16 scalars as 'f'; the zebin's type name says half.
-    function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
-    codes, values = support.scalar_codes_and_values()
-    records.clear()
-    L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes[:-1] + "f",
-                     (buffers[0],) + values[:-1] + (65519.0,), 0)
-    assert records.launch(0)["args"][11]["bytes"] == struct.pack("<e", 65504.0) + bytes(2)
 
 
 def test_dynamic_shared_memory_is_the_trailing_local_argument(kernels_zebin, records, buffers):
