@@ -436,7 +436,8 @@ PyMethodDef kLauncherMethods[] = {
      METH_VARARGS | METH_STATIC,
      "_load_kernel(path, name, shared_mem_bytes, device) -> (function, "
      "n_regs, n_spills)\n\nLoad kernel `name` from the zebin at `path` on "
-     "Level Zero device `device`. n_regs is the GRF count per thread, "
+     "Level Zero device `device`. n_regs is what Triton-XPU reports: 256 "
+     "or 128 when the zebin was built with that GRF option, else 0; "
      "n_spills the spill memory in bytes per thread."},
     {"_launch_kernel",
      reinterpret_cast<PyCFunction>(

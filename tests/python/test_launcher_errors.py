@@ -211,7 +211,7 @@ def test_path_like_and_unicode_paths(add_zebin, tmp_path):
     target.parent.mkdir()
     target.write_bytes(open(add_zebin, "rb").read())
     function, n_regs, _ = L._load_kernel(target, "triton_poi_fused_add_0", 0, 0)
-    assert n_regs == 128
+    assert n_regs == 0  # default GRF mode, as Triton-XPU reports it
     assert launcher.kernel_info(function)["name"] == "triton_poi_fused_add_0"
 
 
