@@ -1,7 +1,12 @@
 #include "launcher/arg_plan.h"
 
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "launcher/float_convert.h"
 
@@ -38,38 +43,51 @@ bool contains(const std::string& text, const char* needle) {
   return text.find(needle) != std::string::npos;
 }
 
-// Picks the 2-byte float type for an 'f' argument from the parameter's
-// declared type name; empty when the zebin does not say.
-std::optional<ArgType> halfWidthFloatFromTypeName(const std::string& name) {
-  if (contains(name, "bfloat") || contains(name, "bf16")) {
-    return ArgType::kBFloat16;
-  }
-  if (contains(name, "half")) {
-    return ArgType::kFloat16;
-  }
-  return std::nullopt;
+// The declared type without its size ("half;2" -> "half").
+std::string_view baseTypeName(const std::string& type_name) {
+  return std::string_view(type_name).substr(0, type_name.find(';'));
+}
+
+// True when kernels_misc_info declares the parameter bool (Triton's i1).
+bool isBoolTypeName(const std::string& type_name) {
+  const std::string_view base = baseTypeName(type_name);
+  return base == "bool" || base == "_Bool";
 }
 
 // The width of the value for a by-value parameter, and (for 'f' on a
-// half/bfloat16 parameter) the type to convert to.
+// parameter declared bfloat16) the type to convert to.
 Expected<uint32_t> valueWidth(
     ArgType type,
     const zebin::UserArgument& param,
     const std::string& where,
     ArgType* converted_type) {
   const uint32_t type_size = argTypeSize(type);
-  if (type == ArgType::kFloat32) {
-    // torch <= 2.13 sends fp16/bf16 scalars as 'f'; the declared type name
-    // (when the zebin has kernels_misc_info) says which one the kernel wants.
-    if (auto half_type = halfWidthFloatFromTypeName(param.type_name)) {
-      *converted_type = *half_type;
-      return 2u;
-    }
-  }
   // The payload can be wider than the source type (a char or half arrives in
   // 4 bytes); the declared type size, when known, is the real width.
   const uint64_t declared = param.type_size;
   const uint64_t kernel_width = declared != 0 ? declared : param.size;
+  if (type == ArgType::kFloat32 && kernel_width == 2) {
+    // torch <= 2.13 sends 'f' for fp16, bf16 and fp32 scalars alike.
+    if (contains(param.type_name, "bfloat") ||
+        contains(param.type_name, "bf16")) {
+      *converted_type = ArgType::kBFloat16;
+      return 2u;
+    }
+    // Triton declares a bf16 parameter `half` in its SPIR-V, so a 'half;2'
+    // parameter is fp16 or bf16 and 'f' does not say which; guessing sends
+    // the wrong bits for one of them (3.140625 as fp16 0x4248 reads as bf16
+    // 50.0).
+    const std::string declared_as = param.type_name.empty()
+        ? std::string("a 2-byte floating point parameter")
+        : "a '" + param.type_name + "' parameter";
+    return Error(
+        where + ": the kernel declares " + declared_as +
+        ", which Triton compiles from both fp16 and bf16, and 'f' does not "
+        "say which (torch 2.13 sends 'f' for fp16, bf16 and fp32 scalars); "
+        "pass 'e' (float16) or 'y' (bfloat16) in arg_types, as torch >= "
+        "2.15 does, or launch this kernel with Triton's own launcher "
+        "(torch._inductor.config.use_static_triton_launcher = False)");
+  }
   if (type_size == kernel_width) {
     return type_size;
   }
@@ -80,12 +98,6 @@ Expected<uint32_t> valueWidth(
       (kernel_width == 1 || kernel_width == 2 || kernel_width == 4)) {
     // Checked narrowing: the value must fit the kernel's width.
     return static_cast<uint32_t>(kernel_width);
-  }
-  if (type == ArgType::kFloat32 && kernel_width == 2) {
-    return Error(
-        where +
-        ": the kernel declares a 2-byte floating point parameter; pass 'e' "
-        "(float16) or 'y' (bfloat16) in arg_types");
   }
   return Error(
       where + " is " + std::to_string(type_size) +
@@ -152,6 +164,15 @@ Expected<PlannedArg> planOneArg(
   }
   planned.value_size = *value_size;
   planned.size = static_cast<uint32_t>(param.size);
+  if (isBoolTypeName(param.type_name)) {
+    if (!isInteger(planned.type)) {
+      return Error(
+          where +
+          ": the kernel declares a bool parameter; pass an integer code ('i', "
+          "as Triton sends i1) and 0, 1, False or True");
+    }
+    planned.boolean = true;
+  }
   return planned;
 }
 
@@ -270,6 +291,11 @@ void setIntegerRange(PlannedArg* arg) noexcept {
     arg->max_value = -1;
     return;
   }
+  if (arg->boolean) {
+    arg->min_value = 0;
+    arg->max_value = 1;
+    return;
+  }
   const unsigned bits = arg->value_size * 8;
   if (isSignedInteger(arg->type)) {
     arg->min_value = bits == 64 ? std::numeric_limits<int64_t>::min()
@@ -284,51 +310,143 @@ void setIntegerRange(PlannedArg* arg) noexcept {
   }
 }
 
-Status packSignedValue(
+namespace {
+
+// The range of the C type Triton-XPU's launcher reads a code's value with:
+// long for b/h/i, unsigned long for B/H/I (PyLong_AsLong,
+// PyLong_AsUnsignedLong), long long / unsigned long long for l/K.
+struct ReadRange {
+  int64_t min_signed;
+  uint64_t max;
+};
+
+ReadRange readRange(ArgType type) noexcept {
+  switch (type) {
+    case ArgType::kInt8:
+    case ArgType::kInt16:
+    case ArgType::kInt32:
+      return ReadRange{
+          std::numeric_limits<long>::min(),
+          static_cast<uint64_t>(std::numeric_limits<long>::max())};
+    case ArgType::kUInt8:
+    case ArgType::kUInt16:
+    case ArgType::kUInt32:
+      return ReadRange{0, std::numeric_limits<unsigned long>::max()};
+    case ArgType::kUInt64:
+      return ReadRange{0, std::numeric_limits<uint64_t>::max()};
+    default:
+      return ReadRange{
+          std::numeric_limits<int64_t>::min(),
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max())};
+  }
+}
+
+const char* readFunctionName(ArgType type) noexcept {
+  switch (type) {
+    case ArgType::kInt8:
+    case ArgType::kInt16:
+    case ArgType::kInt32:
+      return "PyLong_AsLong";
+    case ArgType::kUInt8:
+    case ArgType::kUInt16:
+    case ArgType::kUInt32:
+      return "PyLong_AsUnsignedLong";
+    case ArgType::kUInt64:
+      return "PyLong_AsUnsignedLongLong";
+    default:
+      return "PyLong_AsLongLong";
+  }
+}
+
+PackStatus typeError(const PlannedArg& arg, size_t index) {
+  return PackStatus(
+      PackErrorKind::kType,
+      Error(
+          argLabel(index, arg.type) +
+          ": got an int where a floating point or pointer value belongs"));
+}
+
+PackStatus overflowError(
+    const PlannedArg& arg,
+    size_t index,
+    std::string_view value_text) {
+  const ReadRange range = readRange(arg.type);
+  const uint32_t code_bits = argTypeSize(arg.type) * 8;
+  std::string message = argLabel(index, arg.type) + ": ";
+  message += value_text;
+  message += " is outside " + rangeText(range.min_signed, range.max) +
+      ", the range Triton's launcher reads this code with (" +
+      readFunctionName(arg.type) + "), which raises OverflowError here too";
+  if (code_bits < 64) {
+    message += " (inside it values wrap to " + std::to_string(code_bits) +
+        " bits, as the C cast does)";
+  }
+  message += "; pass a value in that range";
+  return PackStatus(PackErrorKind::kOverflow, Error(std::move(message)));
+}
+
+PackStatus declaredRangeError(
+    const PlannedArg& arg,
+    size_t index,
+    std::string_view value_text) {
+  std::string message = argLabel(index, arg.type) + ": ";
+  if (arg.boolean) {
+    message +=
+        "the kernel declares a bool parameter, which takes 0, 1, "
+        "False or True, not ";
+    message += value_text;
+    message += "; pass a bool";
+  } else {
+    message += value_text;
+    message += " is out of range " +
+        rangeText(arg.min_value, static_cast<uint64_t>(arg.max_value)) +
+        " (the kernel parameter is " + std::to_string(arg.value_size) +
+        " bytes); pass a value that fits";
+  }
+  return PackStatus(PackErrorKind::kValue, Error(std::move(message)));
+}
+
+// The declared type is narrower than the code (or bool): no wrapping there.
+bool declaredNarrower(const PlannedArg& arg) noexcept {
+  return arg.boolean || arg.value_size < argTypeSize(arg.type);
+}
+
+// Stores `bits` cast to the code's C type (wrapping), sign- or zero-extended
+// to the payload size.
+void storeCast(const PlannedArg& arg, uint64_t bits, void* slot) noexcept {
+  const uint32_t code_size = argTypeSize(arg.type);
+  uint64_t value = lowBytes(bits, code_size);
+  if (isSignedInteger(arg.type) && code_size < 8 &&
+      ((value >> (code_size * 8 - 1)) & 1) != 0) {
+    value |= ~((uint64_t{1} << (code_size * 8)) - 1); // sign extension
+  }
+  storeLowBytes(value, arg.size, slot);
+}
+
+} // namespace
+
+PackStatus packSignedValue(
     const PlannedArg& arg,
     size_t index,
     int64_t value,
     void* slot) {
   if (!isInteger(arg.type)) {
-    return Error(
-        argLabel(index, arg.type) +
-        ": got an int where a floating point or pointer value belongs");
+    return typeError(arg, index);
   }
-  const unsigned bits = arg.value_size * 8;
-  if (isSignedInteger(arg.type)) {
-    const int64_t low = bits == 64 ? std::numeric_limits<int64_t>::min()
-                                   : -(int64_t{1} << (bits - 1));
-    const int64_t high = bits == 64 ? std::numeric_limits<int64_t>::max()
-                                    : (int64_t{1} << (bits - 1)) - 1;
-    if (value < low || value > high) {
-      return Error(
-          argLabel(index, arg.type) + ": " + std::to_string(value) +
-          " is out of range " + rangeText(low, static_cast<uint64_t>(high)) +
-          (arg.value_size == argTypeSize(arg.type)
-               ? std::string()
-               : " (the kernel parameter is " + std::to_string(arg.value_size) +
-                   " bytes)") +
-          "; pass a value that fits");
-    }
-  } else {
-    const uint64_t high = bits == 64 ? std::numeric_limits<uint64_t>::max()
-                                     : (uint64_t{1} << bits) - 1;
-    if (value < 0 || static_cast<uint64_t>(value) > high) {
-      return Error(
-          argLabel(index, arg.type) + ": " + std::to_string(value) +
-          " is out of range " + rangeText(0, high) +
-          (arg.value_size == argTypeSize(arg.type)
-               ? std::string()
-               : " (the kernel parameter is " + std::to_string(arg.value_size) +
-                   " bytes)") +
-          "; pass a value that fits");
-    }
+  const ReadRange range = readRange(arg.type);
+  if (value < range.min_signed ||
+      (value > 0 && static_cast<uint64_t>(value) > range.max)) {
+    return overflowError(arg, index, std::to_string(value));
   }
-  storeLowBytes(static_cast<uint64_t>(value), arg.size, slot);
-  return Status::success();
+  if (declaredNarrower(arg) &&
+      (value < arg.min_value || value > arg.max_value)) {
+    return declaredRangeError(arg, index, std::to_string(value));
+  }
+  storeCast(arg, static_cast<uint64_t>(value), slot);
+  return PackStatus::success();
 }
 
-Status packUnsignedValue(
+PackStatus packUnsignedValue(
     const PlannedArg& arg,
     size_t index,
     uint64_t value,
@@ -337,24 +455,33 @@ Status packUnsignedValue(
     return packSignedValue(arg, index, static_cast<int64_t>(value), slot);
   }
   if (!isInteger(arg.type)) {
-    return Error(
-        argLabel(index, arg.type) +
-        ": got an int where a floating point or pointer value belongs");
+    return typeError(arg, index);
   }
-  if (!isUnsignedInteger(arg.type) || arg.value_size != 8) {
-    return Error(
-        argLabel(index, arg.type) + ": " + std::to_string(value) +
-        " is too large for a " + std::to_string(arg.value_size * 8) +
-        "-bit parameter; pass a value that fits");
+  if (value > readRange(arg.type).max) {
+    return overflowError(arg, index, std::to_string(value));
   }
-  storeLowBytes(value, 8, slot);
-  return Status::success();
+  if (declaredNarrower(arg)) {
+    return declaredRangeError(arg, index, std::to_string(value));
+  }
+  storeCast(arg, value, slot);
+  return PackStatus::success();
 }
 
-void packFloatingValue(
+PackStatus integerTooWide(
     const PlannedArg& arg,
+    size_t index,
+    std::string_view value_text) {
+  if (!isInteger(arg.type)) {
+    return typeError(arg, index);
+  }
+  return overflowError(arg, index, value_text);
+}
+
+PackStatus packFloatingValue(
+    const PlannedArg& arg,
+    size_t index,
     double value,
-    void* slot) noexcept {
+    void* slot) {
   switch (arg.type) {
     case ArgType::kFloat64:
       std::memcpy(slot, &value, 8);
@@ -362,15 +489,30 @@ void packFloatingValue(
     case ArgType::kFloat32:
       storeLowBytes(doubleToFloatBits(value), arg.size, slot);
       break;
-    case ArgType::kFloat16:
-      storeLowBytes(doubleToHalfBits(value), arg.size, slot);
+    case ArgType::kFloat16: {
+      const std::optional<uint16_t> bits = doubleToHalfBits(value);
+      if (!bits) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%.17g", value);
+        return PackStatus(
+            PackErrorKind::kOverflow,
+            Error(
+                argLabel(index, arg.type) + ": " + text +
+                " is too large for float16 (largest finite 65504; values "
+                "from 65520 up round past it), and Triton's launcher "
+                "(PyFloat_Pack2) raises OverflowError here too; pass a "
+                "smaller value, or inf"));
+      }
+      storeLowBytes(*bits, arg.size, slot);
       break;
+    }
     case ArgType::kBFloat16:
       storeLowBytes(doubleToBFloat16Bits(value), arg.size, slot);
       break;
     default:
       break;
   }
+  return PackStatus::success();
 }
 
 } // namespace launcher

@@ -18,8 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/expected.h"
@@ -36,10 +38,12 @@ constexpr uint32_t kTritonScratchPointerCount = 2;
 Expected<std::vector<ArgType>> parseTypeCodes(std::string_view type_codes);
 
 struct PlannedArg {
-  // How the Python value is read and converted. Usually the type code's type;
-  // for 'f' on a 2-byte kernel parameter the half/bfloat16 type the kernel
-  // declares (torch <= 2.13 sends fp16/bf16 scalars as 'f').
+  // How the Python value is read and converted: the type code's type ('f'
+  // on a parameter declared bfloat16 converts to bfloat16).
   ArgType type = ArgType::kInt32;
+  // The kernel declares the parameter `bool` (Triton's i1, sent as 'i'):
+  // only 0 and 1 (False/True) are accepted.
+  bool boolean = false;
   // Width of the value: argTypeSize(type), or narrower for an integer whose
   // kernel parameter is declared narrower (Triton sends i1 as 'i'); the
   // Python value is range-checked against it.
@@ -48,11 +52,12 @@ struct PlannedArg {
   // which IGC pads to 4 for char/short/half parameters. The value is sign-
   // (signed integers) or zero-extended (everything else) to this size.
   uint32_t size = 0;
-  // Integers only: the int64 values that fit `value_size` (capped at
-  // INT64_MAX), precomputed so a launch checks an in-range int with two
-  // compares and stores lowBytes(value, size).
-  // The default (empty range) sends every value through packSignedValue/
-  // packUnsignedValue, which also report the errors. 32 bytes in all.
+  // Integers only: the int64 values that are stored unchanged (they fit
+  // `value_size`; 0 and 1 for a boolean; capped at INT64_MAX), precomputed
+  // so a launch checks such an int with two compares and stores
+  // lowBytes(value, size). Everything else goes through packSignedValue/
+  // packUnsignedValue, which wrap or report errors as Triton-XPU's launcher
+  // does. The default (empty range) sends every value there. 32 bytes in all.
   int64_t min_value = 0;
   int64_t max_value = -1;
 };
@@ -97,24 +102,78 @@ Expected<ArgPlan> compileArgPlan(
 // value and these check and store it). `slot` must hold 8 bytes and is
 // written whole: the value in its low `size` bytes, zeros above. `index` is
 // the argument index for errors.
+//
+// Integers follow Triton-XPU's launcher (driver.c extractI8..extractU64) and
+// PyTorch's static launchers, which read b/h/i with PyLong_AsLong, l with
+// PyLong_AsLongLong, B/H/I with PyLong_AsUnsignedLong and K with
+// PyLong_AsUnsignedLongLong, then cast to the code's C type:
+//   * outside the range of the C type read (`long` is 64 bits on Linux and
+//     32 on Windows), or negative for an unsigned code: OverflowError;
+//   * inside it: the value wraps to the code's width ((int8_t)200 == -56).
+// On top of that, refused with ValueError (where Triton's launcher would
+// pass bits the kernel misreads): anything but 0/1 for a `bool` parameter,
+// and a value that does not fit a parameter declared narrower than the
+// code.
+
+// Which Python exception a failed conversion raises.
+enum class PackErrorKind : uint8_t {
+  kType,     // TypeError: the wrong kind of value for the type code
+  kOverflow, // OverflowError: where Triton-XPU's launcher raises it too
+  kValue,    // ValueError: a value the kernel's declared type cannot take
+};
+
+class [[nodiscard]] PackStatus {
+ public:
+  PackStatus() = default;
+  PackStatus(PackErrorKind kind, Error error)
+      : kind_(kind), error_(std::move(error)) {}
+  static PackStatus success() {
+    return PackStatus();
+  }
+  bool ok() const noexcept {
+    return !error_.has_value();
+  }
+  explicit operator bool() const noexcept {
+    return ok();
+  }
+  PackErrorKind kind() const noexcept {
+    return kind_;
+  }
+  const Error& error() const& {
+    return *error_;
+  }
+
+ private:
+  PackErrorKind kind_ = PackErrorKind::kType;
+  std::optional<Error> error_;
+};
 
 // For Python ints that fit in int64.
-Status packSignedValue(
+PackStatus packSignedValue(
     const PlannedArg& arg,
     size_t index,
     int64_t value,
     void* slot);
-// For Python ints above INT64_MAX (only a 64-bit unsigned parameter fits).
-Status packUnsignedValue(
+// For Python ints above INT64_MAX (only a 64-bit unsigned parameter, or
+// B/H/I where `long` is 64 bits, takes them).
+PackStatus packUnsignedValue(
     const PlannedArg& arg,
     size_t index,
     uint64_t value,
     void* slot);
-// For floating point parameters; never fails (overflow rounds to inf).
-void packFloatingValue(
+// The OverflowError for an int that does not fit 64 bits at all;
+// `value_text` is its decimal form.
+PackStatus integerTooWide(
     const PlannedArg& arg,
+    size_t index,
+    std::string_view value_text);
+// For floating point parameters (float_convert.h): fails only for a finite
+// value beyond float16's range (OverflowError, as PyFloat_Pack2 raises).
+PackStatus packFloatingValue(
+    const PlannedArg& arg,
+    size_t index,
     double value,
-    void* slot) noexcept;
+    void* slot);
 
 // Stack storage (8 bytes per argument) for up to kInlineArgCount arguments,
 // the heap beyond: a launch of a typical kernel allocates nothing.

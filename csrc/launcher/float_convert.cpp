@@ -14,12 +14,14 @@ uint64_t doubleBits(double value) noexcept {
 }
 
 // Rounds a double to a binary format with `exponent_bits` and
-// `mantissa_bits` (explicit bits), returning the format's bit pattern in the
-// low bits of the result.
+// `mantissa_bits` (explicit bits), to nearest, ties to even, returning the
+// format's bit pattern in the low bits of the result. A finite value beyond
+// the largest finite number gives infinity.
 uint64_t roundDoubleToFormat(
     double value,
     unsigned exponent_bits,
-    unsigned mantissa_bits) noexcept {
+    unsigned mantissa_bits,
+    bool keep_nan_payload) noexcept {
   const uint64_t bits = doubleBits(value);
   const uint64_t sign = bits >> 63;
   const int64_t double_exponent = static_cast<int64_t>((bits >> 52) & 0x7ff);
@@ -31,8 +33,13 @@ uint64_t roundDoubleToFormat(
 
   if (double_exponent == 0x7ff) {
     if (double_mantissa != 0) {
-      // Quiet NaN, sign kept, payload dropped.
-      return sign_bit | infinity | (uint64_t{1} << (mantissa_bits - 1));
+      // Quiet NaN, sign kept; the payload's top bits are kept when
+      // `keep_nan_payload` (what the hardware's double -> float conversion
+      // does), else dropped (PyFloat_Pack2 up to CPython 3.13).
+      const uint64_t payload =
+          keep_nan_payload ? double_mantissa >> (52 - mantissa_bits) : 0;
+      return sign_bit | infinity | (uint64_t{1} << (mantissa_bits - 1)) |
+          payload;
     }
     return sign_bit | infinity;
   }
@@ -107,16 +114,20 @@ double widenToDouble(
 
 } // namespace
 
-uint16_t doubleToHalfBits(double value) noexcept {
-  return static_cast<uint16_t>(roundDoubleToFormat(value, 5, 10));
+std::optional<uint16_t> doubleToHalfBits(double value) noexcept {
+  const uint64_t bits = roundDoubleToFormat(value, 5, 10, false);
+  if ((bits & 0x7fff) == 0x7c00 && std::isfinite(value)) {
+    return std::nullopt; // rounds past 65504: PyFloat_Pack2 overflows
+  }
+  return static_cast<uint16_t>(bits);
 }
 
 uint16_t doubleToBFloat16Bits(double value) noexcept {
-  return static_cast<uint16_t>(roundDoubleToFormat(value, 8, 7));
+  return static_cast<uint16_t>(doubleToFloatBits(value) >> 16);
 }
 
 uint32_t doubleToFloatBits(double value) noexcept {
-  return static_cast<uint32_t>(roundDoubleToFormat(value, 8, 23));
+  return static_cast<uint32_t>(roundDoubleToFormat(value, 8, 23, true));
 }
 
 double halfBitsToDouble(uint16_t bits) noexcept {

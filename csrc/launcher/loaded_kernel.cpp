@@ -1,5 +1,6 @@
 #include "launcher/loaded_kernel.h"
 
+#include <string_view>
 #include <utility>
 
 #include "launcher/pointer_check.h"
@@ -22,8 +23,23 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
   return std::unique_ptr<LoadedKernel>(new LoadedKernel(std::move(*kernel)));
 }
 
+int64_t tritonRegisterCount(std::string_view build_options) noexcept {
+  if (build_options.find("-cl-intel-256-GRF-per-thread") !=
+      std::string_view::npos) {
+    return 256;
+  }
+  if (build_options.find("-cl-intel-128-GRF-per-thread") !=
+      std::string_view::npos) {
+    return 128;
+  }
+  return 0;
+}
+
 int64_t LoadedKernel::registerCount() const noexcept {
-  return kernel_.info().execution_env.grf_count;
+  const zebin::Section* options =
+      kernel_.module().zebin().elf.findSection(".misc.buildOptions");
+  return tritonRegisterCount(
+      options != nullptr ? options->data : std::string_view());
 }
 
 int64_t LoadedKernel::spillCount() const noexcept {

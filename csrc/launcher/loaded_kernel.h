@@ -25,6 +25,16 @@
 namespace xsl {
 namespace launcher {
 
+// What Triton-XPU's launcher (driver.c BuildFlags::n_regs, every release up
+// to 3.8.0, the line torch 2.13 pins) reports as n_regs for a module built
+// with `build_options`: 256 when they hold -cl-intel-256-GRF-per-thread, else
+// 128 for -cl-intel-128-GRF-per-thread, else 0 (default and auto GRF modes,
+// and -cl-intel-512-GRF-per-thread, which that check does not know).
+// ocloc records the options a zebin was built with in .misc.buildOptions
+// (absent when there were none), and Triton loads a zebin with the options
+// it built it with, so both paths see the same string.
+int64_t tritonRegisterCount(std::string_view build_options) noexcept;
+
 class LoadedKernel {
  public:
   // Reads `utf8_path`, checks it is a zebin holding `kernel_name`, and
@@ -45,9 +55,8 @@ class LoadedKernel {
     return kernel_.module().context();
   }
 
-  // GRF registers per hardware thread (.ze_info execution_env.grf_count):
-  // 128 by default, 256 with -cl-intel-256-GRF-per-thread, as Triton-XPU
-  // reports n_regs from its GRF build flag.
+  // n_regs as Triton-XPU reports it for this zebin:
+  // tritonRegisterCount(the zebin's .misc.buildOptions section).
   int64_t registerCount() const noexcept;
   // Spill memory in bytes per thread, zeKernelGetProperties().spillMemSize:
   // the same call and units Triton-XPU's own loader reports as n_spills.

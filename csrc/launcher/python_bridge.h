@@ -7,9 +7,11 @@
 // Python); include <Python.h> (or torch/csrc/python_headers.h) first.
 //
 // Errors: TypeError for a value of the wrong kind (None for a scalar, a float
-// for an int, a wrong capsule), ValueError for a bad value (out of range,
-// unknown type code, argument count, negative grid), RuntimeError for driver
-// and file failures. Every message names the argument.
+// for an int, a wrong capsule), OverflowError for a scalar where Triton-XPU's
+// own launcher raises it (an int outside the C type its code is read with, a
+// float beyond float16), ValueError for other bad values (a bool parameter
+// given 2, unknown type code, argument count, negative grid), RuntimeError
+// for driver and file failures. Every message names the argument.
 
 #include <cstddef>
 #include <cstdint>
@@ -256,7 +258,26 @@ inline bool packInteger(
     size_t index,
     void* slot);
 
-// packInteger for int-likes, big ints and out-of-range values (errors).
+// Raises the Python exception a failed conversion maps to.
+XSL_BRIDGE_NOINLINE inline bool raisePackError(const PackStatus& status) {
+  PyObject* type = PyExc_ValueError;
+  switch (status.kind()) {
+    case PackErrorKind::kType:
+      type = PyExc_TypeError;
+      break;
+    case PackErrorKind::kOverflow:
+      type = PyExc_OverflowError;
+      break;
+    case PackErrorKind::kValue:
+      type = PyExc_ValueError;
+      break;
+  }
+  raiseError(type, status.error());
+  return false;
+}
+
+// packInteger for int-likes, big ints, and values outside the plan's
+// store-unchanged range (wrapped or refused as arg_plan.h describes).
 XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
     PyObject* obj,
     const PlannedArg& arg,
@@ -280,33 +301,38 @@ XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
   }
   int overflow = 0;
   const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
-  Status status;
+  PackStatus status;
   if (overflow == 0) {
     if (value == -1 && PyErr_Occurred()) {
       return false;
     }
     status = packSignedValue(arg, index, static_cast<int64_t>(value), slot);
-  } else if (overflow > 0) {
-    const unsigned long long big = PyLong_AsUnsignedLongLong(obj);
-    if (big == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-      PyErr_Clear();
-      raise(
-          PyExc_ValueError,
-          argWhere(index, arg.type) + ": the int does not fit in 64 bits");
-      return false;
-    }
-    status = packUnsignedValue(arg, index, static_cast<uint64_t>(big), slot);
   } else {
-    raise(
-        PyExc_ValueError,
-        argWhere(index, arg.type) + ": the int is below -2**63");
-    return false;
+    unsigned long long big = 0;
+    if (overflow > 0) {
+      big = PyLong_AsUnsignedLongLong(obj);
+    }
+    if (overflow < 0 ||
+        (big == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+      PyErr_Clear();
+      // str() refuses ints beyond sys.get_int_max_str_digits().
+      PyObject* text = PyObject_Str(obj);
+      const char* utf8 = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+      if (utf8 == nullptr) {
+        PyErr_Clear();
+      }
+      status = integerTooWide(
+          arg,
+          index,
+          utf8 != nullptr
+              ? utf8
+              : (overflow < 0 ? "a huge negative int" : "a huge int"));
+      Py_XDECREF(text);
+    } else {
+      status = packUnsignedValue(arg, index, static_cast<uint64_t>(big), slot);
+    }
   }
-  if (!status) {
-    raiseError(PyExc_ValueError, status.error());
-    return false;
-  }
-  return true;
+  return status.ok() || raisePackError(status);
 }
 
 inline bool packInteger(
@@ -324,37 +350,72 @@ inline bool packInteger(
   return packIntegerChecked(obj, arg, index, slot);
 }
 
+// float16 bits from the running CPython's PyFloat_Pack2, which Triton-XPU's
+// launcher and torch's unpackTritonFp16 call. Used for NaN only: for every
+// other double it gives what doubleToHalfBits gives, but its NaN rules
+// changed in CPython 3.14 (sign, quiet bit and payload kept).
+XSL_BRIDGE_NOINLINE inline bool pythonHalfNanBits(double value, void* slot) {
+  unsigned char bytes[2] = {0, 0};
+#if PY_VERSION_HEX >= 0x030B0000
+  const int status = PyFloat_Pack2(value, reinterpret_cast<char*>(bytes), 1);
+#else
+  const int status = _PyFloat_Pack2(value, bytes, 1);
+#endif
+  if (status < 0) {
+    return false;
+  }
+  const uint64_t bits =
+      static_cast<uint64_t>(bytes[0]) | (static_cast<uint64_t>(bytes[1]) << 8);
+  std::memcpy(slot, &bits, sizeof(bits));
+  return true;
+}
+
+// Converts `value` by `arg`; raises on float16 overflow.
+inline bool packDouble(
+    const PlannedArg& arg,
+    size_t index,
+    double value,
+    void* slot) {
+  const PackStatus status = packFloatingValue(arg, index, value, slot);
+  if (!status) {
+    return raisePackError(status);
+  }
+  if (arg.type == ArgType::kFloat16 && value != value) {
+    return pythonHalfNanBits(value, slot);
+  }
+  return true;
+}
+
 XSL_BRIDGE_NOINLINE inline bool packFloatingChecked(
     PyObject* obj,
     const PlannedArg& arg,
     size_t index,
     void* slot) {
-  double value = 0.0;
   if (obj == Py_None) {
     raise(
         PyExc_TypeError,
         argWhere(index, arg.type) + ": expected a float, got None");
     return false;
-  } else {
-    value = PyFloat_AsDouble(obj); // float subclasses, ints, __float__
-    if (value == -1.0 && PyErr_Occurred()) {
-      if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-        PyErr_Clear();
-        raise(
-            PyExc_ValueError,
-            argWhere(index, arg.type) + ": the int is too large for a float");
-      } else {
-        PyErr_Clear();
-        raise(
-            PyExc_TypeError,
-            argWhere(index, arg.type) + ": expected a float, got " +
-                typeName(obj));
-      }
-      return false;
-    }
   }
-  packFloatingValue(arg, value, slot);
-  return true;
+  const double value = PyFloat_AsDouble(obj); // float subclasses, ints, ...
+  if (value == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      raise(
+          PyExc_OverflowError,
+          argWhere(index, arg.type) +
+              ": the int is too large for a float (Triton's launcher raises "
+              "OverflowError too); pass a float");
+    } else {
+      PyErr_Clear();
+      raise(
+          PyExc_TypeError,
+          argWhere(index, arg.type) + ": expected a float, got " +
+              typeName(obj));
+    }
+    return false;
+  }
+  return packDouble(arg, index, value, slot);
 }
 
 inline bool packFloating(
@@ -363,8 +424,7 @@ inline bool packFloating(
     size_t index,
     void* slot) {
   if (PyFloat_CheckExact(obj)) {
-    packFloatingValue(arg, PyFloat_AS_DOUBLE(obj), slot);
-    return true;
+    return packDouble(arg, index, PyFloat_AS_DOUBLE(obj), slot);
   }
   return packFloatingChecked(obj, arg, index, slot);
 }

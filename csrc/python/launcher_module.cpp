@@ -493,12 +493,16 @@ PyMethodDef kLauncherMethods[] = {
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(loadKernel)),
      METH_VARARGS | METH_STATIC,
-     "_load_kernel(path, name, shared_mem_bytes, device, /)\n--\n\n"
+     "_load_kernel(path, name, shared_mem_bytes, device, /)
+     --
+
+     "
      "Load kernel `name` from the zebin at `path` on Level Zero device "
      "`device` and return (function, n_regs, n_spills): function is a "
-     "capsule for _launch_kernel, n_regs the GRF count per hardware "
-     "thread, n_spills the spill memory in bytes per thread. Raises "
-     "RuntimeError naming the file, kernel or device on failure."},
+     "capsule for _launch_kernel; n_regs is what Triton-XPU reports (256 "
+     "or 128 when the zebin was built with that GRF option, else 0); "
+     "n_spills the spill memory in bytes per thread. Raises RuntimeError "
+     "naming the file, kernel or device on failure."},
     {"_launch_kernel",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(launchKernel)),

@@ -10,9 +10,10 @@
 This standalone build launches through Level Zero: ``stream`` is a
 ``ze_command_list_handle_t`` of an immediate command list in the launcher's
 context (see ``default_command_list``), and 0 selects the module's default
-synchronous immediate list of the kernel's device. ``n_regs`` is the kernel's
-GRF count per hardware thread and ``n_spills`` its spill memory in bytes per
-thread, the units Triton-XPU's own launcher reports.
+synchronous immediate list of the kernel's device. ``n_regs`` and
+``n_spills`` are what Triton-XPU's own launcher reports for the same zebin:
+256 or 128 when it was built with that GRF option (else 0), and the spill
+memory in bytes per thread.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def add_zebin() -> str:
     """Triton-XPU's pointwise add kernel (with scratch pointers) as a zebin."""
     import launcher_support as support
 
-    return str(support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False))
+    return str(support.compile_opencl(support.TRITON_ADD_SOURCE))
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,8 @@ DEVICE = "pvc"
 
 # Triton-XPU's ABI for a pointwise kernel: the caller's arguments, then the
 # global and profile scratch pointers; sub-group size 16 like Triton-XPU's
-# default threads_per_warp.
+# default threads_per_warp. Compiled with kernels_misc_info, as Triton's
+# zebins have it.
 TRITON_ADD_SOURCE = r"""
 __attribute__((intel_reqd_sub_group_size(16)))
 __kernel void triton_poi_fused_add_0(__global const float* in_ptr0,
@@ -119,7 +120,9 @@ atexit.register(shutil.rmtree, _CACHE_DIR, True)
 def compile_opencl(source: str, options: str = "", device: str = DEVICE,
                    arg_info: bool = True) -> Path:
     """Compiles OpenCL C to a zebin file (cached by content). ``arg_info``
-    adds kernels_misc_info (type names); Triton's zebins have none."""
+    adds kernels_misc_info (argument names and type names such as 'half;2'),
+    which Triton-XPU's zebins carry too; False leaves only the payload
+    arguments, as some other producers do."""
     if arg_info:
         options = ("-cl-kernel-arg-info " + options).strip()
     key = hashlib.sha256((source + "\0" + options + "\0" + device).encode()).hexdigest()[:16]

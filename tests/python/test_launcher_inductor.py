@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pickle
 from types import SimpleNamespace
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import pytest
 
@@ -25,7 +25,6 @@ if _missing is None:
     from xpu_static_launcher._launcher import StaticXpuLauncher
 
 KERNEL = "triton_poi_fused_add_0"
-ARG_NAMES = ["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"]
 NUM_WARPS = 4
 THREADS_PER_WARP = 16  # intel_reqd_sub_group_size(16) in the zebin
 
@@ -38,13 +37,17 @@ class StandInCompiledKernel:
     launch_enter_hook = None
     launch_exit_hook = None
 
-    def __init__(self, zebin: bytes, with_scratch_fields: bool) -> None:
-        params = [SimpleNamespace(num=i, is_constexpr=(name == "XBLOCK"))
-                  for i, name in enumerate(ARG_NAMES)]
-        fn = SimpleNamespace(__name__=KERNEL, arg_names=ARG_NAMES, params=params)
-        signature: Dict[str, str] = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
-                                     "xnumel": "i32", "XBLOCK": "constexpr"}
-        self.src = SimpleNamespace(fn=fn, signature=signature, constants={"XBLOCK": 128})
+    def __init__(self, zebin: bytes, with_scratch_fields: bool,
+                 name: str = KERNEL, signature: Optional[Dict[str, str]] = None) -> None:
+        if signature is None:
+            signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
+                         "xnumel": "i32", "XBLOCK": "constexpr"}
+        arg_names = list(signature)
+        params = [SimpleNamespace(num=i, is_constexpr=(signature[arg] == "constexpr"))
+                  for i, arg in enumerate(arg_names)]
+        fn = SimpleNamespace(__name__=name, arg_names=arg_names, params=params)
+        constants = {arg: 128 for arg in arg_names if signature[arg] == "constexpr"}
+        self.src = SimpleNamespace(fn=fn, signature=signature, constants=constants)
         self.asm = {"zebin": zebin, "spv": b""}
         self.hash = "0123456789abcdef"
         self._cubin_path = None
@@ -68,8 +71,10 @@ def installed():
 
 @pytest.fixture(scope="module")
 def zebin_bytes() -> bytes:
-    # Triton's zebins carry no kernels_misc_info: compile without arg info.
-    return support.compile_opencl(support.TRITON_ADD_SOURCE, arg_info=False).read_bytes()
+    # Like Triton-XPU's zebins, this one carries kernels_misc_info.
+    data = support.compile_opencl(support.TRITON_ADD_SOURCE).read_bytes()
+    assert b"kernels_misc_info" in data
+    return data
 
 
 @pytest.fixture()
@@ -98,7 +103,7 @@ def test_inductor_writes_loads_and_runs_the_kernel(installed, zebin_bytes, devic
     assert restored.function is None and restored.cubin_raw == zebin_bytes
 
     kernel.load_kernel(0)
-    assert kernel.n_regs == 128  # GRF count, as Triton-XPU reports it
+    assert kernel.n_regs == 0  # default GRF mode, as Triton-XPU reports it
     assert kernel.n_spills == 0
     assert kernel.cubin_path is None and kernel.cubin_raw is None
 
@@ -132,3 +137,68 @@ def test_cpu_tensor_is_rejected_before_the_launch(installed, zebin_bytes, tmp_pa
     with pytest.raises(ValueError, match="argument 0 .*not device memory"):
         kernel.run(1, 1, 1, 0, cpu, cpu, 16)
     assert records.count() == 0
+
+
+# Triton declares fp16 and bf16 parameters `half`; the zebin's
+# kernels_misc_info says 'half;2' for both.
+HALF_SCALAR_SOURCE = r"""
+__kernel void triton_scale(__global float* out_ptr0, half scale,
+                           __global void* global_scratch,
+                           __global void* profile_scratch) {
+  out_ptr0[get_global_id(0)] = (float)scale;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def half_scalar_zebin() -> bytes:
+    data = support.compile_opencl(HALF_SCALAR_SOURCE).read_bytes()
+    assert b"'half;2'" in data
+    return data
+
+
+def _load_half_kernel(zebin: bytes, tmp_path, triton_type: str):
+    signature = {"out_ptr0": "*fp32", "scale": triton_type}
+    compiled = StandInCompiledKernel(zebin, True, "triton_scale", signature)
+    kernel = stl.StaticallyLaunchedXpuKernel(compiled)
+    kernel.reload_cubin_from_raw(str(tmp_path / "triton_scale.zebin"))
+    kernel.load_kernel(0)
+    return kernel
+
+
+@pytest.mark.parametrize("triton_type", ["fp16", "bf16"])
+def test_torch_2_13_half_scalar_is_refused_not_guessed(
+        installed, half_scalar_zebin, device_buffers, tmp_path, triton_type):
+    # torch 2.13 maps fp16 and bf16 (and fp32) to 'f': the launcher cannot
+    # know which bits the kernel wants, so it refuses instead of guessing.
+    kernel = _load_half_kernel(half_scalar_zebin, tmp_path, triton_type)
+    assert kernel.arg_tys == "Of"
+    records = support.DriverRecords()
+    records.clear()
+    with pytest.raises(ValueError) as error:
+        kernel.run(1, 1, 1, 0, support.FakeTensor(device_buffers[0]), 3.140625)
+    message = str(error.value)
+    assert "kernel 'triton_scale': argument 1 ('f', float32)" in message
+    assert "'half;2'" in message and "'e' (float16) or 'y' (bfloat16)" in message
+    assert records.count() == 0
+
+
+@pytest.mark.parametrize("triton_type, bits", [("fp16", 0x4248), ("bf16", 0x4049)])
+def test_torch_2_15_codes_give_the_right_half_bits(
+        installed, half_scalar_zebin, device_buffers, tmp_path, monkeypatch,
+        triton_type, bits):
+    # torch >= 2.15 maps fp16 -> 'e' and bf16 -> 'y' (its
+    # static_triton_launcher.py type_mappings); the rest of its table is 2.13's.
+    table = dict(stl.StaticallyLaunchedTritonKernel.type_mappings())
+    table.update({"fp16": "e", "bf16": "y"})
+    monkeypatch.setattr(stl.StaticallyLaunchedTritonKernel, "type_mappings",
+                        staticmethod(lambda: table))
+    kernel = _load_half_kernel(half_scalar_zebin, tmp_path, triton_type)
+    assert kernel.arg_tys == "O" + table[triton_type]
+    records = support.DriverRecords()
+    records.clear()
+    kernel.run(1, 1, 1, 0, support.FakeTensor(device_buffers[0]), 3.140625)
+    scale = records.launch(0)["args"][1]
+    # 3.140625 is 0x4248 as fp16 and 0x4049 as bf16; a bf16 kernel reading
+    # the fp16 bits 0x4248 sees 50.0, the bug this guards against.
+    assert scale["bytes"][:2] == bits.to_bytes(2, "little")

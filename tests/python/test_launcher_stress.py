@@ -145,7 +145,7 @@ def test_memory_flat_over_20k_rejected_launches(add_zebin, buffers):
     src, dst = buffers[0], buffers[1]
     host = bytearray(64)
     bad_calls = [
-        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst, 2**40, None, None), 0),
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst, 2**64, None, None), 0),
         lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst, None, None, None), 0),
         lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOxOO", (src, dst, 1, None, None), 0),
         lambda: L._launch_kernel(function, -1, 1, 1, 4, 0, "OOiOO", (src, dst, 1, None, None), 0),
@@ -159,7 +159,7 @@ def test_memory_flat_over_20k_rejected_launches(add_zebin, buffers):
         for i in range(count):
             try:
                 bad_calls[i % len(bad_calls)]()
-            except (TypeError, ValueError, RuntimeError):
+            except (TypeError, ValueError, OverflowError, RuntimeError):
                 pass
             else:
                 raise AssertionError(f"bad call {i % len(bad_calls)} did not raise")

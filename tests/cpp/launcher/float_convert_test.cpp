@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 
 namespace xsl {
@@ -50,7 +51,22 @@ TEST(FloatConvert, HalfRoundTripsAndTiesToEvenExhaustive) {
   }
 }
 
-TEST(FloatConvert, BFloat16RoundTripsAndTiesToEvenExhaustive) {
+uint32_t floatBits(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+double doubleFromBits(uint64_t bits) {
+  double value = 0;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// bf16 is the top half of (float)x: every bf16 value converts to itself, and
+// every double in between truncates to the bf16 below it (in magnitude)
+// unless the float rounding already reached the one above.
+TEST(FloatConvert, BFloat16TruncatesTheFloatExhaustive) {
   for (uint32_t bits = 0; bits < 0x7f80; ++bits) {
     for (uint32_t sign : {0u, 0x8000u}) {
       const uint16_t pattern = static_cast<uint16_t>(bits | sign);
@@ -65,10 +81,13 @@ TEST(FloatConvert, BFloat16RoundTripsAndTiesToEvenExhaustive) {
       const uint16_t next = static_cast<uint16_t>((bits + 1) | sign);
       const double upper = bfloat16BitsToDouble(next);
       const double middle = (value + upper) / 2;
-      const uint16_t even = (bits & 1) == 0 ? pattern : next;
-      ASSERT_EQ(doubleToBFloat16Bits(middle), even) << std::hex << pattern;
-      ASSERT_EQ(doubleToBFloat16Bits(std::nextafter(middle, upper)), next);
-      ASSERT_EQ(doubleToBFloat16Bits(std::nextafter(middle, value)), pattern);
+      // The midpoint and everything up to the last float below `upper`
+      // truncate down (rounding would tie the midpoint to even).
+      ASSERT_EQ(doubleToBFloat16Bits(middle), pattern) << std::hex << pattern;
+      ASSERT_EQ(doubleToBFloat16Bits(std::nextafter(middle, upper)), pattern);
+      const double last_float_below = static_cast<double>(
+          floatFromBits((uint32_t{pattern} << 16) | 0xffffu));
+      ASSERT_EQ(doubleToBFloat16Bits(last_float_below), pattern);
     }
   }
 }
@@ -80,15 +99,23 @@ TEST(FloatConvert, HalfSpecialValues) {
   EXPECT_EQ(doubleToHalfBits(1.0), 0x3c00);
   EXPECT_EQ(doubleToHalfBits(-2.0), 0xc000);
   EXPECT_EQ(doubleToHalfBits(65504.0), 0x7bff);
-  // Largest finite + half an ulp ties to even: the "even" neighbour is inf.
-  EXPECT_EQ(doubleToHalfBits(65520.0), 0x7c00);
+  // Largest finite + half an ulp ties to even, i.e. past the largest finite:
+  // PyFloat_Pack2 raises OverflowError there, as for anything larger.
+  EXPECT_EQ(doubleToHalfBits(65520.0), std::nullopt);
+  EXPECT_EQ(doubleToHalfBits(-65520.0), std::nullopt);
   EXPECT_EQ(doubleToHalfBits(std::nextafter(65520.0, 0.0)), 0x7bff);
-  EXPECT_EQ(doubleToHalfBits(1e300), 0x7c00);
-  EXPECT_EQ(doubleToHalfBits(-1e300), 0xfc00);
+  EXPECT_EQ(doubleToHalfBits(-std::nextafter(65520.0, 0.0)), 0xfbff);
+  EXPECT_EQ(doubleToHalfBits(1e300), std::nullopt);
+  EXPECT_EQ(doubleToHalfBits(-1e300), std::nullopt);
+  EXPECT_EQ(doubleToHalfBits(std::numeric_limits<double>::max()), std::nullopt);
+  // Infinities pass as infinities.
   EXPECT_EQ(doubleToHalfBits(inf), 0x7c00);
   EXPECT_EQ(doubleToHalfBits(-inf), 0xfc00);
-  EXPECT_TRUE(isHalfNan(doubleToHalfBits(std::nan(""))));
-  EXPECT_EQ(doubleToHalfBits(-std::nan("")) & 0x8000, 0x8000);
+  // NaN: the quiet NaN with the sign, payload dropped (CPython <= 3.13).
+  EXPECT_EQ(doubleToHalfBits(std::nan("")), 0x7e00);
+  EXPECT_EQ(doubleToHalfBits(-std::nan("")), 0xfe00);
+  EXPECT_EQ(doubleToHalfBits(doubleFromBits(0x7ff4000000000001)), 0x7e00);
+  EXPECT_TRUE(isHalfNan(*doubleToHalfBits(std::nan(""))));
   // Smallest subnormal 2^-24; half of it ties to even (zero); just above
   // rounds up.
   EXPECT_EQ(doubleToHalfBits(std::ldexp(1.0, -24)), 0x0001);
@@ -110,45 +137,69 @@ TEST(FloatConvert, BFloat16SpecialValues) {
   EXPECT_EQ(doubleToBFloat16Bits(-0.0), 0x8000);
   EXPECT_EQ(doubleToBFloat16Bits(inf), 0x7f80);
   EXPECT_EQ(doubleToBFloat16Bits(-inf), 0xff80);
+  // Beyond float's range (float)x is inf, so bf16 is inf: no error.
   EXPECT_EQ(doubleToBFloat16Bits(1e300), 0x7f80);
+  EXPECT_EQ(doubleToBFloat16Bits(-1e300), 0xff80);
+  // Float's largest finite truncates to bf16's largest finite.
+  EXPECT_EQ(doubleToBFloat16Bits(std::numeric_limits<float>::max()), 0x7f7f);
   EXPECT_TRUE(isBFloat16Nan(doubleToBFloat16Bits(std::nan(""))));
-  // Rounds, does not truncate (upstream truncates): 1 + 3/256 is the
-  // midpoint between 1 + 1/128 and 1 + 2/128 and ties to the even one.
-  EXPECT_EQ(doubleToBFloat16Bits(1.01171875), 0x3f82);
-  EXPECT_EQ(doubleToBFloat16Bits(0.1), 0x3dcd);
-  // One rounding from double: via float this would round twice. The value
-  // 1 + 2^-8 + 2^-30 is just above a bf16 midpoint, but rounds to exactly
-  // the midpoint 1 + 2^-8 in float, which then ties to even (down).
-  const double above_mid = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30);
-  EXPECT_EQ(doubleToBFloat16Bits(above_mid), 0x3f81);
-  // Smallest bf16 subnormal 2^-133.
+  EXPECT_EQ(doubleToBFloat16Bits(-std::nan("")), 0xffc0);
+  // Truncates, as Triton-XPU's extractBF16 and torch's unpackTritonBf16:
+  // 0.1 is 0x3dcccccd as a float; the nearest bf16 would be 0x3dcd.
+  EXPECT_EQ(doubleToBFloat16Bits(0.1), 0x3dcc);
+  EXPECT_EQ(doubleToBFloat16Bits(-0.1), 0xbdcc);
+  EXPECT_EQ(doubleToBFloat16Bits(3.140625), 0x4049);
+  // 1 + 3/256, the midpoint of 0x3f81 and 0x3f82: truncated, not tied.
+  EXPECT_EQ(doubleToBFloat16Bits(1.01171875), 0x3f81);
+  // The float rounding comes first: 1 + 2^-7 - 2^-40 rounds to the float
+  // 1 + 2^-7 (0x3f810000), while 1 + 2^-7 - 2^-20 is a float below it.
+  EXPECT_EQ(
+      doubleToBFloat16Bits(1.0 + std::ldexp(1.0, -7) - std::ldexp(1.0, -40)),
+      0x3f81);
+  EXPECT_EQ(
+      doubleToBFloat16Bits(1.0 + std::ldexp(1.0, -7) - std::ldexp(1.0, -20)),
+      0x3f80);
+  // Smallest bf16 subnormal 2^-133; below it truncates to zero.
   EXPECT_EQ(doubleToBFloat16Bits(std::ldexp(1.0, -133)), 0x0001);
   EXPECT_EQ(doubleToBFloat16Bits(std::ldexp(1.0, -134)), 0x0000);
+  EXPECT_EQ(doubleToBFloat16Bits(1.9 * std::ldexp(1.0, -133)), 0x0001);
 }
 
-TEST(FloatConvert, Float32MatchesHardwareConversionInRange) {
+// (float)x and its top half against the hardware conversion, for doubles in
+// and around float's range and for NaNs with random payloads.
+TEST(FloatConvert, Float32AndBFloat16MatchHardwareConversion) {
   std::mt19937_64 random(12345);
   std::uniform_int_distribution<uint64_t> any_bits;
   const double float_max = std::numeric_limits<float>::max();
+  int checked = 0;
   for (int i = 0; i < 200000; ++i) {
     const uint64_t bits = any_bits(random);
-    double value = 0;
-    std::memcpy(&value, &bits, sizeof(value));
-    // Narrow the exponent range so most samples land near float's range.
-    int exponent = 0;
-    value = std::ldexp(
-        std::frexp(value, &exponent) * 2, static_cast<int>(bits % 300) - 160);
-    if (!(std::fabs(value) <= float_max)) {
-      continue;
+    double value = doubleFromBits(bits);
+    if (i % 10 == 0) {
+      // A NaN with this sign and payload.
+      value =
+          doubleFromBits((bits & 0x800fffffffffffffu) | 0x7ff0000000000001u);
+    } else {
+      // Narrow the exponent range so most samples land near float's range.
+      int exponent = 0;
+      value = std::ldexp(
+          std::frexp(value, &exponent) * 2, static_cast<int>(bits % 300) - 160);
+      if (!(std::fabs(value) <= float_max)) {
+        continue; // a C cast out of float's range is undefined in C++
+      }
     }
-    const float expected = static_cast<float>(value);
-    uint32_t expected_bits = 0;
-    std::memcpy(&expected_bits, &expected, sizeof(expected));
-    ASSERT_EQ(doubleToFloatBits(value), expected_bits) << value;
+    const uint32_t expected = floatBits(static_cast<float>(value));
+    ASSERT_EQ(doubleToFloatBits(value), expected) << std::hex << bits;
+    ASSERT_EQ(doubleToBFloat16Bits(value), expected >> 16) << std::hex << bits;
+    ++checked;
   }
+  EXPECT_GT(checked, 100000);
   EXPECT_EQ(doubleToFloatBits(1e300), 0x7f800000u);
   EXPECT_EQ(doubleToFloatBits(-1e300), 0xff800000u);
   EXPECT_EQ(doubleToFloatBits(1e-300), 0u);
+  // NaN: quieted, sign and the payload's top 22 bits kept.
+  EXPECT_EQ(doubleToFloatBits(doubleFromBits(0x7ff4000000000001)), 0x7fe00000u);
+  EXPECT_EQ(doubleToFloatBits(doubleFromBits(0xfff0000020000000)), 0xffc00001u);
 }
 
 } // namespace
