@@ -11,6 +11,14 @@ values expected from the kernel sources (argument kinds and sizes, SLM,
 barriers, required sub-group size, GRF), and the same flattened to one
 tab-separated line per kernel in <out>/manifest.tsv for C++ tests.
 
+The real Triton kernels' committed SPIR-V (triton/*.spv, made by
+triton/make_triton_spirv.py) is compiled the way Triton-XPU compiles it
+(`-spirv_input`, its build flags as -options) for pvc, dg2 and acm-g10, at
+Triton's default GRF and at 256 GRF where the device has it; kernels with
+fp64 parameters only for devices with fp64. Those zebins are
+<out>/triton_<kernel>_<device>_grf<N>.zebin, listed in
+<out>/triton_manifest.json.
+
 ocloc 22.x writes the legacy patch-token format unless given
 `-internal_options -ze-allow-zebin`; newer versions write zebin by default.
 The script passes the option to 22.x and, for any version, retries with it
@@ -46,6 +54,10 @@ LARGE_GRF_DEVICES = {"dg2", "acm-g10", "pvc", "bmg", "lnl-m", "ptl-h"}
 SPIRV_DEVICE = "pvc"
 ZEBIN_OPTION = ["-internal_options", "-ze-allow-zebin"]
 LARGE_GRF_OPTION = "-cl-intel-256-GRF-per-thread"
+TRITON_DIR = HERE / "triton"
+# Devices Triton-XPU compiles for, among those the corpus knows.
+TRITON_DEVICES = ["pvc", "dg2", "acm-g10"]
+FP64_DEVICES = {"pvc"}
 
 # Expected values per kernel, from the sources. Argument entries are
 # (kind, bytes of the source type); kinds as the reader's user arguments.
@@ -142,13 +154,18 @@ def needs_zebin_option(version: str) -> bool:
 
 
 class Build:
-    def __init__(self, source: str, device: str, grf: int, spirv: bool) -> None:
-        self.source = source  # stem of tests/kernels/<source>.cl
+    def __init__(self, source: str, device: str, grf: int, spirv: bool,
+                 triton: bool = False) -> None:
+        # Stem of tests/kernels/<source>.cl, or of triton/<source>.spv.
+        self.source = source
         self.device = device
         self.grf = grf
-        self.spirv = spirv
-        suffix = "_spirv" if spirv else ""
-        self.name = f"{source}_{device}_grf{grf}{suffix}"
+        self.spirv = spirv or triton
+        self.triton = triton
+        if triton:
+            self.name = f"triton_{source}_{device}_grf{grf}"
+        else:
+            self.name = f"{source}_{device}_grf{grf}{'_spirv' if spirv else ''}"
 
     def options(self) -> List[str]:
         return ["-options", LARGE_GRF_OPTION] if self.grf == 256 else []
@@ -158,7 +175,9 @@ def compile_one(ocloc: str, build: Build, work: Path, zebin_option: bool) -> Pat
     """Runs ocloc; returns the zebin path. Raises RuntimeError with the log."""
     out_dir = work / build.name
     out_dir.mkdir(parents=True, exist_ok=True)
-    if build.spirv:
+    if build.triton:
+        inputs = ["-file", str(TRITON_DIR / f"{build.source}.spv"), "-spirv_input"]
+    elif build.spirv:
         source = work / "spirv" / f"{build.source}.spv"
         inputs = ["-file", str(source), "-spirv_input"]
     else:
@@ -218,9 +237,38 @@ def expected_kernels(build: Build) -> List[Dict[str, Any]]:
     return kernels
 
 
+def triton_kernels() -> Dict[str, Dict[str, Any]]:
+    """triton/<name>.json for every committed triton/<name>.spv."""
+    kernels = {}
+    for spv in sorted(TRITON_DIR.glob("*.spv")):
+        meta = spv.with_suffix(".json")
+        try:
+            kernels[spv.stem] = json.loads(meta.read_text())
+        except (OSError, ValueError) as error:
+            raise RuntimeError(f"{meta}: unreadable ({error}); regenerate it with "
+                               "triton/make_triton_spirv.py") from error
+    return kernels
+
+
+def triton_builds(devices: Sequence[str]) -> List[Build]:
+    builds = []
+    for name, meta in triton_kernels().items():
+        for device in TRITON_DEVICES:
+            if device not in devices:
+                continue
+            if meta.get("needs_fp64") and device not in FP64_DEVICES:
+                continue
+            builds.append(Build(name, device, 128, False, triton=True))
+            if device in LARGE_GRF_DEVICES:
+                builds.append(Build(name, device, 256, False, triton=True))
+    return builds
+
+
 def fingerprint(ocloc: str, version: str, devices: Sequence[str]) -> str:
     h = hashlib.sha256()
-    for path in sorted(HERE.glob("*.cl")) + [Path(__file__).resolve()]:
+    inputs = (sorted(HERE.glob("*.cl")) + sorted(TRITON_DIR.glob("*.spv"))
+              + sorted(TRITON_DIR.glob("*.json")))
+    for path in inputs + [Path(__file__).resolve()]:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(f"{os.path.realpath(ocloc)}|{version}|{','.join(devices)}".encode())
@@ -241,6 +289,7 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
         for source in sorted(SOURCES):
             spirv_builds.append(Build(source, SPIRV_DEVICE, 128, True))
         spirv_builds.append(Build("spill", SPIRV_DEVICE, 256, True))
+    spirv_builds += triton_builds(devices)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -261,8 +310,18 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
                     shutil.copyfile(spv, work / "spirv" / f"{build.source}.spv")
             done += list(pool.map(run, spirv_builds))
         files = []
+        triton_files = []
         for build, binary in done:
             shutil.copyfile(binary, out / f"{build.name}.zebin")
+            if build.triton:
+                triton_files.append({
+                    "file": f"{build.name}.zebin",
+                    "kernel": build.source,
+                    "device": build.device,
+                    "grf_mode": build.grf,
+                    "options": " ".join(build.options()),
+                })
+                continue
             files.append({
                 "file": f"{build.name}.zebin",
                 "device": build.device,
@@ -274,6 +333,8 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
             })
         for spv in sorted((work / "spirv").glob("*.spv")):
             shutil.copyfile(spv, out / spv.name)
+    (out / "triton_manifest.json").write_text(json.dumps({"files": triton_files},
+                                                         indent=1) + "\n")
     return {
         "ocloc": {"path": ocloc, "version": version,
                   "zebin_option": " ".join(ZEBIN_OPTION) if zebin_option else ""},
@@ -368,7 +429,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             os.replace(staging, cached)
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)  # another build won
-    print(f"make_corpus: {len(manifest['files'])} zebins for "
+    triton_count = len(list(args.out.glob("triton_*.zebin")))
+    print(f"make_corpus: {len(manifest['files'])} zebins and {triton_count} from "
+          f"Triton SPIR-V for "
           f"{', '.join(devices)} (ocloc {version or 'unknown'}) in {args.out}")
     return 0
 

@@ -39,6 +39,17 @@ def zebin_corpus(xsl_build_dir: Path) -> Path:
     return corpus
 
 
+@pytest.fixture(scope="session")
+def exe(xsl_build_dir: Path) -> Path:
+    """The build tree's zebin-info executable."""
+    from zebin_support import zebin_info_exe
+
+    path = zebin_info_exe(xsl_build_dir)
+    if path is None:
+        pytest.skip(f"zebin-info not built in {xsl_build_dir}")
+    return path
+
+
 # --- Launcher fixtures shared by the test_launcher_*.py modules, which set up
 # the test driver environment (launcher_support.setup_environment) on import
 # and skip themselves when it is missing.
@@ -68,3 +79,19 @@ def kernels_zebin() -> str:
     import launcher_support as support
 
     return str(support.compile_opencl(support.LAUNCHER_KERNELS_SOURCE))
+
+
+@pytest.fixture()
+def installed():
+    """torch._C._StaticXpuLauncher is the launcher during the test (what
+    Inductor's StaticallyLaunchedXpuKernel calls), restored afterwards."""
+    import torch
+    from xpu_static_launcher._launcher import StaticXpuLauncher
+
+    previous = getattr(torch._C, "_StaticXpuLauncher", None)
+    torch._C._StaticXpuLauncher = StaticXpuLauncher
+    yield
+    if previous is None:
+        del torch._C._StaticXpuLauncher
+    else:
+        torch._C._StaticXpuLauncher = previous

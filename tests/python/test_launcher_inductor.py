@@ -58,17 +58,6 @@ class StandInCompiledKernel:
         self.metadata = SimpleNamespace(**metadata)
 
 
-@pytest.fixture()
-def installed():
-    previous = getattr(torch._C, "_StaticXpuLauncher", None)
-    torch._C._StaticXpuLauncher = StaticXpuLauncher
-    yield
-    if previous is None:
-        del torch._C._StaticXpuLauncher
-    else:
-        torch._C._StaticXpuLauncher = previous
-
-
 @pytest.fixture(scope="module")
 def zebin_bytes() -> bytes:
     # Like Triton-XPU's zebins, this one carries kernels_misc_info.

@@ -9,19 +9,11 @@ from typing import Any, Dict, List
 
 import pytest
 
-from zebin_support import load_manifest, run_zebin_info, zebin_info_exe
+from zebin_support import load_manifest, run_zebin_info
 
 KERNEL_KEYS = {"name", "simd_size", "grf_count", "spill_size", "private_size", "slm_size",
                "barrier_count", "required_sub_group_size", "threads_per_warp", "args"}
 ARG_KEYS = {"index", "kind", "size", "type_size", "name", "type_name"}
-
-
-@pytest.fixture(scope="module")
-def exe(xsl_build_dir: Path) -> Path:
-    path = zebin_info_exe(xsl_build_dir)
-    if path is None:
-        pytest.skip(f"zebin-info not built in {xsl_build_dir}")
-    return path
 
 
 @pytest.fixture(scope="module")
