@@ -493,10 +493,7 @@ PyMethodDef kLauncherMethods[] = {
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(loadKernel)),
      METH_VARARGS | METH_STATIC,
-     "_load_kernel(path, name, shared_mem_bytes, device, /)
-     --
-
-     "
+     "_load_kernel(path, name, shared_mem_bytes, device, /)\n--\n\n"
      "Load kernel `name` from the zebin at `path` on Level Zero device "
      "`device` and return (function, n_regs, n_spills): function is a "
      "capsule for _launch_kernel; n_regs is what Triton-XPU reports (256 "

@@ -307,69 +307,29 @@ SCALAR_VALUES = {"i1": True, "i8": -3, "i16": -300, "i32": -70000, "i64": -(2**4
 BF16_ARG = 1 + list(SCALAR_VALUES).index("bf16")
 
 
-def launch_scalars(zebin_corpus: Path, triton_files: List[Dict[str, Any]], tmp_path: Path,
-                   records: Any, device_buffers: List[int]) -> List[Dict[str, Any]]:
-    """Launches `scalars` through StaticallyLaunchedXpuKernel with
-    SCALAR_VALUES; returns the recorded arguments."""
+@launcher_only
+@needs_torch
+def test_half_scalar_from_torch_2_13_is_refused_not_guessed(installed, records,
+                                                           device_buffers: List[int],
+                                                           zebin_corpus: Path,
+                                                           triton_files: List[Dict[str, Any]],
+                                                           tmp_path: Path) -> None:
+    """torch 2.13 sends fp16, bf16 and fp32 scalars all as 'f'; the zebin
+    declares both fp16 and bf16 parameters as `half;2`. Packing either would
+    be a guess (bf16 3.140625 as fp16 bits reads as 50.0), so it is refused."""
     from xpu_static_launcher import launcher
 
     meta = KERNELS["scalars"]
     assert runtime_types(meta) == ["*i64"] + list(SCALAR_VALUES)
     kernel = load_static_kernel("scalars", zebin_path(zebin_corpus, triton_files, "scalars",
                                                       128), tmp_path)
-    # torch 2.13 sends i1 as 'i', and fp16 and bf16 both as 'f'.
     assert kernel.arg_tys == "OibhilBHIKfffd"
     device_buffers.append(launcher.device_alloc(0, 4096))
     records.clear()
-    kernel.run(1, 1, 1, 0, support.FakeTensor(device_buffers[0]), *SCALAR_VALUES.values())
-    launch = records.launch(0)
-    assert launch["group_size"] == (meta["num_warps"] * meta["threads_per_warp"], 1, 1)
+    with pytest.raises(ValueError, match=r"argument 10 .*'half;2'.*pass 'e' \(float16\) or 'y'"):
+        kernel.run(1, 1, 1, 0, support.FakeTensor(device_buffers[0]), *SCALAR_VALUES.values())
+    assert records.count() == 0
     kernel.close()
-    return launch["args"]
-
-
-@launcher_only
-@needs_torch
-def test_scalar_of_each_triton_type(installed, records, device_buffers: List[int],
-                                    zebin_corpus: Path, triton_files: List[Dict[str, Any]],
-                                    tmp_path: Path) -> None:
-    args = launch_scalars(zebin_corpus, triton_files, tmp_path, records, device_buffers)
-    assert args[0]["bytes"] == support.le_bytes(device_buffers[0], 8)
-    # IGC pads 1- and 2-byte parameters to 4-byte payloads: the value arrives
-    # sign/zero-extended (by the type code) to the payload size.
-    expected = {
-        1: support.le_bytes(1, 4),
-        2: support.le_bytes(-3, 4, signed=True),
-        3: support.le_bytes(-300, 4, signed=True),
-        4: support.le_bytes(-70000, 4, signed=True),
-        5: support.le_bytes(-(2**40), 8, signed=True),
-        6: support.le_bytes(200, 4),
-        7: support.le_bytes(60000, 4),
-        8: support.le_bytes(2**31 + 5, 4),
-        9: support.le_bytes(2**63 + 7, 8),
-        10: struct.pack("<e", 1.5) + bytes(2),
-        # 11 is bf16: see the xfail tests below.
-        12: struct.pack("<f", 2.5),
-        13: struct.pack("<d", 0.1),
-    }
-    assert len(args) == 14
-    assert {i: args[i]["bytes"] for i in expected} == expected
-    assert args[BF16_ARG]["size"] == 4
-
-
-# Known wrong today (issue #13): torch 2.13 passes bf16 scalars with code
-# 'f', the zebin declares the parameter `half;2`, so the launcher packs fp16
-# bits: 3.140625 arrives as 0x4248 (50.0 as bf16) instead of 0x4049.
-@launcher_only
-@needs_torch
-@pytest.mark.xfail(strict=True, reason="#13: bf16 scalar sent as 'f' is packed as fp16")
-def test_bf16_scalar_from_torch_arrives_as_bfloat16(installed, records,
-                                                    device_buffers: List[int],
-                                                    zebin_corpus: Path,
-                                                    triton_files: List[Dict[str, Any]],
-                                                    tmp_path: Path) -> None:
-    args = launch_scalars(zebin_corpus, triton_files, tmp_path, records, device_buffers)
-    assert args[BF16_ARG]["bytes"] == struct.pack("<H", 0x4049) + bytes(2)
 
 
 def launch_scalars_directly(zebin_corpus: Path, triton_files: List[Dict[str, Any]],
@@ -388,23 +348,43 @@ def launch_scalars_directly(zebin_corpus: Path, triton_files: List[Dict[str, Any
     return records.launch(0)["args"]
 
 
+# torch >= 2.15's codes: 'e' for fp16, 'y' for bf16.
+TORCH_2_15_CODES = "OibhilBHIKeyfd"
+
+
 @launcher_only
-def test_bf16_scalar_with_code_y_arrives_as_bfloat16(records, device_buffers: List[int],
-                                                     zebin_corpus: Path,
-                                                     triton_files: List[Dict[str, Any]]) -> None:
+def test_scalar_of_each_triton_type(records, device_buffers: List[int], zebin_corpus: Path,
+                                    triton_files: List[Dict[str, Any]]) -> None:
     args = launch_scalars_directly(zebin_corpus, triton_files, records, device_buffers,
-                                   "OibhilBHIKfyfd", 3.140625)
-    assert args[BF16_ARG]["bytes"] == struct.pack("<H", 0x4049) + bytes(2)
+                                   TORCH_2_15_CODES, SCALAR_VALUES["bf16"])
+    assert args[0]["bytes"] == support.le_bytes(device_buffers[0], 8)
+    # IGC pads 1- and 2-byte parameters to 4-byte payloads: the value arrives
+    # sign/zero-extended (by the type code) to the payload size.
+    expected = {
+        1: support.le_bytes(1, 4),
+        2: support.le_bytes(-3, 4, signed=True),
+        3: support.le_bytes(-300, 4, signed=True),
+        4: support.le_bytes(-70000, 4, signed=True),
+        5: support.le_bytes(-(2**40), 8, signed=True),
+        6: support.le_bytes(200, 4),
+        7: support.le_bytes(60000, 4),
+        8: support.le_bytes(2**31 + 5, 4),
+        9: support.le_bytes(2**63 + 7, 8),
+        10: struct.pack("<e", 1.5) + bytes(2),
+        11: struct.pack("<H", 0x4049) + bytes(2),  # bf16 3.140625, not fp16 0x4248
+        12: struct.pack("<f", 2.5),
+        13: struct.pack("<d", 0.1),
+    }
+    assert len(args) == 14
+    assert {i: args[i]["bytes"] for i in expected} == expected
 
 
-# Known wrong today (issue #13): Triton makes a bf16 scalar from the top 16
-# bits of the fp32 value (truncation), so 0.1 (fp32 0x3dcccccd) must arrive
-# as 0x3dcc; the launcher rounds to nearest and passes 0x3dcd.
+# Triton makes a bf16 scalar from the top 16 bits of the fp32 value
+# (truncation): 0.1 (fp32 0x3dcccccd) arrives as 0x3dcc, not rounded 0x3dcd.
 @launcher_only
-@pytest.mark.xfail(strict=True, reason="#13: bf16 scalars are rounded, Triton truncates")
 def test_bf16_scalar_is_truncated_like_triton(records, device_buffers: List[int],
                                               zebin_corpus: Path,
                                               triton_files: List[Dict[str, Any]]) -> None:
     args = launch_scalars_directly(zebin_corpus, triton_files, records, device_buffers,
-                                   "OibhilBHIKfyfd", 0.1)
+                                   TORCH_2_15_CODES, 0.1)
     assert args[BF16_ARG]["bytes"] == struct.pack("<H", 0x3DCC) + bytes(2)
