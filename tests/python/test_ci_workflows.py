@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -138,3 +139,16 @@ def test_xpu_run_uses_a_fresh_work_folder():
             assert "C:\\xsl\\work" not in str(value), f"{step.get('name')}: use ${{{{ env.XSL_WORK }}}}"
     cleanup = job["steps"][-1]
     assert cleanup.get("if") == "always()" and "rmdir" in cleanup["run"] and "%XSL_WORK%" in cleanup["run"]
+
+
+def test_msvc_builds_and_tests_as_cxx20_too():
+    """torch >= 2.13 builds as C++20 (/std:c++20): the MSVC job must build
+    and test the sources that way as well as C++17."""
+    text = (CI / "windows-msvc.yml").read_text(encoding="utf-8")
+    for command in ("cmake --preset windows-msvc-cxx20", "cmake --build --preset windows-msvc-cxx20",
+                    "ctest --preset windows-msvc-cxx20"):
+        assert command in text
+    presets = json.loads((REPO / "CMakePresets.json").read_text(encoding="utf-8"))
+    [configure] = [p for p in presets["configurePresets"] if p["name"] == "windows-msvc-cxx20"]
+    assert configure["inherits"] == "windows-msvc"
+    assert configure["cacheVariables"]["CMAKE_CXX_STANDARD"] == "20"
