@@ -1,5 +1,6 @@
 #include "launcher/loaded_kernel.h"
 
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -44,6 +45,27 @@ int64_t LoadedKernel::registerCount() const noexcept {
 
 int64_t LoadedKernel::spillCount() const noexcept {
   return kernel_.properties().spill_mem_size;
+}
+
+Status LoadedKernel::checkSharedMemory(uint64_t dynamic_bytes) const {
+  Expected<level_zero::DeviceProperties> device =
+      context().device().properties();
+  if (!device) {
+    return std::move(device).error();
+  }
+  const uint64_t static_bytes = kernel_.properties().local_mem_size;
+  const uint64_t limit = device->max_shared_local_memory;
+  if (dynamic_bytes + static_bytes <= limit) {
+    return Status();
+  }
+  return Error(
+      "kernel '" + name() + "' needs " +
+      std::to_string(dynamic_bytes + static_bytes) +
+      " bytes of shared local memory (" + std::to_string(dynamic_bytes) +
+      " dynamic + " + std::to_string(static_bytes) + " static), but device '" +
+      device->name + "' has " + std::to_string(limit) +
+      " (Triton raises OutOfResources here): compile it with fewer stages or "
+      "smaller blocks");
 }
 
 Expected<const ArgPlan*> LoadedKernel::planFor(std::string_view type_codes) {

@@ -61,6 +61,12 @@ class LoadedKernel {
   // Spill memory in bytes per thread, zeKernelGetProperties().spillMemSize:
   // the same call and units Triton-XPU's own loader reports as n_spills.
   int64_t spillCount() const noexcept;
+  // Refuses `dynamic_bytes` of shared local memory when, with the kernel's
+  // static SLM, it exceeds what the device has: Triton raises
+  // OutOfResources for the same kernel, so the static path must not launch
+  // it. The error names the kernel, both sizes and the device.
+  Status checkSharedMemory(uint64_t dynamic_bytes) const;
+
   // Sub-group size the kernel runs with (Triton's threads per warp).
   uint32_t threadsPerWarp() const noexcept {
     return kernel_.info().threads_per_warp;

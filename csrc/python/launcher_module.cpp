@@ -216,6 +216,11 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
   Py_END_ALLOW_THREADS if (!loaded) {
     return py::raiseError(PyExc_RuntimeError, loaded.error());
   }
+  if (xsl::Status fits =
+          (*loaded)->checkSharedMemory(static_cast<uint64_t>(shared));
+      !fits.ok()) {
+    return py::raiseError(PyExc_RuntimeError, fits.error());
+  }
 
   auto* held = new KernelCapsule();
   held->kernel = std::move(*loaded);

@@ -204,6 +204,11 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
   if (!loaded) {
     return bridge::raiseError(PyExc_RuntimeError, loaded.error());
   }
+  if (xsl::Status fits =
+          (*loaded)->checkSharedMemory(static_cast<uint64_t>(shared));
+      !fits.ok()) {
+    return bridge::raiseError(PyExc_RuntimeError, fits.error());
+  }
   auto held = std::make_unique<XpuKernel>();
   held->loaded = std::move(*loaded);
   held->kernel = makeSyclKernel(*held->loaded);

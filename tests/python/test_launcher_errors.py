@@ -231,3 +231,14 @@ def test_nul_in_path_or_name_is_refused_with_the_whole_message(add_zebin):
         L._load_kernel("cache/a\0b.zebin", "k", 0, 0)
     with pytest.raises(ValueError, match=r"name 'kern\.\.\.' contains a NUL character at index 4: pass it"):
         L._load_kernel(add_zebin, "kern\0el", 0, 0)
+
+
+def test_shared_memory_beyond_the_device_is_refused_at_load(add_zebin):
+    # The test driver's pvc device has 128 KiB of shared local memory; Triton
+    # raises OutOfResources for a kernel that needs more.
+    function, _, _ = L._load_kernel(add_zebin, "triton_poi_fused_add_0", 128 * 1024, 0)
+    assert function is not None
+    with pytest.raises(RuntimeError, match=r"kernel 'triton_poi_fused_add_0' needs 131073 bytes "
+                                           r"of shared local memory \(131073 dynamic \+ 0 static\), "
+                                           r"but device '.*' has 131072 .*OutOfResources"):
+        L._load_kernel(add_zebin, "triton_poi_fused_add_0", 128 * 1024 + 1, 0)
