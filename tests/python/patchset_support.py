@@ -15,12 +15,9 @@ FIXTURE_V213 = REPO / "tests" / "fixtures" / "pytorch" / "v2.13.0"
 PATCH_DIR = REPO / "patches" / "pytorch"
 UTILS_REL = "torch/_inductor/utils.py"
 
-# Where a torch==2.14.1 wheel may already be on disk (no download in tests).
-WHEEL_2141_CANDIDATES = [
-    os.environ.get("XSL_TORCH_2141_WHEEL", ""),
-    "/opt/pypi-more/files/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl",
-    "/tmp/t214/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl",
-]
+# torch 2.14.1's utils.py: from a wheel named by XSL_TORCH_2141_WHEEL, or as
+# `scripts/dev.sh setup` unpacks it (tests/torch_glue/torch_headers.py fetch).
+FETCHED_2141_UTILS = REPO / "build" / "torch-headers" / "2.14.1" / "_inductor" / "utils.py"
 
 
 def load_script(name: str) -> ModuleType:
@@ -42,10 +39,12 @@ def installed_torch_utils() -> bytes:
 
 
 def wheel_2141_utils() -> bytes | None:
-    for candidate in WHEEL_2141_CANDIDATES:
-        if candidate and Path(candidate).is_file():
-            with zipfile.ZipFile(candidate) as wheel:
-                return wheel.read(UTILS_REL)
+    wheel_path = os.environ.get("XSL_TORCH_2141_WHEEL", "")
+    if wheel_path and Path(wheel_path).is_file():
+        with zipfile.ZipFile(wheel_path) as wheel:
+            return wheel.read(UTILS_REL)
+    if FETCHED_2141_UTILS.is_file():
+        return FETCHED_2141_UTILS.read_bytes()
     return None
 
 

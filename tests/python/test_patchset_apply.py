@@ -251,7 +251,7 @@ def test_hand_written_patches_are_plain_git_patches(tmp_path, series):
 def test_utils_patch_applies_to_torch_2_14_1():
     utils = wheel_2141_utils()
     if utils is None:
-        pytest.skip("torch 2.14.1 wheel not on disk (set XSL_TORCH_2141_WHEEL)")
+        pytest.skip("torch 2.14.1 utils.py not fetched: run scripts/dev.sh setup or set XSL_TORCH_2141_WHEEL")
     series = patchset.load_series(PATCH_DIR)
     utils_patch = next(p for p in series if p.name.startswith("0003"))
     current = patchset.TextFile.parse(utils)

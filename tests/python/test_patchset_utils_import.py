@@ -117,7 +117,7 @@ def test_linux_behaviour_is_unchanged(results):
 def test_patched_2_14_1_utils_is_valid_python_with_the_same_shape():
     utils = wheel_2141_utils()
     if utils is None:
-        pytest.skip("torch 2.14.1 wheel not on disk (set XSL_TORCH_2141_WHEEL)")
+        pytest.skip("torch 2.14.1 utils.py not fetched: run scripts/dev.sh setup or set XSL_TORCH_2141_WHEEL")
     tree = ast.parse(_patched(utils))
     names = []
     for node in tree.body:

@@ -16,6 +16,7 @@ import argparse
 import importlib.metadata
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,9 +70,13 @@ def locate(fetched_root: Path) -> int:
     return 0
 
 
+# Inductor sources the patchset tests read from releases not installed here.
+PYTHON_FILES = ("_inductor/utils.py", "_inductor/runtime/static_triton_launcher.py")
+
+
 def fetch(version: str, dest: Path) -> int:
     target = dest / version / "include"
-    if (target / "torch" / "csrc").is_dir():
+    if (target / "torch" / "csrc").is_dir() and all((dest / version / f).is_file() for f in PYTHON_FILES):
         print(f"torch {version} headers already in {target}")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +91,8 @@ def fetch(version: str, dest: Path) -> int:
             return 1
         staging = dest / f".{version}.partial"
         with zipfile.ZipFile(wheels[0]) as wheel:
-            members = [m for m in wheel.namelist() if m.startswith("torch/include/")]
+            members = [m for m in wheel.namelist()
+                       if m.startswith("torch/include/") or m[len("torch/"):] in PYTHON_FILES]
             for member in members:
                 out = staging / member[len("torch/"):]
                 if member.endswith("/"):
@@ -94,8 +100,14 @@ def fetch(version: str, dest: Path) -> int:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_bytes(wheel.read(member))
         (dest / version).mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            shutil.rmtree(target)
         os.replace(staging / "include", target)
-        staging.rmdir()
+        for name in PYTHON_FILES:
+            out = dest / version / name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / name, out)
+        shutil.rmtree(staging)
     print(f"torch {version} headers in {target}")
     return 0
 
@@ -105,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     loc = sub.add_parser("locate", help="print the SYCL and torch include trees found")
     loc.add_argument("--fetched-root", type=Path, required=True, help="folder that `fetch` fills")
-    get = sub.add_parser("fetch", help="unpack torch/include of a torch release from PyPI")
+    get = sub.add_parser("fetch", help="unpack torch/include and the Inductor files the tests read, of a torch release from PyPI")
     get.add_argument("--version", required=True, help="torch release, e.g. 2.15.0")
     get.add_argument("--dest", type=Path, required=True, help="folder for <version>/include")
     args = parser.parse_args(argv)
