@@ -276,20 +276,27 @@ PyObject* launchKernel(
           })) {
     return nullptr;
   }
-  ze_command_list_handle_t list = nullptr;
-  if (call.stream == 0) {
-    if (held->default_list == nullptr) {
-      auto fallback = defaultCommandList(kernel.context().device().index());
-      if (!fallback) {
-        return py::raiseError(PyExc_RuntimeError, fallback.error());
-      }
-      held->default_list = *fallback;
+  if (held->default_list == nullptr) {
+    auto fallback = defaultCommandList(kernel.context().device().index());
+    if (!fallback) {
+      return py::raiseError(PyExc_RuntimeError, fallback.error());
     }
-    list = held->default_list;
-  } else {
-    // NOLINTNEXTLINE(performance-no-int-to-ptr): a handle from Python.
-    list = reinterpret_cast<ze_command_list_handle_t>(
-        static_cast<uintptr_t>(call.stream));
+    held->default_list = *fallback;
+  }
+  // The only command list this module creates for the kernel's device is
+  // its default list, so any other non-zero stream is not one of ours (a
+  // torch sycl::queue*, a stale or made-up number) and would crash the
+  // driver if used: refuse it with one compare.
+  ze_command_list_handle_t list = held->default_list;
+  if (call.stream != 0 &&
+      call.stream != static_cast<uint64_t>(reinterpret_cast<uintptr_t>(list))) {
+    return py::raise(
+        PyExc_ValueError,
+        "stream = " + std::to_string(call.stream) +
+            " is not a command list of this launcher for device " +
+            std::to_string(kernel.context().device().index()) +
+            ": pass 0 or default_command_list(device). This Level Zero "
+            "launcher does not take torch's sycl::queue* streams");
   }
   xsl::Status status = xsl::launcher::launchOnCommandList(
       kernel,

@@ -4,8 +4,9 @@ Submodules:
   zebin     read kernel metadata from Intel GPU native binaries (zebin)
   launcher  the ``StaticXpuLauncher`` type with torch's ``_StaticXpuLauncher`` ABI
 
-``install()`` makes the launcher ``torch._C._StaticXpuLauncher`` when torch is
-importable and has none.
+``install()`` reports what torch launcher this package can provide (none yet:
+it never puts the Level Zero launcher into torch, whose ABI passes SYCL
+queues).
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ except ImportError:  # pragma: no cover - a source tree that was never built
 
 
 def install(force: bool = False) -> str:
-    """Set ``torch._C._StaticXpuLauncher`` to this package's launcher.
-
-    Returns ``"installed"``, ``"replaced"`` (only with ``force``),
-    ``"present"`` (torch already has one) or ``"no-torch"``.
+    """See ``xpu_static_launcher.launcher.install``: returns ``"present"``,
+    ``"no-torch"`` or ``"no-sycl-backend"``; never sets
+    ``torch._C._StaticXpuLauncher`` to the Level Zero launcher.
     """
     from .launcher import install as _install
 

@@ -34,25 +34,28 @@ __all__ = [
 
 
 def install(force: bool = False) -> str:
-    """Make this launcher ``torch._C._StaticXpuLauncher``.
+    """What ``torch._C._StaticXpuLauncher`` this package can provide: nothing
+    yet, and it says so.
 
-    Returns what happened: ``"installed"`` when the attribute was set,
-    ``"present"`` when torch already has a launcher (left alone unless
-    ``force``), ``"replaced"`` when ``force`` replaced it, and
-    ``"no-torch"`` when torch cannot be imported.
+    Inductor calls ``_launch_kernel`` with ``stream`` = torch's
+    ``sycl::queue*`` and tensors from torch's SYCL context. This package's
+    launcher takes Level Zero command lists and its own context, so putting it
+    into torch would hand it pointers it cannot use. ``install()`` therefore
+    never sets the attribute; it returns ``"present"`` when torch already has
+    a launcher, ``"no-torch"`` when torch cannot be imported, and otherwise
+    ``"no-sycl-backend"`` (a SYCL-backed launcher for torch's ABI is not part
+    of this package yet). ``force`` is accepted for compatibility and changes
+    nothing. Tools and tests use ``StaticXpuLauncher`` under its own name.
     """
+    del force
     try:
         import torch  # noqa: F401
         import torch._C as torch_c
     except ImportError:
         return "no-torch"
-    existing: Optional[Any] = getattr(torch_c, "_StaticXpuLauncher", None)
-    if existing is StaticXpuLauncher:
+    if getattr(torch_c, "_StaticXpuLauncher", None) is not None:
         return "present"
-    if existing is not None and not force:
-        return "present"
-    torch_c._StaticXpuLauncher = StaticXpuLauncher
-    return "replaced" if existing is not None else "installed"
+    return "no-sycl-backend"
 
 
 def device_alloc(device: int, size: int, kind: str = "device") -> int:

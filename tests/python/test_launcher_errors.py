@@ -242,3 +242,19 @@ def test_shared_memory_beyond_the_device_is_refused_at_load(add_zebin):
                                            r"of shared local memory \(131073 dynamic \+ 0 static\), "
                                            r"but device '.*' has 131072 .*OutOfResources"):
         L._load_kernel(add_zebin, "triton_poi_fused_add_0", 128 * 1024 + 1, 0)
+
+
+@pytest.mark.parametrize("stream", [1, 12345, 2**63 + 8])
+def test_stream_that_is_not_our_command_list_is_refused_not_used(kernel, stream):
+    # A torch sycl::queue*, a stale or a made-up value used as a Level Zero
+    # handle would crash the driver (SIGSEGV before this check).
+    function, src, dst, records = kernel
+    records.clear()
+    with pytest.raises(ValueError, match=rf"stream = {stream} is not a command list of this launcher "
+                                         r"for device 0: pass 0 or default_command_list\(device\)"):
+        launch(function, args=(src, dst, 3, None, None), stream=stream)
+    assert records.count() == 0
+    assert_still_launches(kernel)
+    from xpu_static_launcher import launcher
+    launch(function, args=(src, dst, 3, None, None), stream=launcher.default_command_list(0))
+    assert records.count() == 2
