@@ -57,11 +57,12 @@ XSL_DRIVER_NOINLINE void recordNow(
   storeLaunch(captureLaunch(kernel, count));
 }
 
-void runCommand(Command& command) {
+// A regular list can run again, so the command stays as it was.
+void runCommand(const Command& command) {
   switch (command.kind) {
     case Command::Kind::kLaunch:
       if (state().record_launches) {
-        storeLaunch(std::move(command.launch));
+        storeLaunch(LaunchRecord(command.launch));
       }
       break;
     case Command::Kind::kCopy:
@@ -502,7 +503,7 @@ ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
   }
   for (uint32_t i = 0; i < numLists; ++i) {
     CommandListObject* list = asCommandList(phLists[i]);
-    for (Command command : list->commands) { // a list can run again
+    for (const Command& command : list->commands) {
       const ze_result_t waits = checkWaitEvents(
           static_cast<uint32_t>(command.waits.size()), command.waits.data());
       if (waits != ZE_RESULT_SUCCESS) {

@@ -15,7 +15,7 @@
 namespace xsl {
 namespace test_driver {
 
-ze_result_t checkWaitEvents(uint32_t count, ze_event_handle_t* events) {
+ze_result_t checkWaitEvents(uint32_t count, const ze_event_handle_t* events) {
   if (count > 0 && events == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }

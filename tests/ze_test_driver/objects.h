@@ -239,7 +239,7 @@ void storeLaunch(LaunchRecord&& record);
 // The one place that validates event lists of an append: every wait event
 // must already be signaled (commands run synchronously, so nothing could
 // signal it later).
-ze_result_t checkWaitEvents(uint32_t count, ze_event_handle_t* events);
+ze_result_t checkWaitEvents(uint32_t count, const ze_event_handle_t* events);
 
 } // namespace test_driver
 } // namespace xsl
