@@ -35,11 +35,13 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 #include "launcher/arg_plan.h"
 #include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
 #include "launcher/python_bridge.h"
+#include "launcher/ze_launch.h"
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
 #include "torch_interop/tensor_address.h"
@@ -60,6 +62,9 @@ struct XpuKernel {
   std::unique_ptr<sycl::kernel> kernel;
   bridge::PlanCache plan_cache;
   c10::DeviceIndex device = 0;
+  // The device's queues take launches on their command lists directly
+  // (directCommandList says when that is ordered like a submit).
+  bool appends_directly = false;
 };
 
 void destroyXpuKernel(PyObject* capsule) {
@@ -119,7 +124,36 @@ std::unique_ptr<sycl::kernel> makeSyclKernel(const LoadedKernel& loaded) {
           context));
 }
 
-// --- SYCL interop (3/3): one submit with the packed arguments.
+// --- SYCL interop (3/3): the launch itself, on the queue's own immediate
+// command list where that is ordered exactly like a SYCL submit, else one
+// submit with the packed arguments.
+//
+// Appending to the list directly is ordered like a submit when the queue is
+// in order and the Unified Runtime's Level Zero adapter is v2: v2 puts every
+// command of an in-order queue on that one immediate list when it is
+// submitted, queue.wait() synchronizes the whole list
+// (zeCommandListHostSynchronize), and the events torch records are barriers
+// appended to it. Adapter v1 is excluded: its queue.wait() waits for the
+// last event SYCL made, which a direct append comes after.
+bool adapterAppendsInOrder(const sycl::device& device) {
+  const std::string platform =
+      device.get_platform().get_info<sycl::info::platform::name>();
+  const std::string_view v2_suffix = "Level-Zero V2";
+  return platform.size() >= v2_suffix.size() &&
+      platform.compare(
+          platform.size() - v2_suffix.size(), v2_suffix.size(), v2_suffix) == 0;
+}
+
+ze_command_list_handle_t directCommandList(sycl::queue& queue) {
+  if (!queue.is_in_order()) {
+    return nullptr;
+  }
+  auto native = sycl::get_native<sycl::backend::ext_oneapi_level_zero>(queue);
+  ze_command_list_handle_t* list =
+      std::get_if<ze_command_list_handle_t>(&native);
+  return list != nullptr ? *list : nullptr;
+}
+
 template <typename T>
 void setSlotArg(sycl::handler& cgh, uint32_t index, const void* slot) {
   T value{};
@@ -217,6 +251,8 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
   held->loaded = std::move(*loaded);
   held->kernel = makeSyclKernel(*held->loaded);
   held->device = device_index;
+  held->appends_directly =
+      adapterAppendsInOrder(c10::xpu::get_raw_device(device_index));
   const long long n_regs = held->loaded->registerCount();
   const long long n_spills = held->loaded->spillCount();
   PyObject* capsule = PyCapsule_New(held.get(), kCapsuleName, destroyXpuKernel);
@@ -272,6 +308,18 @@ PyObject* launchKernel(
       reinterpret_cast<sycl::queue*>(static_cast<uintptr_t>(call.stream));
   if (queue == nullptr) {
     queue = &c10::xpu::getCurrentXPUStream(held->device).queue();
+  }
+  if (held->appends_directly) {
+    if (ze_command_list_handle_t list = directCommandList(*queue)) {
+      // The GIL serializes launches of this kernel, so its argument state
+      // is ours until the append returns.
+      xsl::Status launched = xsl::launcher::launchOnCommandList(
+          loaded, *plan, storage, call.geometry, call.shared_bytes, list);
+      if (!launched.ok()) {
+        return bridge::raiseError(PyExc_RuntimeError, launched.error());
+      }
+      Py_RETURN_NONE;
+    }
   }
   submitOnQueue(
       *queue, *held->kernel, *plan, storage, call.geometry, call.shared_bytes);

@@ -7,6 +7,9 @@ no-record mode), side by side in one process with:
   Triton-XPU's launcher submit it (tests/torch_glue/upstream_style.cpp):
   arguments converted per call, queue.submit, set_arg per argument,
   parallel_for over an nd_range, the default event;
+- native_append: the same conversion, then the launch appended straight to
+  the queue's native immediate command list, skipping SYCL (measured only:
+  docs/torch_glue.md says why the glue does not do this);
 - floor: an empty METH_FASTCALL function taking the same 9 arguments.
 
 The kernel has 8 arguments (7 pointers, 1 int). Times are CPU ns per call
@@ -75,12 +78,15 @@ def measure(args: argparse.Namespace) -> int:
         "floor": loop_of(glue.fastcall_floor, function),
         "glue": loop_of(launcher._launch_kernel, function),
         "upstream_style": loop_of(glue.upstream_style_launch, reference),
+        "native_append": loop_of(glue.native_append_launch, reference),
     }
     runs = ns_per_call_runs(loops, args.calls, args.repeat)
     ns = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
     print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode)")
     print(f"8 args: floor {ns['floor']:.0f} ns | glue {ns['glue']:.0f} ns | "
-          f"upstream_style {ns['upstream_style']:.0f} ns")
+          f"upstream_style {ns['upstream_style']:.0f} ns | native_append {ns['native_append']:.0f} ns")
+    print(f"native_append_vs_upstream_style: "
+          f"{median_ratio(runs['native_append'], runs['upstream_style']):.2f}")
     print(f"glue_vs_floor: {median_ratio(runs['glue'], runs['floor']):.2f}")
     print(f"upstream_style_vs_floor: {median_ratio(runs['upstream_style'], runs['floor']):.2f}")
     print(f"glue_vs_upstream_style: {median_ratio(runs['glue'], runs['upstream_style']):.2f}")

@@ -205,9 +205,13 @@ def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
     launch(function, (2, 1, 1), 1, 0, "OOiOO", args, glue.current_raw_stream(0))
     launch(function, (3, 1, 1), 1, 0, "OOiOO", args, other)
     lists = [records.launch(i)["command_list"] for i in range(3)]
-    # stream=0 and the current stream's queue land on one command list; the
-    # other queue has its own.
-    assert lists[0] == lists[1] != lists[2]
+    # Each launch lands on its queue's own immediate command list, where
+    # SYCL puts the queue's other commands (so they stay in order): stream=0
+    # is the current stream's queue, the other queue has its own list.
+    current = glue.native_command_list(glue.current_raw_stream(0))
+    assert current != 0
+    assert lists == [current, current, glue.native_command_list(other)]
+    assert lists[2] != current
     assert [records.launch(i)["group_count"][0] for i in range(3)] == [1, 2, 3]
 
 

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "c10_xpu_shim.h"
@@ -129,6 +130,13 @@ uintptr_t newQueue(int device) {
   r.queues[index].emplace_back(
       *r.context, r.devices[index], sycl::property::queue::in_order());
   return reinterpret_cast<uintptr_t>(&r.queues[index].back());
+}
+
+uintptr_t nativeCommandList(uintptr_t queue) {
+  auto native = sycl::get_native<sycl::backend::ext_oneapi_level_zero>(
+      *reinterpret_cast<sycl::queue*>(queue));
+  auto* list = std::get_if<ze_command_list_handle_t>(&native);
+  return list != nullptr ? reinterpret_cast<uintptr_t>(*list) : 0;
 }
 
 uintptr_t mallocDevice(size_t bytes, int device) {

@@ -18,6 +18,8 @@ std::string platformName();
 uintptr_t currentQueue(int device);
 // A further in-order queue on the device (a non-default stream).
 uintptr_t newQueue(int device);
+// The Level Zero immediate command list under a queue (0 if it has none).
+uintptr_t nativeCommandList(uintptr_t queue);
 // sycl::malloc_device in the shared context.
 uintptr_t mallocDevice(size_t bytes, int device);
 

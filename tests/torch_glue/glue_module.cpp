@@ -52,6 +52,17 @@ PyObject* newQueue(PyObject* /*self*/, PyObject* arg) {
   });
 }
 
+PyObject* nativeCommandList(PyObject* /*self*/, PyObject* arg) {
+  const unsigned long long queue = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) {
+    return nullptr;
+  }
+  return guarded([queue] {
+    return PyLong_FromUnsignedLongLong(
+        shim::nativeCommandList(static_cast<uintptr_t>(queue)));
+  });
+}
+
 PyObject* mallocDevice(PyObject* /*self*/, PyObject* args) {
   unsigned long long bytes = 0;
   int device = 0;
@@ -91,6 +102,11 @@ PyMethodDef kMethods[] = {
          reinterpret_cast<void (*)()>(shim::upstreamStyleLaunch)),
      METH_FASTCALL,
      "a launch as upstream submits it (benchmark reference)"},
+    {"native_append_launch",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(shim::nativeAppendLaunch)),
+     METH_FASTCALL,
+     "the same launch appended to the queue's immediate command list (benchmark)"},
     {"fastcall_floor",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)()>(shim::fastcallFloor)),
@@ -104,6 +120,10 @@ PyMethodDef kMethods[] = {
      newQueue,
      METH_O,
      "new_queue(device): address of a further in-order sycl::queue"},
+    {"native_command_list",
+     nativeCommandList,
+     METH_O,
+     "native_command_list(queue): the immediate command list under a queue"},
     {"malloc_device",
      mallocDevice,
      METH_VARARGS,

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "c10_xpu_shim.h"
@@ -97,89 +98,153 @@ PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
   return capsule;
 }
 
-// (kernel, grid_x, grid_y, grid_z, num_warps, shared, arg_types, args, stream)
-PyObject* upstreamStyleLaunch(
-    PyObject* /*self*/,
-    PyObject* const* argv,
-    Py_ssize_t argc) {
+namespace {
+
+// One launch's arguments, converted from Python per call as upstream's
+// THPUtils_unpack* calls do.
+struct Converted {
+  UpstreamKernel* held = nullptr;
+  long long grid[3] = {0, 0, 0};
+  size_t local = 0;
+  std::string codes;
+  std::vector<uint64_t> slots;
+  std::vector<size_t> sizes;
+  sycl::queue* queue = nullptr;
+};
+
+// (kernel, grid_x, grid_y, grid_z, num_warps, shared, arg_types, args,
+// stream); false with a Python error set.
+bool convert(PyObject* const* argv, Py_ssize_t argc, Converted& out) {
   if (argc != 9) {
-    return fail(PyExc_TypeError, "upstream_style_launch takes 9 arguments");
+    fail(PyExc_TypeError, "a launch takes 9 arguments");
+    return false;
   }
-  auto* held =
+  out.held =
       static_cast<UpstreamKernel*>(PyCapsule_GetPointer(argv[0], kCapsuleName));
-  if (held == nullptr) {
-    return nullptr;
+  if (out.held == nullptr) {
+    return false;
   }
-  const long long grid[3] = {
-      PyLong_AsLongLong(argv[1]),
-      PyLong_AsLongLong(argv[2]),
-      PyLong_AsLongLong(argv[3])};
+  for (int d = 0; d < 3; ++d) {
+    out.grid[d] = PyLong_AsLongLong(argv[1 + d]);
+  }
   const long long num_warps = PyLong_AsLongLong(argv[4]);
   const char* codes = PyUnicode_AsUTF8(argv[6]);
   PyObject* values = argv[7];
   const unsigned long long stream = PyLong_AsUnsignedLongLong(argv[8]);
   if (PyErr_Occurred() || codes == nullptr || !PyTuple_Check(values)) {
-    return PyErr_Occurred() ? nullptr
-                            : fail(PyExc_TypeError, "bad launch arguments");
+    if (!PyErr_Occurred()) {
+      fail(PyExc_TypeError, "bad launch arguments");
+    }
+    return false;
   }
-  const size_t count = std::strlen(codes);
+  out.codes = codes;
+  const size_t count = out.codes.size();
   if (static_cast<size_t>(PyTuple_GET_SIZE(values)) != count) {
-    return fail(PyExc_ValueError, "arg_types and args differ in length");
+    fail(PyExc_ValueError, "arg_types and args differ in length");
+    return false;
   }
-  // Converted per launch, as upstream's THPUtils_unpack* calls do.
-  std::vector<uint64_t> slots(count);
-  std::vector<size_t> sizes(count);
+  out.slots.assign(count, 0);
+  out.sizes.assign(count, 0);
   for (size_t i = 0; i < count; ++i) {
     PyObject* value = PyTuple_GET_ITEM(values, static_cast<Py_ssize_t>(i));
+    uint64_t& slot = out.slots[i];
     switch (codes[i]) {
       case 'O':
-        slots[i] = value == Py_None ? 0 : PyLong_AsUnsignedLongLong(value);
-        sizes[i] = 8;
+        slot = value == Py_None ? 0 : PyLong_AsUnsignedLongLong(value);
+        out.sizes[i] = 8;
         break;
       case 'i':
       case 'I':
-        slots[i] = static_cast<uint32_t>(PyLong_AsLongLong(value));
-        sizes[i] = 4;
+        slot = static_cast<uint32_t>(PyLong_AsLongLong(value));
+        out.sizes[i] = 4;
         break;
       case 'f': {
         const float f = static_cast<float>(PyFloat_AsDouble(value));
-        std::memcpy(&slots[i], &f, sizeof(f));
-        sizes[i] = 4;
+        std::memcpy(&slot, &f, sizeof(f));
+        out.sizes[i] = 4;
         break;
       }
       default:
-        slots[i] = static_cast<uint64_t>(PyLong_AsLongLong(value));
-        sizes[i] = 8;
+        slot = static_cast<uint64_t>(PyLong_AsLongLong(value));
+        out.sizes[i] = 8;
         break;
     }
   }
   if (PyErr_Occurred()) {
+    return false;
+  }
+  out.queue =
+      reinterpret_cast<sycl::queue*>(stream != 0 ? stream : currentQueue(0));
+  out.local = static_cast<size_t>(num_warps) * out.held->threads_per_warp;
+  return true;
+}
+
+} // namespace
+
+PyObject* upstreamStyleLaunch(
+    PyObject* /*self*/,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c)) {
     return nullptr;
   }
-  sycl::queue& queue = stream != 0
-      ? *reinterpret_cast<sycl::queue*>(stream)
-      : *reinterpret_cast<sycl::queue*>(currentQueue(0));
-  const size_t local = static_cast<size_t>(num_warps) * held->threads_per_warp;
   const sycl::nd_range<3> range(
       sycl::range<3>(
-          static_cast<size_t>(grid[2]),
-          static_cast<size_t>(grid[1]),
-          static_cast<size_t>(grid[0]) * local),
-      sycl::range<3>(1, 1, local));
-  sycl::kernel& kernel = *held->kernel;
-  sycl::event done = queue.submit([&](sycl::handler& cgh) {
-    for (size_t i = 0; i < count; ++i) {
-      if (sizes[i] == 4) {
-        cgh.set_arg(static_cast<int>(i), static_cast<uint32_t>(slots[i]));
-      } else if (codes[i] == 'O') {
-        cgh.set_arg(static_cast<int>(i), reinterpret_cast<void*>(slots[i]));
+          static_cast<size_t>(c.grid[2]),
+          static_cast<size_t>(c.grid[1]),
+          static_cast<size_t>(c.grid[0]) * c.local),
+      sycl::range<3>(1, 1, c.local));
+  sycl::kernel& kernel = *c.held->kernel;
+  sycl::event done = c.queue->submit([&c, &range, &kernel](sycl::handler& cgh) {
+    for (size_t i = 0; i < c.codes.size(); ++i) {
+      const int index = static_cast<int>(i);
+      if (c.sizes[i] == 4) {
+        cgh.set_arg(index, static_cast<uint32_t>(c.slots[i]));
+      } else if (c.codes[i] == 'O') {
+        cgh.set_arg(index, reinterpret_cast<void*>(c.slots[i]));
       } else {
-        cgh.set_arg(static_cast<int>(i), slots[i]);
+        cgh.set_arg(index, c.slots[i]);
       }
     }
     cgh.parallel_for(range, kernel);
   });
-  static_cast<void>(done);
+  static_cast<void>(done); // the default event, made and dropped as upstream
+  Py_RETURN_NONE;
+}
+
+// The same launch appended straight to the queue's native immediate command
+// list, skipping SYCL: measured only (docs/torch_glue.md says when it would
+// be correct).
+PyObject* nativeAppendLaunch(
+    PyObject* /*self*/,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c)) {
+    return nullptr;
+  }
+  auto native =
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*c.queue);
+  if (native.index() != 1) {
+    return fail(PyExc_RuntimeError, "the queue has no immediate command list");
+  }
+  const level_zero::Api& api = c.held->module->context().api();
+  ze_kernel_handle_t kernel = c.held->ze_kernel->handle();
+  api.zeKernelSetGroupSize(kernel, static_cast<uint32_t>(c.local), 1, 1);
+  for (size_t i = 0; i < c.codes.size(); ++i) {
+    api.zeKernelSetArgumentValue(
+        kernel, static_cast<uint32_t>(i), c.sizes[i], &c.slots[i]);
+  }
+  const ze_group_count_t groups = {
+      static_cast<uint32_t>(c.grid[0]),
+      static_cast<uint32_t>(c.grid[1]),
+      static_cast<uint32_t>(c.grid[2])};
+  const ze_result_t result = api.zeCommandListAppendLaunchKernel(
+      std::get<1>(native), kernel, &groups, nullptr, 0, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+  }
   Py_RETURN_NONE;
 }
 

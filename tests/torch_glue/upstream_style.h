@@ -15,6 +15,12 @@ PyObject* upstreamStyleLaunch(
     PyObject* self,
     PyObject* const* argv,
     Py_ssize_t argc);
+// native_append_launch(...same...): appended to the queue's immediate
+// command list directly (measured, not used by the glue).
+PyObject* nativeAppendLaunch(
+    PyObject* self,
+    PyObject* const* argv,
+    Py_ssize_t argc);
 // fastcall_floor(*args): an empty METH_FASTCALL function, the cost of
 // calling into C++ at all.
 PyObject* fastcallFloor(PyObject* self, PyObject* const* argv, Py_ssize_t argc);

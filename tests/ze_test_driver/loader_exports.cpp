@@ -55,6 +55,17 @@ const Table& tableOf(Getter getter, const char* getter_name) {
   return table;
 }
 
+// XSL_TEST_DRIVER_TRACE=1 names every call that comes through an export,
+// to see in which order a runtime uses the driver.
+bool traceCalls() {
+  static const bool trace = std::getenv("XSL_TEST_DRIVER_TRACE") != nullptr;
+  return trace;
+}
+
+void traceCall(const char* name) {
+  std::fprintf(stderr, "xsl test driver: %s\n", name);
+}
+
 ze_result_t unsupported(const char* name) {
   // XSL_TEST_DRIVER_LOG_UNSUPPORTED=1 names each call, to find what a
   // runtime asks of the driver.
@@ -70,6 +81,9 @@ ze_result_t unsupported(const char* name) {
 
 #define XSL_TABLE_EXPORT(name, table_type, getter, field, params, args)    \
   extern "C" ZE_DLLEXPORT ze_result_t ZE_APICALL name params {             \
+    if (traceCalls()) {                                                    \
+      traceCall(#name);                                                    \
+    }                                                                      \
     const table_type& table = tableOf<table_type>(getter, #getter);        \
     return table.field != nullptr ? table.field args : unsupported(#name); \
   }
