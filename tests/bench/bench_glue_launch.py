@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Host cost of the PyTorch glue's _launch_kernel on the real SYCL runtime
+"""Host cost of the PyTorch glue's _launch_kernel (the package's SYCL
+backend, xpu_static_launcher._sycl_launcher) on the real SYCL runtime
 (libsycl + the Unified Runtime's Level Zero adapter + the test driver, in
 no-record mode), side by side in one process with:
 
@@ -58,8 +59,9 @@ def measure(args: argparse.Namespace) -> int:
     import torch  # noqa: F401  (libtorch_python before the glue module)
     sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
     import _xsl_torch_glue as glue
+    from xpu_static_launcher import _sycl_launcher
 
-    launcher = glue._StaticXpuLauncher
+    launcher = _sycl_launcher._StaticXpuLauncher
     path = str(support.compile_opencl(support.many_args_source(8)))
     function, _, _ = launcher._load_kernel(path, "many_8", 0, 0)
     reference = glue.upstream_style_load(path, "many_8", 0)

@@ -1,5 +1,6 @@
-"""The PyTorch glue (csrc/torch_glue/xpu.cpp) run for real: compiled against
-the installed torch wheel and intel-sycl-rt, launching through libsycl, the
+"""The PyTorch glue (csrc/torch_glue/xpu.cpp) run for real, as the package's
+SYCL backend xpu_static_launcher._sycl_launcher: compiled against the
+installed torch wheel and intel-sycl-rt, launching through libsycl, the
 Unified Runtime's Level Zero adapter and the test driver's stand-in loader.
 
 Run by test_glue_sycl_runtime.py in a subprocess whose environment selects
@@ -30,10 +31,11 @@ if os.environ.get("XSL_GLUE_RUNTIME") != "1":
 torch = pytest.importorskip("torch")
 sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
 import _xsl_torch_glue as glue  # noqa: E402
+from xpu_static_launcher import _sycl_launcher  # noqa: E402
 
 from torch._inductor.runtime import static_triton_launcher as stl  # noqa: E402
 
-L = glue._StaticXpuLauncher
+L = _sycl_launcher._StaticXpuLauncher
 ADD = support.TRITON_ADD_KERNEL
 DEVICES = int(os.environ.get("XSL_TEST_DRIVER_DEVICES", "1"))
 
@@ -100,6 +102,12 @@ def test_the_expected_adapter_drives_the_driver():
     assert glue.platform_name().endswith(
         "Level-Zero V2" if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" else "Level-Zero")
     assert glue.device_count() == DEVICES
+
+
+def test_built_against_the_libsycl_this_process_loaded():
+    maps = Path("/proc/self/maps").read_text()
+    loaded = {line.rsplit("/", 1)[-1].strip() for line in maps.splitlines() if "libsycl.so." in line}
+    assert loaded == {f"libsycl.so.{_sycl_launcher.SYCL_MAJOR}"}, loaded
 
 
 def test_launch_records_geometry_and_argument_bytes(add_zebin, records, buffers):

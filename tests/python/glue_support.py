@@ -13,9 +13,11 @@ import os
 import sys
 from typing import Dict, Optional
 
-from launcher_support import BUILD_DIR
+from launcher_support import BUILD_DIR, PACKAGE_DIR
 
-RUNTIME_MODULE_DIR = BUILD_DIR / "tests" / "cpp" / "launcher" / "torch_glue_runtime"
+# The test helpers module _xsl_torch_glue; the glue itself is the package's
+# _sycl_launcher under PACKAGE_DIR.
+RUNTIME_MODULE_DIR = BUILD_DIR / "tests" / "torch_glue"
 LOADER_DIR = BUILD_DIR / "tests" / "ze_test_driver" / "loader"
 
 # Device IP versions: Xe-HPC (pvc) selects the Unified Runtime's Level Zero
@@ -28,9 +30,11 @@ def missing() -> Optional[str]:
     """Why the glue cannot run here, or None."""
     if sys.platform != "linux":
         return "the glue runtime module is built on Linux only"
-    if not list(RUNTIME_MODULE_DIR.glob("_xsl_torch_glue*")):
-        return (f"glue runtime module not built under {RUNTIME_MODULE_DIR} "
+    if not list((PACKAGE_DIR / "xpu_static_launcher").glob("_sycl_launcher*")):
+        return (f"the SYCL backend _sycl_launcher is not built under {PACKAGE_DIR} "
                 "(needs torch and intel-sycl-rt: bash scripts/dev.sh setup)")
+    if not list(RUNTIME_MODULE_DIR.glob("_xsl_torch_glue*")):
+        return f"test helpers module _xsl_torch_glue not built under {RUNTIME_MODULE_DIR}"
     if not (LOADER_DIR / "libze_loader.so.1").is_file():
         return f"stand-in loader not built under {LOADER_DIR}"
     return None
@@ -48,5 +52,7 @@ def glue_environment(config: Dict[str, str]) -> Dict[str, str]:
     env["ZEL_LIBRARY_PATH"] = str(LOADER_DIR)
     env["XSL_GLUE_RUNTIME"] = "1"
     env["XSL_BUILD_DIR"] = str(BUILD_DIR)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_DIR)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.update(config)
     return env

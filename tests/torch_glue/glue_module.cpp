@@ -1,9 +1,7 @@
-// The Python module tests load to run the PyTorch glue for real:
-// `_StaticXpuLauncher` from csrc/torch_glue/xpu.cpp (registered by its own
-// StaticXpuLauncher_init, as torch/csrc/Module.cpp does), plus the torch XPU
-// entry points the CPU wheel lacks, built on the c10::xpu shim.
+// Test helpers for running the PyTorch glue (the package's _sycl_launcher)
+// for real: the torch XPU entry points a CPU wheel lacks, queues and device
+// memory on the c10::xpu shim, and the launch benchmark's references.
 
-#include <torch/csrc/inductor/static_launcher/xpu.h>
 #include <torch/csrc/python_headers.h>
 
 #include <c10/xpu/XPUFunctions.h>
@@ -133,7 +131,7 @@ PyMethodDef kMethods[] = {
 PyModuleDef kModule = {
     PyModuleDef_HEAD_INIT,
     "_xsl_torch_glue",
-    "The PyTorch glue on the real SYCL runtime (tests only).",
+    "Helpers for running the PyTorch glue on the real SYCL runtime (tests only).",
     -1,
     kMethods,
     nullptr,
@@ -144,13 +142,5 @@ PyModuleDef kModule = {
 } // namespace
 
 PyMODINIT_FUNC PyInit__xsl_torch_glue() {
-  PyObject* module = PyModule_Create(&kModule);
-  if (module == nullptr) {
-    return nullptr;
-  }
-  if (!StaticXpuLauncher_init(module)) {
-    Py_DECREF(module);
-    return nullptr;
-  }
-  return module;
+  return PyModule_Create(&kModule);
 }
