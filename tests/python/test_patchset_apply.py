@@ -83,7 +83,7 @@ def test_pr1_is_small_and_only_touches_guards_file_open_and_includes(name):
     stub = {"aten/src/ATen/xpu/detail/LazyLevelZero.cpp", "aten/src/ATen/xpu/level_zero_stub/ATenLevelZero.h"}
     # Release bases carry the Level Zero stub's guards; main loads ze_loader.dll without one.
     assert touched == ({MODULE, XPU} | (stub if name != "main-011ab45" else set()))
-    assert "  std::ifstream IFS(c10::u8u16(filePath), std::ios::binary);" in added
+    assert "  std::ifstream IFS(c10::u8u16(filePath).c_str(), std::ios::binary);" in added
     assert any("TORCH_CHECK(IFS.is_open()" in line for line in added)
 
 
