@@ -379,3 +379,11 @@ def test_plain_delete_and_create_round_trip(tmp_path):
     result = patchset.run_series([patch], root)
     assert not result.ok and "would delete this file but its content differs" in "\n".join(result.lines)
     assert (root / "old.txt").read_bytes() == b"one\nchanged\n"
+
+
+def test_export_of_a_checkout_without_the_stack_says_apply_first(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    result = _run("export", str(root), "-o", str(tmp_path / "out"))
+    assert result.returncode == 1 and result.stdout.startswith("series v2.15.0")
+    assert result.stderr.strip().endswith(f"is not applied in {root}; run apply first.")
+    assert not (tmp_path / "out").exists()
