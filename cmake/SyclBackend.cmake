@@ -81,8 +81,8 @@ function(xsl_add_sycl_backend)
   find_library(_xsl_c10_xpu NAMES c10_xpu PATHS "${XSL_TORCH_LIB}" NO_DEFAULT_PATH)
   if(_xsl_c10_xpu)
     set(c10_xpu "${_xsl_c10_xpu}")
-  elseif(XSL_BUILD_TESTS)
-    set(c10_xpu xsl_c10_xpu_shim) # tests/torch_glue
+  elseif(XSL_BUILD_TESTS AND NOT WIN32)
+    set(c10_xpu xsl_c10_xpu_shim) # tests/torch_glue (Linux)
   else()
     message(STATUS "SYCL backend (_sycl_launcher) skipped: this torch has no "
                    "c10_xpu (a CPU build)")

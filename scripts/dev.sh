@@ -17,10 +17,13 @@ APT_PACKAGES=(
   intel-opencl-icd libze1 libze-dev
   g++-mingw-w64-x86-64-posix wine64
   python3-dev python3-venv python3-pip patchelf unzip
+  libhwloc15  # the 2025.3 Unified Runtime adapters link it
 )
 
 # The latest torch release on PyPI; its headers are checked beside 2.13.0's.
 LATEST_TORCH=2.15.0
+# The intel-sycl-rt line torch XPU wheels pin; the glue runs on it too.
+PINNED_SYCL=2025.3.3
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -94,7 +97,28 @@ run_tests() {
     build/linux-asan/tests/fuzz/run_fuzzers.sh
   fi
   log "pytest"
+  # The glue's runtime tests must run here, not skip.
+  export XSL_REQUIRE_GLUE_RUNTIME=1
   XSL_BUILD_DIR="$root/build/linux-gcc" python3 -m pytest -q tests/python
+  run_glue_on_pinned_sycl
+}
+
+# The glue tests again on the SYCL runtime torch XPU wheels pin: a venv that
+# sees this environment's packages (torch, pytest) but has its own
+# intel-sycl-rt, and a build of only what those tests load.
+run_glue_on_pinned_sycl() {
+  local venv="$root/.venv-sycl-$PINNED_SYCL" build="$root/build/linux-gcc-sycl-$PINNED_SYCL"
+  log "glue on intel-sycl-rt $PINNED_SYCL"
+  if [ ! -x "$venv/bin/python3" ]; then
+    python3 -m venv "$venv"
+    local site
+    site=$("$venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/xsl-base-environment.pth"
+  fi
+  "$venv/bin/python3" -m pip install -q "intel-sycl-rt==$PINNED_SYCL"
+  cmake --preset linux-gcc -B "$build" -DPython_EXECUTABLE="$venv/bin/python3" >/dev/null
+  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_ze_test_loader xsl_ze_test_driver
+  XSL_BUILD_DIR="$build" "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py
 }
 
 case "${1:-}" in

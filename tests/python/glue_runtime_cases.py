@@ -12,6 +12,7 @@ adapter under test is named by XSL_GLUE_EXPECT_ADAPTER (v1 or v2).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import threading
@@ -273,11 +274,28 @@ def test_a_device_torch_does_not_have_gets_one_clear_error(add_zebin):
 # ---------------------------------------------- Inductor's own class drives it
 
 
-def test_inductor_loads_and_runs_the_kernel_through_the_glue(add_zebin, records, buffers, tmp_path):
+def inductor_launcher_modules() -> List[Any]:
+    """torch 2.13.0's static_triton_launcher.py (installed) and the latest
+    release's (fetched by dev.sh setup into build/torch-headers, run on the
+    installed torch: its imports exist there)."""
+    modules = [pytest.param(stl, id="torch-2.13.0")]
+    for tree in sorted(support.REPO.glob("build/torch-headers/*/_inductor/runtime/static_triton_launcher.py")):
+        version = tree.parents[2].name
+        spec = importlib.util.spec_from_file_location(
+            f"torch._inductor.runtime.static_triton_launcher_{version.replace('.', '_')}", tree)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(pytest.param(module, id=f"torch-{version}"))
+    return modules
+
+
+@pytest.mark.parametrize("inductor", inductor_launcher_modules())
+def test_inductor_loads_and_runs_the_kernel_through_the_glue(
+        inductor, add_zebin, records, buffers, tmp_path):
     data = Path(add_zebin).read_bytes()
     compiled = support.StandInCompiledKernel(data, with_scratch_fields=True)
-    kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
-    assert type(kernel) is stl.StaticallyLaunchedXpuKernel
+    kernel = inductor.statically_launched_kernel_by_device(compiled, "xpu")
+    assert type(kernel) is inductor.StaticallyLaunchedXpuKernel
     assert kernel.C_impl is L
     kernel.reload_cubin_from_raw(str(tmp_path / f"{ADD}.zebin"))
     kernel.load_kernel(0)

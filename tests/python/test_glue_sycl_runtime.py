@@ -12,6 +12,7 @@ validation layer from Debian's libze1.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,10 @@ def _missing() -> str | None:
     return glue_support.missing() or support.missing_prerequisites()
 
 
+# scripts/dev.sh test sets XSL_REQUIRE_GLUE_RUNTIME=1: there a missing build
+# is a failure, not a skip.
+if os.environ.get("XSL_REQUIRE_GLUE_RUNTIME") == "1" and _missing() is not None:
+    raise RuntimeError(f"XSL_REQUIRE_GLUE_RUNTIME=1 but the glue cannot run: {_missing()}")
 pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
 
 

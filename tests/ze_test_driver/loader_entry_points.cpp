@@ -14,6 +14,7 @@
 #include <level_zero/layers/zel_tracing_ddi.h>
 #include <level_zero/loader/ze_loader.h>
 #include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
 
 namespace {
 
@@ -59,6 +60,22 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zelLoaderGetVersionsInternal(
 ZE_DLLEXPORT ze_result_t ZE_APICALL
 zelLoaderGetVersions(size_t* num_elems, zel_component_version_t* versions) {
   return zelLoaderGetVersionsInternal(num_elems, versions);
+}
+
+// Which drivers can serve `flags`, asked by the front end before it calls
+// zeInit through the tables. The signature is the one the front end uses
+// with a loader older than 1.18, which this one reports. There is one
+// driver and its tables never change, so no table needs re-reading.
+ZE_DLLEXPORT ze_result_t ZE_APICALL zelLoaderDriverCheck(
+    ze_init_flags_t flags,
+    ze_global_dditable_t* /*global_init_stored*/,
+    void* /*sysman_global_init_stored: zes_global_dditable_t* (API 1.5)*/,
+    bool* require_ddi_reinit,
+    bool /*sysman_only*/) {
+  if (require_ddi_reinit != nullptr) {
+    *require_ddi_reinit = false;
+  }
+  return zeInit(flags);
 }
 
 // Handles are never wrapped (there is one driver), so translation is the
