@@ -201,15 +201,19 @@ def install(zebin: Optional[bool] = None, *, verbose: bool = True,
                              f"process loaded libsycl major {loaded}; rebuild the package "
                              "(pip install --no-build-isolation .) in the environment torch runs in"), verbose)
     setattr(torch_c, ATTRIBUTE, launcher)
-    change = None
+    _installed = _Installed(torch_c, launcher, None)
     if zebin is None:
         zebin = inductor_format.zebin_by_default(find_ocloc)
     message = f"installed the SYCL backend (libsycl {built}) as torch._C.{ATTRIBUTE}"
     if zebin:
-        change = inductor_format.enable_zebin(find_ocloc=find_ocloc)
-        message += f"; Inductor XPU kernel format: {change.format} ({change.reason})"
-    _installed = _Installed(torch_c, launcher, change)
-    return _report(InstallResult("installed", message, change), verbose)
+        try:
+            _installed.zebin = inductor_format.enable_zebin(find_ocloc=find_ocloc)
+        except ValueError as err:  # a bad TORCHINDUCTOR_XPU_KERNEL_FORMAT
+            message += f"; Inductor XPU kernel format unchanged: {err}"
+        else:
+            change = _installed.zebin
+            message += f"; Inductor XPU kernel format: {change.format} ({change.reason})"
+    return _report(InstallResult("installed", message, _installed.zebin), verbose)
 
 
 def uninstall(*, verbose: bool = True) -> InstallResult:

@@ -265,3 +265,17 @@ def test_real_process_probe_sees_the_environments_libsycl():
     assert proc.returncode == 0, proc.stderr
     major = int(lib.name.split(".")[2])
     assert proc.stdout.split() == ["[]", f"[{major}]"]
+
+
+def test_bad_format_variable_still_installs_and_says_so(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    utils = _fake_inductor(monkeypatch)
+    monkeypatch.setenv(inductor_format.ENV_VAR, "ptx")
+    result = xpu_static_launcher.install(True, verbose=False, libraries=libsycl(9))
+    assert result.installed and result.zebin is None
+    assert result.message.endswith("; Inductor XPU kernel format unchanged: TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' "
+                                   "is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it")
+    assert utils.XPU_KERNEL_FORMAT == "spv"
+    assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
