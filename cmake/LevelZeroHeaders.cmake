@@ -3,10 +3,13 @@
 # on Windows came from builds that assumed a system include path):
 #   XSL_LEVEL_ZERO_INCLUDE_DIR  the folder that holds level_zero/ze_api.h
 #                               (Level Zero SDK, vcpkg `level-zero`, or
-#                               Debian's libze-dev at /usr/include)
+#                               Debian's libze-dev at /usr/include), as a
+#                               CMake variable or an environment variable;
+#   else $LEVEL_ZERO_SDK/include, $LEVEL_ZERO_ROOT/include, /usr/include,
+#   /usr/local/include.
 # For a cross build the host's /usr/include must not be added wholesale, so
 # the headers are staged into the build tree and only that folder is used.
-set(XSL_LEVEL_ZERO_INCLUDE_DIR "" CACHE PATH
+set(XSL_LEVEL_ZERO_INCLUDE_DIR "$ENV{XSL_LEVEL_ZERO_INCLUDE_DIR}" CACHE PATH
     "Folder that contains level_zero/ze_api.h")
 
 if(NOT XSL_LEVEL_ZERO_INCLUDE_DIR)

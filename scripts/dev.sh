@@ -44,7 +44,8 @@ setup() {
   # Headers of the latest torch release, for the glue check (its wheel is a
   # CUDA build that is not installed here).
   python3 tests/torch_glue/torch_headers.py fetch --version "$LATEST_TORCH" --dest build/torch-headers
-  # torch 2.14.1's Inductor utils.py, which patch 0003 must also apply to.
+  # torch 2.14.1's headers and Inductor sources (patch 0003 must also apply to
+  # its utils.py; enable_zebin must cover its kernel format readers).
   python3 tests/torch_glue/torch_headers.py fetch --version 2.14.1 --dest build/torch-headers
 }
 

@@ -1,30 +1,49 @@
 """Static launcher for Intel XPU Triton kernels.
 
 Submodules:
-  zebin     read kernel metadata from Intel GPU native binaries (zebin)
-  launcher  the ``StaticXpuLauncher`` type with torch's ``_StaticXpuLauncher`` ABI
+  zebin            read kernel metadata from Intel GPU native binaries (zebin)
+  launcher         the Level Zero ``StaticXpuLauncher`` (torch's ABI, but
+                   Level Zero command lists as streams; for tools and tests)
+  torch_install    ``install()``/``uninstall()``: the SYCL backend as
+                   ``torch._C._StaticXpuLauncher`` in a published XPU wheel
+  inductor_format  ``enable_zebin()``/``disable_zebin()``: Inductor's XPU
+                   kernel format at run time
 
-``install()`` reports what torch launcher this package can provide (none yet:
-it never puts the Level Zero launcher into torch, whose ABI passes SYCL
-queues).
+``install()`` never puts the Level Zero launcher into torch, whose ABI passes
+SYCL queues; it installs only the SYCL backend, and only when that is safe.
+``python -m xpu_static_launcher enable-at-startup`` makes it happen in every
+interpreter that imports torch's Inductor.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 try:  # written by the build from pyproject.toml's version
     from ._version import __version__
 except ImportError:  # pragma: no cover - a source tree that was never built
     __version__ = "unknown"
 
-
-def install(force: bool = False) -> str:
-    """See ``xpu_static_launcher.launcher.install``: returns ``"present"``,
-    ``"no-torch"`` or ``"no-sycl-backend"``; never sets
-    ``torch._C._StaticXpuLauncher`` to the Level Zero launcher.
-    """
-    from .launcher import install as _install
-
-    return _install(force)
+from .inductor_format import FormatChange, disable_zebin, enable_zebin
+from .torch_install import InstallResult, LibraryProbe
+from .torch_install import install as _install
+from .torch_install import uninstall as _uninstall
 
 
-__all__ = ["install", "__version__"]
+def install(zebin: Optional[bool] = None, *, verbose: bool = True,
+            libraries: Optional[LibraryProbe] = None) -> InstallResult:
+    """Install the SYCL backend as ``torch._C._StaticXpuLauncher`` when torch
+    is XPU-capable, has none, and loaded the libsycl major the backend was
+    built against; see ``xpu_static_launcher.torch_install``. ``zebin``
+    (default: on Windows when an ocloc is found) also switches Inductor to
+    zebin. Returns an ``InstallResult`` (``status``, one-line ``message``)."""
+    return _install(zebin, verbose=verbose, libraries=libraries)
+
+
+def uninstall(*, verbose: bool = True) -> InstallResult:
+    """Undo ``install()``: the launcher attribute and the zebin switch."""
+    return _uninstall(verbose=verbose)
+
+
+__all__ = ["FormatChange", "InstallResult", "disable_zebin", "enable_zebin", "install",
+           "uninstall", "__version__"]

@@ -14,48 +14,25 @@ synchronous immediate list of the kernel's device. ``n_regs`` and
 ``n_spills`` are what Triton-XPU's own launcher reports for the same zebin:
 256 or 128 when it was built with that GRF option (else 0), and the spill
 memory in bytes per thread.
+
+It is never put into torch (torch's ``stream`` is a ``sycl::queue*``):
+``xpu_static_launcher.install()`` installs only the SYCL backend.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from ._launcher import StaticXpuLauncher  # noqa: F401  (re-exported)
 from . import _launcher
 
 __all__ = [
     "StaticXpuLauncher",
-    "install",
     "device_alloc",
     "device_free",
     "default_command_list",
     "kernel_info",
 ]
-
-
-def install(force: bool = False) -> str:
-    """What ``torch._C._StaticXpuLauncher`` this package can provide: nothing
-    yet, and it says so.
-
-    Inductor calls ``_launch_kernel`` with ``stream`` = torch's
-    ``sycl::queue*`` and tensors from torch's SYCL context. This package's
-    launcher takes Level Zero command lists and its own context, so putting it
-    into torch would hand it pointers it cannot use. ``install()`` therefore
-    never sets the attribute; it returns ``"present"`` when torch already has
-    a launcher, ``"no-torch"`` when torch cannot be imported, and otherwise
-    ``"no-sycl-backend"`` (a SYCL-backed launcher for torch's ABI is not part
-    of this package yet). ``force`` is accepted for compatibility and changes
-    nothing. Tools and tests use ``StaticXpuLauncher`` under its own name.
-    """
-    del force
-    try:
-        import torch  # noqa: F401
-        import torch._C as torch_c
-    except ImportError:
-        return "no-torch"
-    if getattr(torch_c, "_StaticXpuLauncher", None) is not None:
-        return "present"
-    return "no-sycl-backend"
 
 
 def device_alloc(device: int, size: int, kind: str = "device") -> int:

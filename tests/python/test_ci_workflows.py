@@ -179,3 +179,24 @@ def test_xpu_runs_both_launchers_as_a_matrix_through_the_two_tests():
     default_ref = workflow["on"]["workflow_dispatch"]["inputs"]["ref"]["default"]
     assert default_ref == harness.DEFAULT_REF == "v2.15.0"
     assert f"|| '{default_ref}'" in job["env"]["XSL_REF"]
+
+
+def test_msvc_builds_the_package_against_intel_sycl_rt_without_cmake_defines():
+    steps = [s for j in load(CI / "windows-msvc.yml")["jobs"].values() for s in j["steps"]]
+    [step] = [s for s in steps if "intel-sycl-rt" in s.get("name", "")]
+    run = step["run"]
+    assert step["shell"] == "pwsh"
+    order = ["pip install intel-sycl-rt", "python scripts/find_sycl.py", "XSL_LEVEL_ZERO_INCLUDE_DIR",
+             "pip install --no-build-isolation", "SYCL runtime: headers", "sycl_layout_check.py"]
+    positions = [run.find(text) for text in order]
+    assert -1 not in positions and positions == sorted(positions), dict(zip(order, positions))
+    # Everything the build needs is found by documented means, not -C cmake.define.
+    assert "cmake.define" not in run and "-DXSL_SYCL" not in run
+    assert run.count("exit $LASTEXITCODE") >= 2 and "exit $rc" in run
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for name in ("XSL_LEVEL_ZERO_INCLUDE_DIR", "XSL_SYCL_INCLUDE_DIR", "XSL_SYCL_LIBRARY_DIR",
+                 "scripts/find_sycl.py", "--no-build-isolation", "os.add_dll_directory"):
+        assert name in readme, f"README does not document {name}"
+    assert (REPO / "tests" / "python" / "sycl_layout_check.py").is_file()
+    uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert "pip-install-sycl.log" in uploads[0]["with"]["path"]

@@ -258,3 +258,48 @@ def test_stream_that_is_not_our_command_list_is_refused_not_used(kernel, stream)
     from xpu_static_launcher import launcher
     launch(function, args=(src, dst, 3, None, None), stream=launcher.default_command_list(0))
     assert records.count() == 2
+
+
+TWO_DEVICES_SCRIPT = r"""
+import sys
+from xpu_static_launcher import launcher
+from xpu_static_launcher._launcher import StaticXpuLauncher as L
+zebin = sys.argv[1]
+f0, _, _ = L._load_kernel(zebin, "triton_poi_fused_add_0", 0, 0)
+f1, _, _ = L._load_kernel(zebin, "triton_poi_fused_add_0", 0, 1)
+list0, list1 = launcher.default_command_list(0), launcher.default_command_list(1)
+assert list0 != list1 and 0 not in (list0, list1)
+buffers = [(launcher.device_alloc(d, 64), launcher.device_alloc(d, 64)) for d in (0, 1)]
+def launch(function, device, stream):
+    src, dst = buffers[device]
+    L._launch_kernel(function, 1, 1, 1, 1, 0, "OOiOO", (src, dst, 1, None, None), stream)
+for function, device, other in ((f0, 0, list1), (f1, 1, list0)):
+    try:
+        launch(function, device, other)
+    except ValueError as err:
+        print("refused", device, err)
+    launch(function, device, (list0, list1)[device])
+    launch(function, device, 0)
+    print("launched", device)
+"""
+
+
+def test_another_devices_command_list_is_refused(add_zebin):
+    # The module's only lists are one default list per device: a kernel of
+    # device 0 takes device 0's list and no other.
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(support.DRIVER_PATH), XSL_TEST_DRIVER_DEVICES="2",
+               XSL_TEST_DRIVER_NO_RECORD="1", PYTHONPATH=str(support.PACKAGE_DIR))
+    proc = subprocess.run([sys.executable, "-c", TWO_DEVICES_SCRIPT, add_zebin], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.split(" ")[:2] for line in lines] == [["refused", "0"], ["launched", "0"],
+                                                       ["refused", "1"], ["launched", "1"]]
+    for device in (0, 1):
+        assert lines[2 * device].endswith(f"is not a command list of this launcher for device {device}: "
+                                          "pass 0 or default_command_list(device). This Level Zero launcher "
+                                          "does not take torch's sycl::queue* streams")

@@ -1,0 +1,239 @@
+"""Put this package's SYCL launcher into a published PyTorch XPU wheel.
+
+``install()`` sets ``torch._C._StaticXpuLauncher`` to the SYCL backend
+(``xpu_static_launcher._sycl_launcher``) only when all of these hold:
+
+1. torch imports and is XPU-capable: ``torch._C._xpu_getCurrentRawStream``
+   exists (Inductor passes its ``sycl::queue*`` as ``stream``) and
+   ``torch.xpu.is_available()``;
+2. torch has no ``_StaticXpuLauncher`` of its own;
+3. the backend imports and was built against the libsycl major torch loaded
+   (``_sycl_launcher.SYCL_MAJOR`` against ``libsycl.so.<N>`` in
+   /proc/self/maps on Linux, ``sycl<N>.dll`` among the process's modules on
+   Windows).
+
+It never installs the Level Zero launcher (``xpu_static_launcher.launcher.
+StaticXpuLauncher``): that one takes Level Zero command lists, not torch's
+queues, and stays under its own name for tools and tests. ``zebin`` (default:
+on Windows when an ocloc is found) also switches Inductor to zebin with
+``inductor_format.enable_zebin``. The result names what happened in one line;
+``uninstall()`` undoes both.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, List, Optional, Set
+
+from . import inductor_format
+
+BACKEND_MODULE = "xpu_static_launcher._sycl_launcher"
+ATTRIBUTE = "_StaticXpuLauncher"
+ABI = ("_load_kernel", "_launch_kernel")
+
+# Lists the file names of the shared libraries loaded in this process.
+LibraryProbe = Callable[[], Iterable[str]]
+
+_LINUX_SYCL = re.compile(r"^libsycl\.so\.(\d+)(?:\.|$)")
+_WINDOWS_SYCL = re.compile(r"^sycl(\d+)d?\.dll$", re.IGNORECASE)
+
+
+@dataclass
+class InstallResult:
+    """``status`` is one of: installed, present, no-torch, not-xpu,
+    no-backend, sycl-mismatch, sycl-unknown (install); uninstalled,
+    not-installed (uninstall). ``message`` is the one line that says it."""
+
+    status: str
+    message: str
+    zebin: Optional[inductor_format.FormatChange] = None
+
+    @property
+    def installed(self) -> bool:
+        return self.status == "installed"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class _Installed:
+    torch_c: Any
+    launcher: Any
+    zebin: Optional[inductor_format.FormatChange]
+
+
+_installed: Optional[_Installed] = None
+
+
+def linux_loaded_libraries(maps: str = "/proc/self/maps") -> List[str]:
+    """File names of the libraries mapped into this process (Linux)."""
+    names: Set[str] = set()
+    try:
+        with open(maps, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and fields[5].startswith("/"):
+                    names.add(os.path.basename(fields[5].strip()))
+    except OSError:
+        return []
+    return sorted(names)
+
+
+def windows_loaded_libraries() -> List[str]:  # pragma: no cover - Windows only
+    """File names of the modules loaded in this process (Windows,
+    EnumProcessModules)."""
+    import ctypes
+    from ctypes import wintypes
+
+    psapi = ctypes.WinDLL("psapi", use_last_error=True)  # type: ignore[attr-defined]
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    kernel32.GetCurrentProcess.restype = wintypes.HANDLE
+    process = kernel32.GetCurrentProcess()
+    psapi.EnumProcessModules.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.HMODULE),
+                                         wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
+    kernel32.GetModuleFileNameW.argtypes = [wintypes.HMODULE, wintypes.LPWSTR, wintypes.DWORD]
+    count = 1024
+    while True:
+        modules = (wintypes.HMODULE * count)()
+        needed = wintypes.DWORD()
+        if not psapi.EnumProcessModules(process, modules, ctypes.sizeof(modules), ctypes.byref(needed)):
+            return []
+        if needed.value <= ctypes.sizeof(modules):
+            break
+        count = needed.value // ctypes.sizeof(wintypes.HMODULE) + 16
+    names = []
+    buffer = ctypes.create_unicode_buffer(32768)
+    for handle in modules[: needed.value // ctypes.sizeof(wintypes.HMODULE)]:
+        if handle and kernel32.GetModuleFileNameW(handle, buffer, len(buffer)):
+            names.append(os.path.basename(buffer.value))
+    return sorted(names)
+
+
+def loaded_libraries() -> List[str]:
+    """This process's loaded libraries on this platform ([] elsewhere)."""
+    if os.name == "nt":  # pragma: no cover - Windows only
+        return windows_loaded_libraries()
+    if sys.platform.startswith("linux"):
+        return linux_loaded_libraries()
+    return []
+
+
+def sycl_majors(libraries: Iterable[str]) -> Set[int]:
+    """The libsycl majors among library file names (``libsycl.so.9``,
+    ``libsycl.so.9.0.0``, ``sycl8.dll``, ``sycl8d.dll``)."""
+    majors: Set[int] = set()
+    for name in libraries:
+        base = os.path.basename(name.replace("\\", "/"))
+        match = _LINUX_SYCL.match(base) or _WINDOWS_SYCL.match(base)
+        if match:
+            majors.add(int(match.group(1)))
+    return majors
+
+
+def _report(result: InstallResult, verbose: bool) -> InstallResult:
+    if verbose:
+        print(f"xpu_static_launcher: {result.message}", file=sys.stderr)
+    return result
+
+
+def _launcher_of(backend: types.ModuleType) -> Any:
+    """The object with torch's ABI: the backend's ``StaticXpuLauncher`` class,
+    else the module itself."""
+    launcher = getattr(backend, "StaticXpuLauncher", backend)
+    missing = [name for name in ABI if not callable(getattr(launcher, name, None))]
+    if missing:
+        raise ImportError(f"{BACKEND_MODULE} lacks {', '.join(missing)}")
+    return launcher
+
+
+def install(zebin: Optional[bool] = None, *, verbose: bool = True,
+            libraries: Optional[LibraryProbe] = None,
+            find_ocloc: Optional[inductor_format.OclocFinder] = None) -> InstallResult:
+    """Install the SYCL backend as ``torch._C._StaticXpuLauncher`` when it is
+    safe (see the module doc); returns what happened and, with ``verbose``,
+    prints it to stderr as one line. ``zebin``: True/False forces
+    ``enable_zebin`` on/off after a successful install, None means on
+    Windows when an ocloc is found. ``libraries`` and ``find_ocloc`` replace
+    the process and ocloc probes (tests)."""
+    global _installed
+    try:
+        import torch
+        import torch._C as torch_c
+    except ImportError as err:
+        return _report(InstallResult("no-torch", f"nothing installed: torch cannot be imported ({err})"), verbose)
+    existing = getattr(torch_c, ATTRIBUTE, None)
+    if existing is not None:
+        ours = _installed is not None and existing is _installed.launcher
+        why = "installed by xpu_static_launcher already" if ours else "torch has its own, left alone"
+        return _report(InstallResult("present", f"torch._C.{ATTRIBUTE} is present ({why})"), verbose)
+    if not hasattr(torch_c, "_xpu_getCurrentRawStream"):
+        return _report(InstallResult(
+            "not-xpu", f"nothing installed: torch {getattr(torch, '__version__', '?')} is not an XPU build "
+                       "(no torch._C._xpu_getCurrentRawStream); install a PyTorch XPU wheel"), verbose)
+    xpu = getattr(torch, "xpu", None)
+    if xpu is None or not xpu.is_available():
+        return _report(InstallResult(
+            "not-xpu", "nothing installed: torch.xpu.is_available() is False (no Intel GPU or driver "
+                       "visible to torch)"), verbose)
+    torch_majors = sycl_majors((libraries or loaded_libraries)())
+    try:
+        backend = importlib.import_module(BACKEND_MODULE)
+        launcher = _launcher_of(backend)
+    except ImportError as err:
+        return _report(InstallResult(
+            "no-backend", f"nothing installed: the SYCL backend {BACKEND_MODULE} cannot be used ({err}); "
+                          "rebuild the package in this environment with intel-sycl-rt installed"), verbose)
+    built = getattr(backend, "SYCL_MAJOR", None)
+    if not torch_majors:
+        return _report(InstallResult(
+            "sycl-unknown", f"nothing installed: no libsycl is loaded by torch in this process, so the "
+                            f"backend (built for libsycl major {built}) cannot be checked against it"), verbose)
+    if not isinstance(built, int) or torch_majors != {built}:
+        loaded = ", ".join(str(m) for m in sorted(torch_majors))
+        return _report(InstallResult(
+            "sycl-mismatch", f"refused: {BACKEND_MODULE} was built against libsycl major {built} but this "
+                             f"process loaded libsycl major {loaded}; rebuild the package "
+                             "(pip install --no-build-isolation .) in the environment torch runs in"), verbose)
+    setattr(torch_c, ATTRIBUTE, launcher)
+    _installed = _Installed(torch_c, launcher, None)
+    if zebin is None:
+        zebin = inductor_format.zebin_by_default(find_ocloc)
+    message = f"installed the SYCL backend (libsycl {built}) as torch._C.{ATTRIBUTE}"
+    if zebin:
+        try:
+            _installed.zebin = inductor_format.enable_zebin(find_ocloc=find_ocloc)
+        except ValueError as err:  # a bad TORCHINDUCTOR_XPU_KERNEL_FORMAT
+            message += f"; Inductor XPU kernel format unchanged: {err}"
+        else:
+            change = _installed.zebin
+            message += f"; Inductor XPU kernel format: {change.format} ({change.reason})"
+    return _report(InstallResult("installed", message, _installed.zebin), verbose)
+
+
+def uninstall(*, verbose: bool = True) -> InstallResult:
+    """Undo ``install()``: remove the launcher it set (only if it is still
+    the one it set) and undo its ``enable_zebin``."""
+    global _installed
+    state, _installed = _installed, None
+    if state is None:
+        return _report(InstallResult("not-installed", "nothing to undo: install() did not install a "
+                                                      "launcher in this process"), verbose)
+    if state.zebin is not None:
+        state.zebin.undo()
+    if getattr(state.torch_c, ATTRIBUTE, None) is state.launcher:
+        delattr(state.torch_c, ATTRIBUTE)
+        message = f"removed torch._C.{ATTRIBUTE}"
+    else:
+        message = f"left torch._C.{ATTRIBUTE} alone (it was replaced after install())"
+    if state.zebin is not None and state.zebin.changed:
+        message += f"; Inductor XPU kernel format back to {state.zebin.previous}"
+    return _report(InstallResult("uninstalled", message, state.zebin), verbose)
+
+
+__all__ = ["InstallResult", "install", "uninstall", "loaded_libraries", "sycl_majors"]

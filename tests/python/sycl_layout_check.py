@@ -1,0 +1,51 @@
+"""Load the environment's libsycl the way a Python process on this platform
+must (Windows: os.add_dll_directory on the folder of sycl<N>.dll) and check
+that install()'s process probe sees the major scripts/find_sycl.py reports;
+with a built SYCL backend, also that it was built against that major.
+
+Run by ci/windows-msvc.yml after `pip install .` and by
+test_find_sycl.py here. Prints one line per check; exit 0 when all hold.
+Usage: python tests/python/sycl_layout_check.py
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import List
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def main() -> int:
+    spec = importlib.util.spec_from_file_location("xsl_find_sycl", REPO / "scripts" / "find_sycl.py")
+    assert spec and spec.loader
+    find_sycl = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = find_sycl
+    spec.loader.exec_module(find_sycl)
+    layout = find_sycl.find_sycl()
+    print(f"intel-sycl-rt {layout.version}: {layout.runtime} (major {layout.major}), link {layout.library}")
+    if os.name == "nt":
+        os.add_dll_directory(layout.runtime_dir)  # type: ignore[attr-defined]
+    ctypes.CDLL(layout.runtime)
+    from xpu_static_launcher import torch_install
+
+    loaded: List[int] = sorted(torch_install.sycl_majors(torch_install.loaded_libraries()))
+    print(f"install()'s probe sees libsycl major(s) {loaded}")
+    ok = loaded == [layout.major]
+    if importlib.util.find_spec("xpu_static_launcher._sycl_launcher") is not None:
+        import xpu_static_launcher._sycl_launcher as backend
+
+        print(f"SYCL backend built against libsycl major {backend.SYCL_MAJOR}")
+        ok = ok and backend.SYCL_MAJOR == layout.major
+    else:
+        print("SYCL backend not in this build")
+    print("ok" if ok else "MISMATCH")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""xpu_static_launcher.install()/uninstall() with a stand-in torch and a
+stand-in SYCL backend: every branch, and the libsycl probes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+from typing import List, Optional
+
+import pytest
+
+import xpu_static_launcher
+from xpu_static_launcher import inductor_format, torch_install
+
+BACKEND = "xpu_static_launcher._sycl_launcher"
+
+
+class _Launcher:
+    @staticmethod
+    def _load_kernel(path, name, shared, device):  # pragma: no cover - never called
+        return None, 0, 0
+
+    @staticmethod
+    def _launch_kernel(*args):  # pragma: no cover - never called
+        return None
+
+
+def fake_torch(monkeypatch, *, xpu_build: bool = True, available: bool = True,
+               launcher: Optional[object] = None) -> types.ModuleType:
+    torch = types.ModuleType("torch")
+    torch.__version__ = "2.15.0+xpu" if xpu_build else "2.15.0+cpu"
+    torch_c = types.ModuleType("torch._C")
+    if xpu_build:
+        torch_c._xpu_getCurrentRawStream = lambda device: 0
+    if launcher is not None:
+        torch_c._StaticXpuLauncher = launcher
+    torch._C = torch_c
+    torch.xpu = types.SimpleNamespace(is_available=lambda: available)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch._C", torch_c)
+    return torch
+
+
+def fake_backend(monkeypatch, major: Optional[int] = 9, with_class: bool = True) -> types.ModuleType:
+    backend = types.ModuleType(BACKEND)
+    if major is not None:
+        backend.SYCL_MAJOR = major
+    if with_class:
+        backend.StaticXpuLauncher = _Launcher
+    monkeypatch.setitem(sys.modules, BACKEND, backend)
+    return backend
+
+
+def libsycl(major: int):
+    return lambda: ["libc.so.6", f"libsycl.so.{major}", "libze_loader.so.1"]
+
+
+@pytest.fixture(autouse=True)
+def clean_state(monkeypatch):
+    monkeypatch.setattr(torch_install, "_installed", None)
+    monkeypatch.delenv(inductor_format.ENV_VAR, raising=False)
+    yield
+    while inductor_format.disable_zebin() is not None:
+        pass
+
+
+def test_no_torch(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    result = xpu_static_launcher.install()
+    assert result.status == "no-torch" and not result.installed
+    assert capsys.readouterr().err.startswith("xpu_static_launcher: nothing installed: torch cannot be imported (")
+
+
+def test_cpu_only_torch_is_left_alone(monkeypatch):
+    torch = fake_torch(monkeypatch, xpu_build=False)
+    result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
+    assert result.status == "not-xpu"
+    assert result.message == ("nothing installed: torch 2.15.0+cpu is not an XPU build (no "
+                              "torch._C._xpu_getCurrentRawStream); install a PyTorch XPU wheel")
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+def test_xpu_build_without_a_device_is_left_alone(monkeypatch):
+    torch = fake_torch(monkeypatch, available=False)
+    fake_backend(monkeypatch)
+    result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
+    assert result.status == "not-xpu" and "torch.xpu.is_available() is False" in result.message
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+def test_torch_with_its_own_launcher_is_left_alone(monkeypatch):
+    own = object()
+    torch = fake_torch(monkeypatch, launcher=own)
+    fake_backend(monkeypatch)
+    result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
+    assert result.status == "present"
+    assert result.message == "torch._C._StaticXpuLauncher is present (torch has its own, left alone)"
+    assert torch._C._StaticXpuLauncher is own
+    assert xpu_static_launcher.uninstall(verbose=False).status == "not-installed"
+    assert torch._C._StaticXpuLauncher is own
+
+
+def test_backend_missing_says_why(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    monkeypatch.setitem(sys.modules, BACKEND, None)  # import fails
+    result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
+    assert result.status == "no-backend"
+    assert result.message.startswith(f"nothing installed: the SYCL backend {BACKEND} cannot be used (")
+    assert result.message.endswith("); rebuild the package in this environment with intel-sycl-rt installed")
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+def test_backend_without_torchs_abi_is_not_installed(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch, with_class=False)
+    result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
+    assert result.status == "no-backend"
+    assert f"({BACKEND} lacks _load_kernel, _launch_kernel)" in result.message
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+@pytest.mark.parametrize("built, loaded", [(8, 9), (9, 8), (None, 9)])
+def test_libsycl_major_mismatch_is_refused_in_one_line(monkeypatch, capsys, built, loaded):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch, major=built)
+    result = xpu_static_launcher.install(libraries=libsycl(loaded))
+    assert result.status == "sycl-mismatch"
+    line = (f"refused: {BACKEND} was built against libsycl major {built} but this process loaded libsycl "
+            f"major {loaded}; rebuild the package (pip install --no-build-isolation .) in the environment "
+            "torch runs in")
+    assert result.message == line
+    assert capsys.readouterr().err == f"xpu_static_launcher: {line}\n"
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+def test_no_libsycl_loaded_is_refused(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    result = xpu_static_launcher.install(verbose=False, libraries=lambda: ["libc.so.6"])
+    assert result.status == "sycl-unknown" and "built for libsycl major 9" in result.message
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+def test_success_then_present_then_undo(monkeypatch, capsys):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch, major=8)
+    monkeypatch.setattr(sys, "platform", "linux")
+    result = xpu_static_launcher.install(libraries=lambda: ["/opt/x/libsycl.so.8.0.1"])
+    assert result.status == "installed" and result.installed and result.zebin is None
+    assert torch._C._StaticXpuLauncher is _Launcher
+    assert capsys.readouterr().err == ("xpu_static_launcher: installed the SYCL backend (libsycl 8) as "
+                                       "torch._C._StaticXpuLauncher\n")
+    again = xpu_static_launcher.install(verbose=False, libraries=libsycl(8))
+    assert again.status == "present" and "installed by xpu_static_launcher already" in again.message
+    undone = xpu_static_launcher.uninstall(verbose=False)
+    assert undone.status == "uninstalled" and undone.message == "removed torch._C._StaticXpuLauncher"
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+    assert xpu_static_launcher.uninstall(verbose=False).status == "not-installed"
+
+
+def test_module_backend_with_the_abi_functions_is_installed_as_is(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    backend = fake_backend(monkeypatch, with_class=False)
+    backend._load_kernel = _Launcher._load_kernel
+    backend._launch_kernel = _Launcher._launch_kernel
+    assert xpu_static_launcher.install(verbose=False, zebin=False, libraries=libsycl(9)).installed
+    assert torch._C._StaticXpuLauncher is backend
+
+
+def test_uninstall_leaves_a_launcher_set_by_someone_else(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    assert xpu_static_launcher.install(verbose=False, zebin=False, libraries=libsycl(9)).installed
+    other = object()
+    torch._C._StaticXpuLauncher = other
+    result = xpu_static_launcher.uninstall(verbose=False)
+    assert "left torch._C._StaticXpuLauncher alone" in result.message
+    assert torch._C._StaticXpuLauncher is other
+
+
+def _fake_inductor(monkeypatch, value: str = "spv") -> types.ModuleType:
+    utils = types.ModuleType("torch._inductor.utils")
+    utils.XPU_KERNEL_FORMAT = value
+    utils.GPU_KERNEL_BIN_EXTS = {"cuda": ".cubin", "xpu": f".{value}"}
+    monkeypatch.setitem(sys.modules, "torch._inductor", types.ModuleType("torch._inductor"))
+    monkeypatch.setitem(sys.modules, utils.__name__, utils)
+    return utils
+
+
+@pytest.mark.parametrize("platform, ocloc, zebin, expected", [
+    ("win32", "C:\\ocloc", None, "zebin"),   # default on Windows with an ocloc
+    ("win32", None, None, "spv"),            # no ocloc: default off
+    ("win32", "C:\\ocloc", False, "spv"),    # turned off
+    ("linux", None, None, "spv"),            # default off elsewhere (stand-in starts at spv)
+])
+def test_zebin_switch_follows_the_default_and_is_undone(monkeypatch, platform, ocloc, zebin, expected):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    utils = _fake_inductor(monkeypatch)
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setenv("PATH", "C:\\ocloc" if platform == "win32" else "/usr/bin")
+    result = torch_install.install(zebin, verbose=False, libraries=libsycl(9),
+                                   find_ocloc=lambda: (ocloc, f"ocloc in {ocloc}"))
+    assert result.installed and torch._C._StaticXpuLauncher is _Launcher
+    assert utils.XPU_KERNEL_FORMAT == expected and utils.GPU_KERNEL_BIN_EXTS["xpu"] == f".{expected}"
+    if expected == "zebin":
+        assert result.message.endswith("; Inductor XPU kernel format: zebin (zebin: Triton-XPU makes it "
+                                       "with ocloc in C:\\ocloc)")
+    undone = xpu_static_launcher.uninstall(verbose=False)
+    assert utils.XPU_KERNEL_FORMAT == "spv" and utils.GPU_KERNEL_BIN_EXTS["xpu"] == ".spv"
+    assert ("back to spv" in undone.message) is (expected == "zebin")
+
+
+def test_zebin_forced_on_off_windows(monkeypatch):
+    fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    utils = _fake_inductor(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "linux")
+    result = xpu_static_launcher.install(True, verbose=False, libraries=libsycl(9))
+    assert result.zebin is not None and utils.XPU_KERNEL_FORMAT == "zebin"
+    xpu_static_launcher.uninstall(verbose=False)
+    assert utils.XPU_KERNEL_FORMAT == "spv"
+
+
+@pytest.mark.parametrize("names, majors", [
+    (["libsycl.so.9"], {9}),
+    (["/usr/lib/libsycl.so.8.0.0"], {8}),
+    (["C:\\env\\Library\\bin\\sycl8.dll"], {8}),
+    (["SYCL7D.DLL"], {7}),
+    (["libsycl-preview.so.9", "sycl9-preview.dll", "libsycl.so", "libsycl-jit.so.23.1", "mysycl8.dll"], set()),
+    (["libsycl.so.8", "sycl9.dll"], {8, 9}),
+])
+def test_sycl_majors_from_library_names(names: List[str], majors):
+    assert torch_install.sycl_majors(names) == majors
+
+
+def test_linux_maps_parser(tmp_path: Path):
+    maps = tmp_path / "maps"
+    maps.write_text(textwrap.dedent("""\
+        7f00-7f01 r-xp 00000000 08:01 123 /env/lib/libsycl.so.9.0.0
+        7f01-7f02 r--p 00000000 08:01 124 /usr/lib/x86_64-linux-gnu/libc.so.6
+        7f02-7f03 rw-p 00000000 00:00 0
+        7ffd-7ffe rw-p 00000000 00:00 0 [stack]
+        """))
+    assert torch_install.linux_loaded_libraries(str(maps)) == ["libc.so.6", "libsycl.so.9.0.0"]
+    assert torch_install.linux_loaded_libraries(str(tmp_path / "absent")) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/maps")
+def test_real_process_probe_sees_the_environments_libsycl():
+    libs = sorted(p for p in (Path(sys.prefix) / "lib").glob("libsycl.so.*")
+                  if torch_install.sycl_majors([p.name]) and p.name.count(".") == 2)
+    if not libs:
+        pytest.skip("intel-sycl-rt is not installed in this environment")
+    lib = libs[0]
+    code = ("import ctypes, sys; from xpu_static_launcher import torch_install as t; "
+            "before = t.sycl_majors(t.loaded_libraries()); ctypes.CDLL(sys.argv[1]); "
+            "print(sorted(before), sorted(t.sycl_majors(t.loaded_libraries())))")
+    env_path = str(Path(xpu_static_launcher.__file__).parents[1])
+    proc = subprocess.run([sys.executable, "-c", code, str(lib)], capture_output=True, text=True,
+                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    major = int(lib.name.split(".")[2])
+    assert proc.stdout.split() == ["[]", f"[{major}]"]
+
+
+def test_bad_format_variable_still_installs_and_says_so(monkeypatch):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    utils = _fake_inductor(monkeypatch)
+    monkeypatch.setenv(inductor_format.ENV_VAR, "ptx")
+    result = xpu_static_launcher.install(True, verbose=False, libraries=libsycl(9))
+    assert result.installed and result.zebin is None
+    assert result.message.endswith("; Inductor XPU kernel format unchanged: TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' "
+                                   "is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it")
+    assert utils.XPU_KERNEL_FORMAT == "spv"
+    assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
