@@ -2,8 +2,9 @@
 # backend of the package built from them.
 #
 # xsl_locate_torch_sycl() sets, in the caller's scope (empty when absent):
-#   XSL_SYCL_INCLUDE      include dir of the installed intel-sycl-rt
-#   XSL_SYCL_LIBRARY      its libsycl.so / sycl.lib
+#   XSL_SYCL_INCLUDE      include dir of the installed intel-sycl-rt (for
+#                         the header checks; building and linking against
+#                         SYCL goes through cmake/SyclRuntime.cmake)
 #   XSL_TORCH_TREES       "<version>|<include dir>" of the installed torch
 #                         first, then of trees fetched into build/torch-headers
 #   XSL_TORCH_INCLUDE     include dir of the installed torch
@@ -12,7 +13,7 @@
 #                         (c10/xpu/impl/xpu_cmake_macros.h), for CPU wheels
 #                         that do not ship it; put it after XSL_TORCH_INCLUDE
 function(xsl_locate_torch_sycl)
-  foreach(var SYCL_INCLUDE SYCL_LIBRARY TORCH_TREES TORCH_INCLUDE TORCH_LIB)
+  foreach(var SYCL_INCLUDE TORCH_TREES TORCH_INCLUDE TORCH_LIB)
     set(XSL_${var} "" PARENT_SCOPE)
   endforeach()
   execute_process(
@@ -28,9 +29,8 @@ function(xsl_locate_torch_sycl)
   string(REPLACE "\n" ";" lines "${found}")
   set(trees "")
   foreach(line IN LISTS lines)
-    if(line MATCHES "^runtime ([^ ]+) (.+)$")
+    if(line MATCHES "^runtime (.+)$")
       set(XSL_TORCH_LIB "${CMAKE_MATCH_1}" PARENT_SCOPE)
-      set(XSL_SYCL_LIBRARY "${CMAKE_MATCH_2}" PARENT_SCOPE)
     elseif(line MATCHES "^sycl (.+)$")
       set(XSL_SYCL_INCLUDE "${CMAKE_MATCH_1}" PARENT_SCOPE)
     elseif(line MATCHES "^torch ([^ ]+) (.+)$")
@@ -61,17 +61,34 @@ function(xsl_torch_libraries out torch_lib)
   set(${out} "${libraries}" PARENT_SCOPE)
 endfunction()
 
+# A target that builds against torch and SYCL as the glue does: C++20 (what
+# torch >= 2.13 needs), torch's headers as system includes, USE_XPU, and the
+# torch and libsycl folders as the build-tree run path.
+function(xsl_torch_sycl_target target)
+  set_target_properties(${target} PROPERTIES
+    CXX_STANDARD 20 BUILD_RPATH "${XSL_TORCH_LIB};${XSL_SYCL_LIBRARY_DIR}")
+  target_include_directories(${target} SYSTEM PRIVATE
+    "${XSL_TORCH_INCLUDE}" "${XSL_TORCH_INCLUDE}/torch/csrc/api/include"
+    "${XSL_TORCH_GENERATED}")
+  target_compile_definitions(${target} PRIVATE
+    USE_XPU SYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
+  xsl_set_warnings(${target})
+endfunction()
+
 # _sycl_launcher: csrc/torch_glue/xpu.cpp (the same source as the PyTorch
 # glue) as a module of the package, for torch XPU wheels that have no
-# _StaticXpuLauncher. It links the environment's torch and libsycl, and
-# torch's c10_xpu for the c10::xpu functions; with a CPU wheel (no c10_xpu)
-# the tests' c10::xpu shim stands in, when the tests are built.
+# _StaticXpuLauncher. It links the environment's torch, its libsycl
+# (xsl_sycl_runtime, cmake/SyclRuntime.cmake) and torch's c10_xpu for the
+# c10::xpu functions; with a CPU wheel (no c10_xpu) the tests' c10::xpu
+# shim stands in, when the tests are built.
 function(xsl_add_sycl_backend)
+  if(NOT TARGET xsl_sycl_runtime)
+    return() # SyclRuntime.cmake said why
+  endif()
   xsl_locate_torch_sycl()
-  if(XSL_SYCL_INCLUDE STREQUAL "" OR XSL_SYCL_LIBRARY STREQUAL "" OR
-     XSL_TORCH_LIB STREQUAL "")
-    message(STATUS "SYCL backend (_sycl_launcher) skipped: needs torch and "
-                   "intel-sycl-rt in this Python environment")
+  if(XSL_TORCH_LIB STREQUAL "")
+    message(STATUS "SYCL backend (_sycl_launcher) skipped: needs torch in this "
+                   "Python environment")
     return()
   endif()
   if(CMAKE_CROSSCOMPILING)
@@ -92,17 +109,10 @@ function(xsl_add_sycl_backend)
     message(STATUS "SYCL backend skipped: torch libraries not found in ${XSL_TORCH_LIB}")
     return()
   endif()
-  get_filename_component(sycl_lib_dir "${XSL_SYCL_LIBRARY}" DIRECTORY)
   xsl_add_python_extension(_sycl_launcher
     SOURCES "${PROJECT_SOURCE_DIR}/csrc/torch_glue/xpu.cpp" sycl_launcher_module.cpp
-    LIBS xsl_launcher ${torch_libraries} ${c10_xpu} "${XSL_SYCL_LIBRARY}")
-  set_target_properties(_sycl_launcher PROPERTIES
-    CXX_STANDARD 20 BUILD_RPATH "${XSL_TORCH_LIB};${sycl_lib_dir}")
-  target_include_directories(_sycl_launcher SYSTEM PRIVATE
-    "${XSL_TORCH_INCLUDE}" "${XSL_TORCH_INCLUDE}/torch/csrc/api/include"
-    "${XSL_TORCH_GENERATED}" "${XSL_SYCL_INCLUDE}")
-  target_compile_definitions(_sycl_launcher PRIVATE
-    USE_XPU SYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
+    LIBS xsl_launcher ${torch_libraries} ${c10_xpu} xsl_sycl_runtime)
+  xsl_torch_sycl_target(_sycl_launcher)
   message(STATUS "SYCL backend (_sycl_launcher): torch ${XSL_TORCH_LIB}, "
-                 "${XSL_SYCL_LIBRARY}, c10::xpu from ${c10_xpu}")
+                 "c10::xpu from ${c10_xpu}")
 endfunction()

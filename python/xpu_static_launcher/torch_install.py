@@ -143,9 +143,10 @@ def _report(result: InstallResult, verbose: bool) -> InstallResult:
 
 
 def _launcher_of(backend: types.ModuleType) -> Any:
-    """The object with torch's ABI: the backend's ``StaticXpuLauncher`` class,
-    else the module itself."""
-    launcher = getattr(backend, "StaticXpuLauncher", backend)
+    """The object with torch's ABI: the type the glue's StaticXpuLauncher_init
+    registers (``_StaticXpuLauncher``, as in torch._C), else a
+    ``StaticXpuLauncher`` class, else the module itself."""
+    launcher = getattr(backend, ATTRIBUTE, None) or getattr(backend, "StaticXpuLauncher", backend)
     missing = [name for name in ABI if not callable(getattr(launcher, name, None))]
     if missing:
         raise ImportError(f"{BACKEND_MODULE} lacks {', '.join(missing)}")

@@ -318,3 +318,34 @@ def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
     with pytest.raises(ValueError, match="argument 0"):
         launch(function, (1, 1, 1), 1, 0, "OOiOO", (cpu, cpu, 1, None, None))
     assert records.count() == 0
+
+
+# ------------------------------------- install() on a torch without a launcher
+
+
+def test_install_puts_the_sycl_backend_into_torch_and_uninstall_undoes_it(
+        add_zebin, records, buffers, tmp_path, monkeypatch):
+    import xpu_static_launcher
+
+    # torch as a published XPU wheel has it: XPU available, the raw-stream
+    # query present (the fixture's), no _StaticXpuLauncher of its own.
+    monkeypatch.delattr(torch._C, "_StaticXpuLauncher")
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: True)
+    result = xpu_static_launcher.install(zebin=False, verbose=False)
+    assert result.status == "installed", result.message
+    assert f"libsycl {_sycl_launcher.SYCL_MAJOR}" in result.message
+    try:
+        assert torch._C._StaticXpuLauncher is L
+        compiled = support.StandInCompiledKernel(Path(add_zebin).read_bytes(), with_scratch_fields=True)
+        kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
+        assert kernel.C_impl is L
+        kernel.reload_cubin_from_raw(str(tmp_path / f"{ADD}.zebin"))
+        kernel.load_kernel(0)
+        records.clear()
+        kernel.run(3, 1, 1, 0, support.FakeTensor(buffers[0]), support.FakeTensor(buffers[1]), 7)
+        assert records.launch(0)["group_count"] == (3, 1, 1)
+        assert records.launch(0)["args"][2]["bytes"] == support.le_bytes(7, 4)
+    finally:
+        undone = xpu_static_launcher.uninstall(verbose=False)
+    assert undone.status == "uninstalled", undone.message
+    assert not hasattr(torch._C, "_StaticXpuLauncher")

@@ -4,9 +4,8 @@
 `locate` prints one line per tree the build can use:
     sycl <include dir>            from the installed intel-sycl-rt
     torch <version> <include dir> the installed torch, then fetched trees
-    runtime <torch lib dir> <libsycl file>
-                                  what the glue links to run in this Python
-                                  (installed torch and intel-sycl-rt)
+    runtime <torch lib dir>       the installed torch's libraries, which the
+                                  SYCL backend links
 `fetch` unpacks only `torch/include` of a torch wheel from PyPI into
 DEST/<version>/include, plus the few Inductor sources the Python tests read
 and an index of the Inductor modules that name the XPU kernel format, so a
@@ -55,20 +54,6 @@ def sycl_include() -> Path | None:
     return None
 
 
-def sycl_library() -> Path | None:
-    """The libsycl the installed intel-sycl-rt ships (sycl<N>.dll's import
-    library sycl.lib on Windows)."""
-    try:
-        dist = importlib.metadata.distribution("intel-sycl-rt")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    names = ("libsycl.so", "sycl.lib")
-    for entry in dist.files or []:
-        if Path(str(entry)).name in names:
-            return Path(dist.locate_file(entry)).resolve()
-    return None
-
-
 def fetched_trees(root: Path) -> list[tuple[str, Path]]:
     if not root.is_dir():
         return []
@@ -86,9 +71,8 @@ def locate(fetched_root: Path) -> int:
     trees += [t for t in fetched_trees(fetched_root) if found is None or t[0] != found[0]]
     for version, include in trees:
         print(f"torch {version} {include.resolve().as_posix()}")
-    library = sycl_library()
-    if found is not None and library is not None and (found[1].parent / "lib").is_dir():
-        print(f"runtime {(found[1].parent / 'lib').resolve().as_posix()} {library.as_posix()}")
+    if found is not None and (found[1].parent / "lib").is_dir():
+        print(f"runtime {(found[1].parent / 'lib').resolve().as_posix()}")
     return 0
 
 
