@@ -29,6 +29,13 @@ endif()
 set(_xsl_ze_stage "${CMAKE_BINARY_DIR}/level_zero_headers")
 file(GLOB _xsl_ze_headers "${XSL_LEVEL_ZERO_INCLUDE_DIR}/level_zero/*.h")
 file(COPY ${_xsl_ze_headers} DESTINATION "${_xsl_ze_stage}/level_zero")
+# The loader's own headers (only the test driver's loader build needs them).
+foreach(_sub loader layers)
+  if(IS_DIRECTORY "${XSL_LEVEL_ZERO_INCLUDE_DIR}/level_zero/${_sub}")
+    file(COPY "${XSL_LEVEL_ZERO_INCLUDE_DIR}/level_zero/${_sub}"
+         DESTINATION "${_xsl_ze_stage}/level_zero")
+  endif()
+endforeach()
 add_library(xsl_level_zero_headers INTERFACE)
 target_include_directories(xsl_level_zero_headers SYSTEM INTERFACE "${_xsl_ze_stage}")
 message(STATUS "Level Zero headers: ${XSL_LEVEL_ZERO_INCLUDE_DIR}")

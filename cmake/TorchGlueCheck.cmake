@@ -5,38 +5,18 @@
 # intel-sycl-rt. torch and SYCL are system includes, so -Werror judges only
 # the project's code.
 
+include(SyclBackend)
+
 function(xsl_add_torch_glue_checks)
-  set(fetched_root "${PROJECT_SOURCE_DIR}/build/torch-headers")
-  execute_process(
-    COMMAND "${Python_EXECUTABLE}"
-            "${PROJECT_SOURCE_DIR}/tests/torch_glue/torch_headers.py"
-            locate --fetched-root "${fetched_root}"
-    OUTPUT_VARIABLE found
-    RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
-    message(WARNING "torch_headers.py locate failed: glue checks skipped")
-    return()
-  endif()
-  string(REPLACE "\n" ";" lines "${found}")
-  set(sycl_include "")
-  set(torch_trees "")
-  foreach(line IN LISTS lines)
-    if(line MATCHES "^sycl (.+)$")
-      set(sycl_include "${CMAKE_MATCH_1}")
-    elseif(line MATCHES "^torch ([^ ]+) (.+)$")
-      list(APPEND torch_trees "${CMAKE_MATCH_1}|${CMAKE_MATCH_2}")
-    endif()
-  endforeach()
+  xsl_locate_torch_sycl()
+  set(sycl_include "${XSL_SYCL_INCLUDE}")
+  set(torch_trees "${XSL_TORCH_TREES}")
   if(sycl_include STREQUAL "" OR torch_trees STREQUAL "")
     message(STATUS "PyTorch glue checks skipped: needs torch and intel-sycl-rt "
                    "(bash scripts/dev.sh setup installs both)")
     return()
   endif()
-
-  # The one header a torch build generates; what a USE_XPU build writes.
-  set(generated "${CMAKE_CURRENT_BINARY_DIR}/torch_generated")
-  file(WRITE "${generated}/c10/xpu/impl/xpu_cmake_macros.h"
-       "#pragma once\n#define C10_XPU_BUILD_SHARED_LIBS\n")
+  set(generated "${XSL_TORCH_GENERATED}")
 
   foreach(tree IN LISTS torch_trees)
     string(REPLACE "|" ";" parts "${tree}")

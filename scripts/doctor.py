@@ -592,7 +592,7 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
             f"torch._C._StaticXpuLauncher is missing in torch {version}",
             "The build compiled the XPU launcher out (upstream guards it with #ifndef _WIN32), "
             "so every XPU kernel uses Triton's Python launcher.",
-            f"Build torch with patches 0001 and 0002: {build_with_patches_fix(windows)}.",
+            f"Build torch with the PyTorch PR stack (patches/pytorch, PR 1 enables the launcher): {build_with_patches_fix(windows)}.",
         )
     ]
 

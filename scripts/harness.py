@@ -4,7 +4,7 @@
   python scripts/harness.py            default run: what this machine can do
   python scripts/harness.py doctor     why kernels are (not) launched statically
   python scripts/harness.py checkout   clone PyTorch at --ref with submodules
-  python scripts/harness.py apply      apply patches/pytorch to the clone
+  python scripts/harness.py apply      apply the PR stack (patches/pytorch/<series>) to the clone
   python scripts/harness.py build      build PyTorch (USE_XPU=1, Ninja, MSVC + oneAPI)
   python scripts/harness.py test       install Triton-XPU, run the two tests, verify
   python scripts/harness.py all        doctor, checkout, apply, build, test
@@ -57,7 +57,7 @@ doctor = _load("doctor")
 patchset = _load("patchset")
 winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
 
-DEFAULT_REF = "v2.13.0"
+DEFAULT_REF = "v2.15.0"
 DEFAULT_ARCH = "bmg"
 PYTORCH_URL = "https://github.com/pytorch/pytorch.git"
 TRITON_XPU_URL = "https://github.com/intel/intel-xpu-backend-for-triton"
@@ -93,6 +93,8 @@ class Context:
     probes: Any  # doctor.Probes
     build_dir: Path | None = None  # instead of the preset's binary dir
     force: bool = False
+    launcher: str = "upstream"  # "project": this project's launcher instead of upstream's xpu.cpp
+    series: str | None = None  # patches/pytorch/<series>; None: by the checkout's version.txt
     env: dict[str, str] | None = None  # captured build environment (Windows)
     out: Callable[[str], None] = print
 
@@ -619,31 +621,41 @@ def step_kernels(ctx: Context, log: StepLog) -> Outcome:
     return Outcome(OK, f"{shown} zebins compiled and inspected ({out_dir})")
 
 
+PATCH_ROOT = REPO / "patches" / "pytorch"
+
+
 def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
-    """Applies the series to the fixture tree + this torch's utils.py, then reverses."""
-    fixture = REPO / "tests" / "fixtures" / "pytorch" / "v2.13.0"
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "pytorch"
-        shutil.copytree(fixture, root)
-        rc, out, err = ctx.probes.run([ctx.python, "-c", "import torch, os; print(os.path.dirname(torch.__file__))"])
-        utils = Path(out.strip()) / "_inductor" / "utils.py" if rc == 0 else None
-        if utils is None or not utils.is_file():
-            return Outcome(WARN, "torch not importable; checked the C++/test patches only")
-        target = root / "torch" / "_inductor" / "utils.py"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(utils, target)
-        series = patchset.load_series(REPO / "patches" / "pytorch")
-        for reverse in (False, False, True):
-            result = patchset.run_series(series, root, reverse=reverse)
-            for line in result.lines:
-                log.write(line)
-            if not result.ok:
-                raise StepFailed("the patchset does not apply to the fixture tree; see the log")
-    manifest = patchset.Manifest.load(REPO / "patches" / "pytorch")
-    committed = (REPO / "patches" / "pytorch" / manifest.patch_file).read_text(encoding="utf-8")
-    if committed != patchset.regen_text(REPO, manifest):
-        return Outcome(WARN, f"{manifest.patch_file} is stale against csrc/: run python3 scripts/patchset.py regen")
-    return Outcome(OK, f"{len(series)} patches apply, re-apply as no-op, reverse (fixture + {utils})")
+    """Applies every PR stack (and the project-launcher option) to trees rebuilt
+    from the patches, re-applies (no-op) and reverses; the series matching
+    this torch gets its real utils.py."""
+    rc, out, _ = ctx.probes.run([ctx.python, "-c", "import torch, os; print(torch.__version__); print(os.path.dirname(torch.__file__))"])
+    version, utils = (out.split() + ["", ""])[:2] if rc == 0 else ("", "")
+    real_utils = Path(utils) / "_inductor" / "utils.py" if utils else None
+    checked = []
+    try:
+        every = patchset.list_series(PATCH_ROOT)
+        for series in every:
+            for launcher in patchset.LAUNCHERS:
+                with tempfile.TemporaryDirectory() as tmp:
+                    root = Path(tmp)
+                    patches = patchset.stack(series, launcher, PATCH_ROOT)
+                    for path, text in patchset.reconstruct_preimages(series.patches()).items():
+                        (root / path).parent.mkdir(parents=True, exist_ok=True)
+                        (root / path).write_bytes(text.render())
+                    if real_utils is not None and real_utils.is_file() and any(version.startswith(v + ".") for v in series.versions):
+                        shutil.copyfile(real_utils, root / "torch" / "_inductor" / "utils.py")
+                        checked.append(f"{series.name} with {real_utils}")
+                    (root / "build_variables.bzl").write_text(f'    "{patchset.Manifest.load(PATCH_ROOT).build_list_anchor}",\n', encoding="utf-8")
+                    for reverse in (False, False, True):
+                        result = patchset.run_series(patches, root, reverse=reverse)
+                        for line in result.lines:
+                            log.write(line)
+                        if not result.ok:
+                            raise StepFailed(f"the {series.name} stack ({launcher} launcher) does not apply to its rebuilt tree; see the log")
+    except patchset.PatchError as err:
+        raise StepFailed(str(err)) from err
+    real = f"; real utils.py: {', '.join(sorted(set(checked)))}" if checked else "; no series matches this torch's utils.py"
+    return Outcome(OK, f"{len(every)} stacks x {len(patchset.LAUNCHERS)} launchers apply, re-apply as no-op, reverse{real}")
 
 
 def step_checkout(ctx: Context, log: StepLog) -> Outcome:
@@ -695,7 +707,12 @@ def local_changes(src: Path) -> list[str]:
 
 
 def step_apply(ctx: Context, log: StepLog) -> Outcome:
-    series = patchset.load_series(REPO / "patches" / "pytorch")
+    try:
+        chosen = patchset.select_series(PATCH_ROOT, ctx.src, ctx.series)
+        series = patchset.stack(chosen, ctx.launcher, PATCH_ROOT)
+    except patchset.PatchError as err:
+        raise StepFailed(str(err)) from err
+    log.write(f"series {chosen.name} (base {chosen.base}), {ctx.launcher} launcher")
     result = patchset.run_series(series, ctx.src)
     for line in result.lines:
         log.write(line)
@@ -717,8 +734,8 @@ def step_apply(ctx: Context, log: StepLog) -> Outcome:
         for line in result.lines:
             log.write(line)
     if not result.ok:
-        raise StepFailed("the patchset does not fit this checkout (drift report in the log)")
-    return Outcome(OK, result.lines[-1])
+        raise StepFailed(f"the {chosen.name} stack does not fit this checkout (drift report in the log)")
+    return Outcome(OK, f"{chosen.name}, {ctx.launcher} launcher: {result.lines[-1]}")
 
 
 def build_environment(ctx: Context) -> dict[str, str]:
@@ -846,10 +863,14 @@ def _fp(*parts: object) -> str:
     return hashlib.sha256("\0".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:16]
 
 
-def _patch_digest() -> str:
-    digest = hashlib.sha256()
-    for path in sorted((REPO / "patches" / "pytorch").glob("*.patch")):
-        digest.update(path.read_bytes())
+def _patch_digest(ctx: Context) -> str:
+    """Changes when the stacks, the launcher choice or (project) csrc/ change."""
+    digest = hashlib.sha256(f"{ctx.launcher}\0{ctx.series}".encode("utf-8"))
+    for path in sorted(PATCH_ROOT.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(PATCH_ROOT).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
+    if ctx.launcher == "project":
+        digest.update(patchset.regen_text(REPO, patchset.Manifest.load(PATCH_ROOT)).encode("utf-8"))
     return digest.hexdigest()[:16]
 
 
@@ -857,9 +878,9 @@ def windows_steps() -> list[Step]:
     return [
         Step("prerequisites", "VS 2022, oneAPI, git, Python, ocloc, long paths, Level Zero", step_prerequisites, _windows_only),
         Step("checkout", "clone PyTorch with submodules", step_checkout, _windows_only, lambda c: _fp(c.ref, c.src)),
-        Step("apply", "apply patches/pytorch", step_apply, _windows_only, lambda c: _fp(c.src, _patch_digest())),
-        Step("build", "build PyTorch (USE_XPU=1, Ninja)", step_build, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest())),
-        Step("test", "Triton-XPU, tests, static-launch check", step_test, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest())),
+        Step("apply", "apply the PR stack (patches/pytorch)", step_apply, _windows_only, lambda c: _fp(c.src, _patch_digest(c))),
+        Step("build", "build PyTorch (USE_XPU=1, Ninja)", step_build, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c))),
+        Step("test", "Triton-XPU, tests, static-launch check", step_test, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c))),
     ]
 
 
@@ -869,7 +890,7 @@ def portable_steps() -> list[Step]:
         Step("portable-build", "build the portable C++ (CMake preset)", step_portable_build, fatal=False, resumable=False),
         Step("portable-test", "ctest", step_portable_test, fatal=False, needs=("portable-build",), resumable=False),
         Step("kernels", "compile tests/kernels with ocloc, zebin-info", step_kernels, fatal=False, resumable=False),
-        Step("patchset", "patchset on the fixture tree + this torch", step_patchset_selfcheck, fatal=False, resumable=False),
+        Step("patchset", "PR stacks on rebuilt trees + this torch", step_patchset_selfcheck, fatal=False, resumable=False),
     ] + [dataclasses.replace(s, fatal=False) for s in windows_steps()]
 
 
@@ -913,6 +934,8 @@ def make_context(args: argparse.Namespace, probes: Any | None = None) -> Context
         probes=probes,
         force=args.force,
         build_dir=Path(args.build_dir).resolve() if args.build_dir else None,
+        launcher=args.launcher,
+        series=args.series,
     )
 
 
@@ -932,6 +955,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--src", help=r"PyTorch checkout (default: C:\xsl\pt on Windows)")
     parser.add_argument("--ref", default=DEFAULT_REF, help="PyTorch tag (default: %(default)s)")
     parser.add_argument("--arch", default=DEFAULT_ARCH, help="TORCH_XPU_ARCH_LIST (default: %(default)s)")
+    parser.add_argument(
+        "--launcher",
+        choices=patchset.LAUNCHERS,
+        default="upstream",
+        help="upstream: the PR stack, i.e. upstream's launcher made Windows-capable (default); "
+        "project: the stack plus this project's launcher instead of upstream's xpu.cpp",
+    )
+    parser.add_argument("--series", help="patches/pytorch/<series> to apply (default: chosen by the checkout's version.txt)")
     parser.add_argument("--python", help="interpreter to build and test with (default: this one)")
     parser.add_argument("--preset", help="CMake preset for the portable build (default per platform)")
     parser.add_argument("--build-dir", help="binary dir for the portable build (default: the preset's)")

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Apply, check, reverse, export and regenerate the PyTorch patchset.
+"""Apply, check, reverse and export the PyTorch PR stacks.
 
-The patches live in patches/pytorch/ as `git format-patch` files. This tool is
-its own unified-diff applier so that it runs on a bare Windows Python:
+patches/pytorch/<series>/ holds one stack of standard `git format-patch` files
+per PyTorch base (v2.15.0, v2.13.0, a main commit) with a series.json that
+records the upstream pre-image blobs. `apply` picks the series from the
+checkout's version.txt (or --series). This tool is its own unified-diff
+applier so that it runs on a bare Windows Python:
 
 * exact context match, no fuzz (a hunk may move, never change);
 * all-or-nothing: every hunk of every patch is verified in memory first and
@@ -11,13 +14,11 @@ its own unified-diff applier so that it runs on a bare Windows Python:
 * tolerant of CRLF checkouts (line endings are kept as the file has them);
 * on drift it names the file, the expected text and the nearest match.
 
-Extension (documented in patches/pytorch/README.md): a file that this project
-replaces wholesale is written as a preimage-less delete (what
-`git diff --irreversible-delete` prints) followed by a new-file diff of the
-same path, and the commit message carries a guard trailer
-`Xsl-Replaces: <path> contains "<text>"`. Upstream code therefore never
-appears in our patches; `export` produces the full, standard diff from the
-checkout itself.
+`--launcher project` installs this project's own launcher on top of the stack
+instead of upstream's static_launcher/xpu.cpp. That patch is generated from
+csrc/ when it is applied and never committed; it replaces the file as a
+preimage-less delete followed by a new-file diff, guarded by the trailer
+`Xsl-Replaces: <path> contains "<text>"`. `regen -o FILE` writes it on demand.
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PATCH_DIR = REPO_ROOT / "patches" / "pytorch"
-MANIFEST_NAME = "manifest.json"
+MANIFEST_NAME = "project-launcher.json"
+SERIES_FILE = "series.json"
+LAUNCHERS = ("upstream", "project")
 STATE_DIR_NAME = "xsl-patchset"  # under .git/ (or .xsl-patchset/ without git)
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -98,7 +102,11 @@ def parse_patch(text: str, name: str = "<patch>") -> Patch:
         line = lines[i]
         if in_headers:
             if line.startswith("Subject: "):
-                subject = re.sub(r"^\[PATCH[^\]]*\]\s*", "", line[len("Subject: ") :])
+                folded = line[len("Subject: ") :]
+                while i + 1 < len(lines) and lines[i + 1].startswith(" "):
+                    i += 1
+                    folded += lines[i]
+                subject = re.sub(r"^\[PATCH[^\]]*\]\s*", "", folded)
             elif line == "":
                 in_headers = False
         elif line == "---":
@@ -184,6 +192,127 @@ def load_series(patch_dir: Path) -> list[Patch]:
     if not paths:
         raise PatchError(f"No *.patch files in {patch_dir}.")
     return [parse_patch(p.read_text(encoding="utf-8"), p.name) for p in paths]
+
+
+@dataclasses.dataclass
+class Series:
+    """One PR stack: patches/pytorch/<name>/ with its series.json."""
+
+    name: str
+    directory: Path
+    base: str  # upstream tag or commit the stack is written against
+    versions: list[str]  # "2.15" matches a checkout whose version.txt starts 2.15.
+    newer: bool  # also used for versions above every release series (main)
+    preimages: dict[str, dict[str, object]]  # path -> blob, source, matches_base, note
+
+    @staticmethod
+    def load(directory: Path) -> "Series":
+        meta = directory / SERIES_FILE
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise PatchError(f"{meta}: cannot read the series metadata ({err}).") from err
+        return Series(
+            directory.name,
+            directory,
+            str(data["base"]),
+            [str(v) for v in data.get("versions", [])],
+            bool(data.get("newer", False)),
+            dict(data.get("preimages", {})),
+        )
+
+    def patches(self) -> list[Patch]:
+        return load_series(self.directory)
+
+    def context_only(self) -> set[str]:
+        """Paths whose exact upstream text was not available: no index line."""
+        return {path for path, info in self.preimages.items() if info.get("blob") is None}
+
+
+def list_series(patch_root: Path) -> list[Series]:
+    dirs = sorted(d for d in patch_root.iterdir() if (d / SERIES_FILE).is_file()) if patch_root.is_dir() else []
+    if not dirs:
+        raise PatchError(f"No series in {patch_root} (expected <name>/{SERIES_FILE} folders).")
+    return [Series.load(d) for d in dirs]
+
+
+def checkout_version(root: Path) -> str | None:
+    """PyTorch's version.txt (e.g. 2.15.0a0), or torch/version.py's __version__."""
+    text = root / "version.txt"
+    if text.is_file():
+        first = text.read_text(encoding="utf-8").strip().splitlines()
+        return first[0].strip() if first else None
+    generated = root / "torch" / "version.py"
+    if generated.is_file():
+        m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", generated.read_text(encoding="utf-8"), re.M)
+        return m.group(1) if m else None
+    return None
+
+
+def _major_minor(version: str) -> tuple[int, int] | None:
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def select_series(patch_root: Path, checkout: Path | None, name: str | None) -> Series:
+    """The series named `name`, else the one matching the checkout's version."""
+    every = list_series(patch_root)
+    names = ", ".join(s.name for s in every)
+    if name:
+        for series in every:
+            if series.name == name:
+                return series
+        raise PatchError(f"--series {name}: no such series in {patch_root}; choose one of {names}.")
+    version = checkout_version(checkout) if checkout is not None else None
+    if version is None:
+        raise PatchError(
+            f"cannot tell the PyTorch version of {checkout} (no version.txt or torch/version.py): "
+            f"pass --series ({names})."
+        )
+    wanted = _major_minor(version)
+    for series in every:
+        if any(version.startswith(v + ".") or version == v for v in series.versions):
+            return series
+    releases = [_major_minor(v) for s in every for v in s.versions]
+    newest = max((r for r in releases if r is not None), default=None)
+    if wanted is not None and newest is not None and wanted > newest:
+        for series in every:
+            if series.newer:
+                return series
+    raise PatchError(f"no series for PyTorch {version} in {patch_root}: pass --series ({names}).")
+
+
+def reconstruct_preimages(patches: Sequence[Patch]) -> dict[str, TextFile]:
+    """Pre-images built from the patches alone: context and removed lines at
+    their line numbers, every other line a unique filler. Enough for the
+    stack to apply, reverse and be exported; upstream text is never needed."""
+    base: dict[str, list[str | None]] = {}
+    current: dict[str, list[tuple[str | None, int | None]]] = {}  # (text, base index)
+    for patch in patches:
+        for fdiff in patch.files:
+            if fdiff.kind != "modify":
+                continue
+            state = current.setdefault(fdiff.path, [])
+            known = base.setdefault(fdiff.path, [])
+            offset = 0
+            for hunk in fdiff.hunks:
+                start = hunk.old_start - 1 + offset if hunk.old_lines else hunk.old_start + offset
+                while len(state) < start + len(hunk.old_lines):
+                    known.append(None)
+                    state.append((None, len(known) - 1))
+                for k, line in enumerate(hunk.old_lines):
+                    text, origin = state[start + k]
+                    if text is None and origin is not None:
+                        known[origin] = line
+                        state[start + k] = (line, origin)
+                    elif text != line:
+                        raise PatchError(f"{patch.name}: {fdiff.path}: hunk {hunk.header} contradicts an earlier patch.")
+                state[start : start + len(hunk.old_lines)] = [(line, None) for line in hunk.new_lines]
+                offset += len(hunk.new_lines) - len(hunk.old_lines)
+    return {
+        path: TextFile([line if line is not None else f"xsl-filler {path}:{i + 1}" for i, line in enumerate(lines)], False, True)
+        for path, lines in base.items()
+    }
 
 
 # --------------------------------------------------------------------------
@@ -674,10 +803,58 @@ def file_diff_text(path: str, old: TextFile | None, new: TextFile | None, contex
     return f"diff --git {a} {b}\n--- {a}\n+++ {b}\n" + body if body else ""
 
 
-def export_series(patches: Sequence[Patch], root: Path, out_dir: Path) -> list[Path]:
-    """Writes the changes applied in `root` as a standard format-patch series."""
+# What `git format-patch` is run with, here and when the committed stacks
+# were made: full blob names, no commit ids, diffstat or version signature,
+# and no function names in hunk headers (they depend on lines outside the
+# hunk). The same flags make `export` reproduce the committed files.
+FORMAT_PATCH_ARGS = ("format-patch", "-q", "--full-index", "--zero-commit", "--no-signature", "--no-stat")
+NO_FUNCNAME = ("-c", "diff.xsl.xfuncname=^xsl-no-funcname$")
+PATCH_HEADER = re.compile(r"^From: (.*) <(.*)>$|^Date: (.*)$")
+
+
+def _git(repo: Path, args: Sequence[str], env: dict[str, str] | None = None) -> str:
+    try:
+        proc = subprocess.run(["git", *NO_FUNCNAME, "-C", str(repo), *args], capture_output=True, text=True, env=env)
+    except OSError as err:
+        raise PatchError(f"export needs git on PATH: {err}") from err
+    if proc.returncode != 0:
+        raise PatchError(f"git {' '.join(args[:2])} failed: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def _author(text: str) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line == "":
+            break
+        m = PATCH_HEADER.match(line)
+        if m and m.group(1) is not None:
+            env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"] = m.group(1), m.group(2)
+        elif m and m.group(3) is not None:
+            env["GIT_AUTHOR_DATE"] = m.group(3)
+    return env
+
+
+def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """Splits a patch into its head and (path, section) pairs."""
+    parts = re.split(r"(?m)^(?=diff --git )", text)
+    head, sections = parts[0], []
+    for part in parts[1:]:
+        first = part.split("\n", 1)[0]
+        sections.append((_strip_prefix(first[len("diff --git ") :].split(" ")[1]), part))
+    return head, sections
+
+
+def export_series(series: Series, root: Path, out_dir: Path) -> list[Path]:
+    """Writes the stack applied in `root` as `git format-patch` files.
+
+    Each patch's pre- and post-images come from the checkout (the stack is
+    walked back in memory), so the hunks and index lines are the checkout's
+    own. Files listed without a blob in series.json keep their committed
+    sections, after checking that those are applied in the checkout."""
+    patches = series.patches()
+    texts = {p.name: (series.directory / p.name).read_text(encoding="utf-8") for p in patches}
     tree = Tree(root)
-    # Walk back to the pristine tree in memory, remembering each stage.
     stages: list[dict[str, TextFile | None]] = []
     for patch in reversed(patches):
         state, issues, results, _ = plan_patch(patch, tree, reverse=True)
@@ -688,29 +865,51 @@ def export_series(patches: Sequence[Patch], root: Path, out_dir: Path) -> list[P
         before = {path: tree.read(path) for path in results}
         for path, content in results.items():
             tree.write(path, content)
-        stages.append({path: before[path] for path in results})
+        stages.append(before)
     stages.reverse()
+    kept = series.context_only()
     out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    total = len(patches)
-    for number, (patch, after) in enumerate(zip(patches, stages), start=1):
-        diffs = []
-        for path in sorted(after):
-            old = tree.read(path)
-            new = after[path]
-            diffs.append(file_diff_text(path, old, new))
-            tree.write(path, new)
-        message = "\n".join(
-            line for line in patch.message.split("\n") if not REPLACES_TRAILER.match(line)
-        ).rstrip()
-        target = out_dir / f"{number:04d}-{_slug(patch.subject)}.patch"
-        target.write_text(format_patch(number, total, message, "".join(diffs)), encoding="utf-8")
-        written.append(target)
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        env = dict(os.environ, GIT_COMMITTER_NAME="xsl", GIT_COMMITTER_EMAIL="xsl@localhost")
+        env["GIT_COMMITTER_DATE"] = "2000-01-01T00:00:00+00:00"
+        _git(repo, ["init", "-q"])
+        (repo / ".git" / "info").mkdir(parents=True, exist_ok=True)
+        (repo / ".git" / "info" / "attributes").write_text("* diff=xsl\n", encoding="utf-8")
+        touched = sorted({path for stage in stages for path in stage} - kept)
+        for path in touched:
+            content = tree.read(path)
+            if content is not None:
+                (repo / path).parent.mkdir(parents=True, exist_ok=True)
+                (repo / path).write_bytes(content.render())
+        _git(repo, ["add", "-A"])
+        _git(repo, ["commit", "-q", "--allow-empty", "-m", "pre-images"], env)
+        for patch, after in zip(patches, stages):
+            for path, content in after.items():
+                if path in kept:
+                    continue
+                target = repo / path
+                if content is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(content.render())
+            message = "\n".join(line for line in patch.message.split("\n") if not REPLACES_TRAILER.match(line))
+            _git(repo, ["add", "-A"])
+            _git(repo, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", message], dict(env, **_author(texts[patch.name])))
+        made = Path(tmp) / "out"
+        _git(repo, [*FORMAT_PATCH_ARGS, "-o", str(made), f"HEAD~{len(patches)}"])
+        written: list[Path] = []
+        for patch, produced in zip(patches, sorted(made.glob("*.patch"))):
+            head, sections = _sections(produced.read_text(encoding="utf-8"))
+            for path, section in _sections(texts[patch.name])[1]:
+                if path in kept:
+                    sections.append((path, section))
+            sections.sort(key=lambda item: item[0])
+            target = out_dir / patch.name
+            target.write_text(head + "".join(section for _, section in sections), encoding="utf-8", newline="\n")
+            written.append(target)
     return written
-
-
-def _slug(subject: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", subject).strip("-")[:52]
 
 
 # --------------------------------------------------------------------------
@@ -830,21 +1029,57 @@ def checkout_problem(root: Path) -> str | None:
     return None
 
 
+def launcher_patch(repo: Path, patch_root: Path) -> Patch:
+    """This project's launcher as a patch, generated from csrc/ now."""
+    manifest = Manifest.load(patch_root)
+    return parse_patch(regen_text(repo, manifest), manifest.patch_file)
+
+
+def stack(series: Series, launcher: str, patch_root: Path) -> list[Patch]:
+    """The series, or with launcher "project" the series without its hunks
+    for the file the project's launcher replaces, plus that launcher."""
+    patches = series.patches()
+    if launcher != "project":
+        return patches
+    ours = launcher_patch(REPO_ROOT, patch_root)
+    replaced = set(ours.replaces)
+    kept = [dataclasses.replace(p, files=[f for f in p.files if f.path not in replaced]) for p in patches]
+    return [p for p in kept if p.files] + [ours]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--patches", type=Path, default=DEFAULT_PATCH_DIR, help="patch directory (default: %(default)s)")
+    parser.add_argument("--patches", type=Path, default=DEFAULT_PATCH_DIR, help="folder of the series folders (default: %(default)s)")
     sub = parser.add_subparsers(dest="command", required=True)
-    p_apply = sub.add_parser("apply", help="apply the series to a PyTorch checkout (all-or-nothing, idempotent)")
+
+    def with_series(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--series", help="series folder name, e.g. v2.15.0 (default: chosen by the checkout's version.txt)")
+
+    def with_launcher(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--launcher",
+            choices=LAUNCHERS,
+            default="upstream",
+            help="upstream: the PR stack only (default); project: the stack plus this project's launcher, generated from csrc/",
+        )
+
+    p_apply = sub.add_parser("apply", help="apply a PR stack to a PyTorch checkout (all-or-nothing, idempotent)")
     p_apply.add_argument("checkout", type=Path)
     p_apply.add_argument("--check", action="store_true", help="only verify; write nothing")
-    p_apply.add_argument("--reverse", action="store_true", help="remove the series again")
+    p_apply.add_argument("--reverse", action="store_true", help="remove the stack again")
+    with_series(p_apply)
+    with_launcher(p_apply)
     p_status = sub.add_parser("status", help="show per-patch state of a checkout")
     p_status.add_argument("checkout", type=Path, nargs="?", help="root folder of a PyTorch clone")
-    p_export = sub.add_parser("export", help="write the applied changes as a git format-patch series")
+    with_series(p_status)
+    with_launcher(p_status)
+    p_export = sub.add_parser("export", help="write the applied stack as git format-patch files (needs git)")
     p_export.add_argument("checkout", type=Path)
     p_export.add_argument("-o", "--output", type=Path, required=True)
-    p_regen = sub.add_parser("regen", help="regenerate the launcher patch from csrc/")
-    p_regen.add_argument("--check", action="store_true", help="exit 1 if the committed patch is stale")
+    with_series(p_export)
+    sub.add_parser("list", help="list the series and the versions each one is for")
+    p_regen = sub.add_parser("regen", help="write this project's launcher patch (generated from csrc/) to a file")
+    p_regen.add_argument("-o", "--output", type=Path, required=True, help="file to write, e.g. build/launcher.patch")
     args = parser.parse_args(argv)
     if args.command == "status" and args.checkout is None:
         p_status.error(
@@ -854,27 +1089,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.command == "regen":
-            manifest = Manifest.load(args.patches)
-            text = regen_text(REPO_ROOT, manifest)
-            target = args.patches / manifest.patch_file
-            current = target.read_text(encoding="utf-8") if target.exists() else ""
-            if args.check:
-                if current != text:
-                    print(f"{target} is stale: run python3 scripts/patchset.py regen")
-                    return 1
-                print(f"{target} is up to date.")
-                return 0
-            if current != text:
-                target.write_text(text, encoding="utf-8", newline="\n")
-                print(f"wrote {target}")
-            else:
-                print(f"{target} unchanged.")
+            text = regen_text(REPO_ROOT, Manifest.load(args.patches))
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(text, encoding="utf-8", newline="\n")
+            print(f"wrote {args.output}")
             return 0
-        patches = load_series(args.patches)
+        if args.command == "list":
+            for series in list_series(args.patches):
+                which = ", ".join(series.versions) or ("versions newer than every release series" if series.newer else "")
+                print(f"{series.name:<14} base {series.base}; for PyTorch {which or '(by name only)'}")
+            return 0
         problem = checkout_problem(args.checkout)
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
+        series = select_series(args.patches, args.checkout, args.series)
+        print(f"series {series.name} (base {series.base})")
+        if args.command == "export":
+            written = export_series(series, args.checkout, args.output)
+            _print(f"wrote {p}" for p in written)
+            return 0
+        patches = stack(series, args.launcher, args.patches)
         if args.command == "status":
             tree = Tree(args.checkout)
             ok = True
@@ -886,10 +1121,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for path, content in results.items():
                     tree.write(path, content)
             return 0 if ok else 1
-        if args.command == "export":
-            written = export_series(patches, args.checkout, args.output)
-            _print(f"wrote {p}" for p in written)
-            return 0
         result = run_series(patches, args.checkout, reverse=args.reverse, check=args.check)
         _print(result.lines)
         return 0 if result.ok else 1

@@ -35,11 +35,13 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 #include "launcher/arg_plan.h"
 #include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
 #include "launcher/python_bridge.h"
+#include "launcher/ze_launch.h"
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
 #include "torch_interop/tensor_address.h"
@@ -60,6 +62,9 @@ struct XpuKernel {
   std::unique_ptr<sycl::kernel> kernel;
   bridge::PlanCache plan_cache;
   c10::DeviceIndex device = 0;
+  // The device's queues take launches on their command lists directly
+  // (directCommandList says when that is ordered like a submit).
+  bool appends_directly = false;
 };
 
 void destroyXpuKernel(PyObject* capsule) {
@@ -119,7 +124,36 @@ std::unique_ptr<sycl::kernel> makeSyclKernel(const LoadedKernel& loaded) {
           context));
 }
 
-// --- SYCL interop (3/3): one submit with the packed arguments.
+// --- SYCL interop (3/3): the launch itself, on the queue's own immediate
+// command list where that is ordered exactly like a SYCL submit, else one
+// submit with the packed arguments.
+//
+// Appending to the list directly is ordered like a submit when the queue is
+// in order and the Unified Runtime's Level Zero adapter is v2: v2 puts every
+// command of an in-order queue on that one immediate list when it is
+// submitted, queue.wait() synchronizes the whole list
+// (zeCommandListHostSynchronize), and the events torch records are barriers
+// appended to it. Adapter v1 is excluded: its queue.wait() waits for the
+// last event SYCL made, which a direct append comes after.
+bool adapterAppendsInOrder(const sycl::device& device) {
+  const std::string platform =
+      device.get_platform().get_info<sycl::info::platform::name>();
+  const std::string_view v2_suffix = "Level-Zero V2";
+  return platform.size() >= v2_suffix.size() &&
+      platform.compare(
+          platform.size() - v2_suffix.size(), v2_suffix.size(), v2_suffix) == 0;
+}
+
+ze_command_list_handle_t directCommandList(sycl::queue& queue) {
+  if (!queue.is_in_order()) {
+    return nullptr;
+  }
+  auto native = sycl::get_native<sycl::backend::ext_oneapi_level_zero>(queue);
+  ze_command_list_handle_t* list =
+      std::get_if<ze_command_list_handle_t>(&native);
+  return list != nullptr ? *list : nullptr;
+}
+
 template <typename T>
 void setSlotArg(sycl::handler& cgh, uint32_t index, const void* slot) {
   T value{};
@@ -140,40 +174,44 @@ void submitOnQueue(
       static_cast<size_t>(geometry.global_size_x));
   const sycl::range<3> local(1, 1, static_cast<size_t>(geometry.group_size_x));
   const sycl::nd_range<3> work(global, local);
-  queue.submit([&plan, &storage, &kernel, &work, shared_bytes](
-                   sycl::handler& cgh) {
-    const uint32_t passed = static_cast<uint32_t>(plan.args.size());
-    for (uint32_t i = 0; i < passed; ++i) {
-      const void* slot = storage.slot(i);
-      if (plan.args[i].type == xsl::launcher::ArgType::kPointer) {
-        setSlotArg<void*>(cgh, i, slot);
-        continue;
-      }
-      switch (plan.args[i].size) { // the kernel's payload size
-        case 1:
-          setSlotArg<uint8_t>(cgh, i, slot);
-          break;
-        case 2:
-          setSlotArg<uint16_t>(cgh, i, slot);
-          break;
-        case 4:
-          setSlotArg<uint32_t>(cgh, i, slot);
-          break;
-        default:
-          setSlotArg<uint64_t>(cgh, i, slot);
-          break;
-      }
-    }
-    for (uint32_t i = 0; i < plan.null_pointer_args; ++i) {
-      cgh.set_arg(static_cast<int>(passed + i), static_cast<void*>(nullptr));
-    }
-    if (plan.binds_shared_memory) {
-      sycl::local_accessor<int8_t, 1> shared(
-          sycl::range<1>(static_cast<size_t>(shared_bytes)), cgh);
-      cgh.set_arg(static_cast<int>(plan.sharedMemoryArgIndex()), shared);
-    }
-    cgh.parallel_for(work, kernel);
-  });
+  // Event-less: nothing reads an event of a launch (torch records its own
+  // on the queue), and making one is a large part of a submit's cost.
+  sycl::ext::oneapi::experimental::submit(
+      queue,
+      [&plan, &storage, &kernel, &work, shared_bytes](sycl::handler& cgh) {
+        const uint32_t passed = static_cast<uint32_t>(plan.args.size());
+        for (uint32_t i = 0; i < passed; ++i) {
+          const void* slot = storage.slot(i);
+          if (plan.args[i].type == xsl::launcher::ArgType::kPointer) {
+            setSlotArg<void*>(cgh, i, slot);
+            continue;
+          }
+          switch (plan.args[i].size) { // the kernel's payload size
+            case 1:
+              setSlotArg<uint8_t>(cgh, i, slot);
+              break;
+            case 2:
+              setSlotArg<uint16_t>(cgh, i, slot);
+              break;
+            case 4:
+              setSlotArg<uint32_t>(cgh, i, slot);
+              break;
+            default:
+              setSlotArg<uint64_t>(cgh, i, slot);
+              break;
+          }
+        }
+        for (uint32_t i = 0; i < plan.null_pointer_args; ++i) {
+          cgh.set_arg(
+              static_cast<int>(passed + i), static_cast<void*>(nullptr));
+        }
+        if (plan.binds_shared_memory) {
+          sycl::local_accessor<int8_t, 1> shared(
+              sycl::range<1>(static_cast<size_t>(shared_bytes)), cgh);
+          cgh.set_arg(static_cast<int>(plan.sharedMemoryArgIndex()), shared);
+        }
+        cgh.parallel_for(work, kernel);
+      });
 }
 
 PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
@@ -213,6 +251,8 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
   held->loaded = std::move(*loaded);
   held->kernel = makeSyclKernel(*held->loaded);
   held->device = device_index;
+  held->appends_directly =
+      adapterAppendsInOrder(c10::xpu::get_raw_device(device_index));
   const long long n_regs = held->loaded->registerCount();
   const long long n_spills = held->loaded->spillCount();
   PyObject* capsule = PyCapsule_New(held.get(), kCapsuleName, destroyXpuKernel);
@@ -268,6 +308,18 @@ PyObject* launchKernel(
       reinterpret_cast<sycl::queue*>(static_cast<uintptr_t>(call.stream));
   if (queue == nullptr) {
     queue = &c10::xpu::getCurrentXPUStream(held->device).queue();
+  }
+  if (held->appends_directly) {
+    if (ze_command_list_handle_t list = directCommandList(*queue)) {
+      // The GIL serializes launches of this kernel, so its argument state
+      // is ours until the append returns.
+      xsl::Status launched = xsl::launcher::launchOnCommandList(
+          loaded, *plan, storage, call.geometry, call.shared_bytes, list);
+      if (!launched.ok()) {
+        return bridge::raiseError(PyExc_RuntimeError, launched.error());
+      }
+      Py_RETURN_NONE;
+    }
   }
   submitOnQueue(
       *queue, *held->kernel, *plan, storage, call.geometry, call.shared_bytes);

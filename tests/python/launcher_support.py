@@ -14,10 +14,12 @@ import ctypes
 import hashlib
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
@@ -153,14 +155,18 @@ class LaunchRecord(ctypes.Structure):
     _fields_ = [("kernel_name", ctypes.c_char * 128),
                 ("group_size", ctypes.c_uint32 * 3),
                 ("group_count", ctypes.c_uint32 * 3),
-                ("num_args", ctypes.c_uint32)]
+                ("num_args", ctypes.c_uint32),
+                ("device_index", ctypes.c_uint32),
+                ("command_list", ctypes.c_uint64)]
 
 
 class DriverRecords:
     """The test driver's launch records (test_driver.h) through ctypes."""
 
-    def __init__(self) -> None:
-        lib = ctypes.CDLL(str(DRIVER_PATH))  # already loaded by the loader
+    def __init__(self, library: Path = DRIVER_PATH) -> None:
+        # The driver library the loader already loaded (or the stand-in
+        # loader build, which is the driver itself).
+        lib = ctypes.CDLL(str(library))
         self._count = lib.xslTestDriverGetLaunchCount
         self._count.restype = ctypes.c_size_t
         self._record = lib.xslTestDriverGetLaunchRecord
@@ -189,7 +195,9 @@ class DriverRecords:
                          "size": size, "bytes": bytes(arg.bytes[:min(size, 64)])})
         return {"kernel_name": record.kernel_name.decode(),
                 "group_size": tuple(record.group_size),
-                "group_count": tuple(record.group_count), "args": args}
+                "group_count": tuple(record.group_count),
+                "device_index": int(record.device_index),
+                "command_list": int(record.command_list), "args": args}
 
 
 class FakeTensor:
@@ -216,3 +224,56 @@ def scalar_codes_and_values() -> Tuple[str, Tuple[Any, ...]]:
     """arg_types and values for the `scalars` kernel (after its pointer)."""
     return "bhilBHIKfde", (-3, -300, -70000, -(2**40), 200, 60000, 2**31 + 5,
                             2**63 + 7, 2.5, 0.1, 1.5)
+
+
+def scalar_payload_bytes() -> List[bytes]:
+    """What the driver must receive for scalar_codes_and_values(). IGC pads
+    char/short/half parameters to 4-byte payloads: the launcher passes the
+    payload size with the value sign/zero-extended."""
+    return [
+        le_bytes(-3, 4, signed=True),
+        le_bytes(-300, 4, signed=True),
+        le_bytes(-70000, 4, signed=True),
+        le_bytes(-(2**40), 8, signed=True),
+        le_bytes(200, 4),
+        le_bytes(60000, 4),
+        le_bytes(2**31 + 5, 4),
+        le_bytes(2**63 + 7, 8),
+        struct.pack("<f", 2.5),
+        struct.pack("<d", 0.1),
+        struct.pack("<e", 1.5) + bytes(2),
+    ]
+
+
+TRITON_ADD_KERNEL = "triton_poi_fused_add_0"
+NUM_WARPS = 4
+THREADS_PER_WARP = 16  # intel_reqd_sub_group_size(16) in the zebin
+
+
+class StandInCompiledKernel:
+    """What StaticallyLaunchedTritonKernel reads from triton's CompiledKernel
+    (checked against torch 2.13's static_triton_launcher.py)."""
+
+    # triton.knobs is absent without triton: the class hooks are read.
+    launch_enter_hook = None
+    launch_exit_hook = None
+
+    def __init__(self, zebin: bytes, with_scratch_fields: bool,
+                 name: str = TRITON_ADD_KERNEL, signature: Optional[Dict[str, str]] = None) -> None:
+        if signature is None:
+            signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
+                         "xnumel": "i32", "XBLOCK": "constexpr"}
+        arg_names = list(signature)
+        params = [SimpleNamespace(num=i, is_constexpr=(signature[arg] == "constexpr"))
+                  for i, arg in enumerate(arg_names)]
+        fn = SimpleNamespace(__name__=name, arg_names=arg_names, params=params)
+        constants = {arg: 128 for arg in arg_names if signature[arg] == "constexpr"}
+        self.src = SimpleNamespace(fn=fn, signature=signature, constants=constants)
+        self.asm = {"zebin": zebin, "spv": b""}
+        self.hash = "0123456789abcdef"
+        self._cubin_path = None
+        metadata = {"num_warps": NUM_WARPS, "num_ctas": 1, "shared": 0,
+                    "threads_per_warp": THREADS_PER_WARP}
+        if with_scratch_fields:
+            metadata.update(global_scratch_size=0, profile_scratch_size=0)
+        self.metadata = SimpleNamespace(**metadata)

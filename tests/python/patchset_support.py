@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURE_V213 = REPO / "tests" / "fixtures" / "pytorch" / "v2.13.0"
 PATCH_DIR = REPO / "patches" / "pytorch"
 UTILS_REL = "torch/_inductor/utils.py"
 
-# torch 2.14.1's utils.py: from a wheel named by XSL_TORCH_2141_WHEEL, or as
-# `scripts/dev.sh setup` unpacks it (tests/torch_glue/torch_headers.py fetch).
-FETCHED_2141_UTILS = REPO / "build" / "torch-headers" / "2.14.1" / "_inductor" / "utils.py"
+# Release utils.py files: from a wheel named by XSL_TORCH_2141_WHEEL, or as
+# `scripts/dev.sh setup` unpacks them (tests/torch_glue/torch_headers.py fetch).
+FETCHED = REPO / "build" / "torch-headers"
+FETCHED_2141_UTILS = FETCHED / "2.14.1" / "_inductor" / "utils.py"
+SERIES_NAMES = ("v2.15.0", "v2.13.0", "main-011ab45")
+# What each series' checkout reports in version.txt.
+SERIES_VERSIONS = {"v2.15.0": "2.15.0", "v2.13.0": "2.13.0", "main-011ab45": "2.16.0a0"}
+# The one build_variables.bzl line the project-launcher option extends.
+BUILD_LIST_LINE = '    "torch/csrc/inductor/static_launcher/xpu.cpp",'
 
 
 def load_script(name: str) -> ModuleType:
@@ -48,13 +52,28 @@ def wheel_2141_utils() -> bytes | None:
     return None
 
 
-def make_checkout(tmp: Path, utils: bytes | None = None) -> Path:
-    """A fixture tree plus the real utils.py (2.13.0 unless given)."""
+def write_tree(root: Path, files: dict[str, bytes]) -> None:
+    for path, data in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def make_checkout(tmp: Path, series: str = "v2.13.0", utils: bytes | None = None) -> Path:
+    """A PyTorch-shaped tree whose touched files are rebuilt from the series'
+    patches alone (no upstream text is stored in this repository), plus
+    version.txt, and for v2.13.0 the installed wheel's real utils.py."""
+    patchset = load_script("patchset")
     root = tmp / "pytorch"
-    shutil.copytree(FIXTURE_V213, root)
-    target = root / UTILS_REL
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(utils if utils is not None else installed_torch_utils())
+    root.mkdir(parents=True)
+    patches = patchset.Series.load(PATCH_DIR / series).patches()
+    write_tree(root, {path: text.render() for path, text in patchset.reconstruct_preimages(patches).items()})
+    if utils is None and series == "v2.13.0":
+        utils = installed_torch_utils()
+    if utils is not None:
+        (root / UTILS_REL).write_bytes(utils)
+    (root / "version.txt").write_text(SERIES_VERSIONS[series] + "\n")
+    (root / "build_variables.bzl").write_text("sources = [\n" + BUILD_LIST_LINE + "\n]\n")
     return root
 
 

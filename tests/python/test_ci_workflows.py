@@ -152,3 +152,30 @@ def test_msvc_builds_and_tests_as_cxx20_too():
     [configure] = [p for p in presets["configurePresets"] if p["name"] == "windows-msvc-cxx20"]
     assert configure["inherits"] == "windows-msvc"
     assert configure["cacheVariables"]["CMAKE_CXX_STANDARD"] == "20"
+
+
+def test_xpu_runs_both_launchers_as_a_matrix_through_the_two_tests():
+    from patchset_support import load_script
+
+    harness = load_script("harness")
+    workflow = load(CI / "windows-xpu.yml")
+    job = workflow["jobs"]["harness"]
+    launchers = job["strategy"]["matrix"]["launcher"]
+    assert launchers == ["upstream", "project"] and set(launchers) <= set(harness.patchset.LAUNCHERS)
+    assert job["strategy"]["fail-fast"] is False  # one launcher failing must not cancel the other
+    assert job["env"]["XSL_LAUNCHER"] == "${{ matrix.launcher }}"
+    # Separate work folders, clones and artifacts: the two runs may share a runner.
+    for value in (job["env"]["XSL_WORK"], job["env"]["XSL_SRC"]):
+        assert "${{ matrix.launcher }}" in value
+    upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert "${{ matrix.launcher }}" in upload["with"]["name"]
+    harness_run = next(s["run"] for s in job["steps"] if "harness.cmd all" in s.get("run", ""))
+    assert '--launcher "%XSL_LAUNCHER%"' in harness_run
+    # `all` ends with the test step, which runs both tests for either launcher.
+    assert [name for name, _ in harness.XPU_TESTS] == ["static_triton_launcher", "autotune_cache_warm_start"]
+    assert harness.XPU_TESTS[0][1] == ["test/inductor/test_static_triton_launcher.py"]
+    assert "test_autotune_cache_warm_start" in harness.XPU_TESTS[1][1]
+    assert "test" in [s.name for s in harness.plan_for("all")]
+    default_ref = workflow["on"]["workflow_dispatch"]["inputs"]["ref"]["default"]
+    assert default_ref == harness.DEFAULT_REF == "v2.15.0"
+    assert f"|| '{default_ref}'" in job["env"]["XSL_REF"]

@@ -596,3 +596,38 @@ def test_harness_ps1_uses_the_same_order_and_checks_64_bit():
     assert order == sorted(order)
     assert "struct.calcsize('P')" in text and "32-bit Python" in text and "--python" in text
     assert "exit 2" in text and "Write-Error" not in text  # Write-Error under 'Stop' would throw before exit 2
+
+
+def test_apply_step_with_the_project_launcher_installs_it_instead_of_upstreams(tmp_path):
+    ctx = make_ctx(tmp_path)
+    ctx.src = make_checkout(tmp_path, "v2.15.0")
+    ctx.launcher = "project"
+    log = harness.StepLog(tmp_path / "apply.log", lambda line: None)
+    outcome = harness.step_apply(ctx, log)
+    log.close()
+    assert outcome.status == harness.OK and outcome.detail.startswith("v2.15.0, project launcher:")
+    installed = (ctx.src / "torch/csrc/inductor/static_launcher/xpu.cpp").read_text()
+    assert "<torch/csrc/inductor/static_launcher/xsl/" in installed
+    assert "series v2.15.0 (base v2.15.0), project launcher" in (tmp_path / "apply.log").read_text()
+
+
+def test_apply_step_without_a_series_for_the_version_says_how_to_choose(tmp_path):
+    ctx = make_ctx(tmp_path)
+    ctx.src = make_checkout(tmp_path, "v2.15.0")
+    (ctx.src / "version.txt").write_text("2.14.1\n")
+    log = harness.StepLog(tmp_path / "apply.log", lambda line: None)
+    with pytest.raises(harness.StepFailed, match=r"no series for PyTorch 2\.14\.1.*pass --series"):
+        harness.step_apply(ctx, log)
+    ctx.series = "v2.15.0"
+    assert harness.step_apply(ctx, log).status == harness.OK
+    log.close()
+
+
+def test_launcher_option_defaults_to_the_upstream_stack_and_changes_the_fingerprint(tmp_path):
+    args = harness.build_parser().parse_args(["apply"])
+    assert args.launcher == "upstream" and args.series is None and args.ref == "v2.15.0"
+    assert harness.build_parser().parse_args(["all", "--launcher", "project"]).launcher == "project"
+    ctx = make_ctx(tmp_path)
+    upstream = harness._patch_digest(ctx)
+    ctx.launcher = "project"
+    assert harness._patch_digest(ctx) != upstream

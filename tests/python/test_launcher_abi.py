@@ -132,21 +132,7 @@ def test_every_scalar_type(kernels_zebin, records, buffers):
     records.clear()
     L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (buffers[0],) + values, 0)
     args = records.launch(0)["args"]
-    # IGC pads char/short/half parameters to 4-byte payloads: the launcher
-    # passes the payload size with the value sign/zero-extended.
-    expected = [
-        support.le_bytes(-3, 4, signed=True),
-        support.le_bytes(-300, 4, signed=True),
-        support.le_bytes(-70000, 4, signed=True),
-        support.le_bytes(-(2**40), 8, signed=True),
-        support.le_bytes(200, 4),
-        support.le_bytes(60000, 4),
-        support.le_bytes(2**31 + 5, 4),
-        support.le_bytes(2**63 + 7, 8),
-        struct.pack("<f", 2.5),
-        struct.pack("<d", 0.1),
-        struct.pack("<e", 1.5) + bytes(2),
-    ]
+    expected = support.scalar_payload_bytes()
     assert [a["bytes"] for a in args[1:]] == expected
 
 

@@ -6,8 +6,7 @@ through torch._C._StaticXpuLauncher, and the test driver sees the launch."""
 from __future__ import annotations
 
 import pickle
-from types import SimpleNamespace
-from typing import Dict, List, Optional
+from typing import List
 
 import pytest
 
@@ -24,38 +23,10 @@ if _missing is None:
     from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher
 
-KERNEL = "triton_poi_fused_add_0"
-NUM_WARPS = 4
-THREADS_PER_WARP = 16  # intel_reqd_sub_group_size(16) in the zebin
-
-
-class StandInCompiledKernel:
-    """What StaticallyLaunchedTritonKernel reads from triton's CompiledKernel
-    (checked against torch 2.13's static_triton_launcher.py)."""
-
-    # triton.knobs is absent without triton: the class hooks are read.
-    launch_enter_hook = None
-    launch_exit_hook = None
-
-    def __init__(self, zebin: bytes, with_scratch_fields: bool,
-                 name: str = KERNEL, signature: Optional[Dict[str, str]] = None) -> None:
-        if signature is None:
-            signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
-                         "xnumel": "i32", "XBLOCK": "constexpr"}
-        arg_names = list(signature)
-        params = [SimpleNamespace(num=i, is_constexpr=(signature[arg] == "constexpr"))
-                  for i, arg in enumerate(arg_names)]
-        fn = SimpleNamespace(__name__=name, arg_names=arg_names, params=params)
-        constants = {arg: 128 for arg in arg_names if signature[arg] == "constexpr"}
-        self.src = SimpleNamespace(fn=fn, signature=signature, constants=constants)
-        self.asm = {"zebin": zebin, "spv": b""}
-        self.hash = "0123456789abcdef"
-        self._cubin_path = None
-        metadata = {"num_warps": NUM_WARPS, "num_ctas": 1, "shared": 0,
-                    "threads_per_warp": THREADS_PER_WARP}
-        if with_scratch_fields:
-            metadata.update(global_scratch_size=0, profile_scratch_size=0)
-        self.metadata = SimpleNamespace(**metadata)
+KERNEL = support.TRITON_ADD_KERNEL
+NUM_WARPS = support.NUM_WARPS
+THREADS_PER_WARP = support.THREADS_PER_WARP
+StandInCompiledKernel = support.StandInCompiledKernel
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,18 @@
-"""scripts/patchset.py against the fixture tree and the real utils.py files."""
+"""scripts/patchset.py and the PR stacks, on trees rebuilt from the patches.
+
+No upstream file is stored here: each series' pre-images are rebuilt from the
+patches themselves (context and removed lines at their line numbers, unique
+filler lines elsewhere), which is all `git am`, `git apply` and the project's
+applier need. The recorded upstream blobs are checked through the patches'
+own index lines.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,138 +21,330 @@ from pathlib import Path
 import pytest
 
 from patchset_support import (
+    BUILD_LIST_LINE,
     PATCH_DIR,
     REPO,
+    SERIES_NAMES,
     load_script,
     make_checkout,
     snapshot,
-    wheel_2141_utils,
+    write_tree,
 )
 
 patchset = load_script("patchset")
+INDEX = re.compile(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40}) 100644$", re.M)
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="needs git")
+XPU = "torch/csrc/inductor/static_launcher/xpu.cpp"
+MODULE = "torch/csrc/Module.cpp"
 
 
-@pytest.fixture()
-def series():
-    return patchset.load_series(PATCH_DIR)
+def blob(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def test_series_has_the_four_changes_in_order(series):
-    assert [p.name[:4] for p in series] == ["0001", "0002", "0003", "0004"]
-    touched = {f.path for p in series for f in p.files}
-    assert "torch/csrc/Module.cpp" in touched
-    assert "torch/_inductor/utils.py" in touched
-    assert "test/inductor/test_static_triton_launcher.py" in touched
-    # CUDA paths stay untouched.
-    for patch in series:
-        for fdiff in patch.files:
-            for hunk in fdiff.hunks:
-                removed = set(hunk.old_lines) - set(hunk.new_lines)
-                assert not any("CUDA" in line or "cuda" in line for line in removed), fdiff.path
+def series(name: str):
+    return patchset.Series.load(PATCH_DIR / name)
 
 
-def test_check_writes_nothing_and_apply_is_idempotent(tmp_path, series):
-    root = make_checkout(tmp_path)
+def sections(text: str) -> list[tuple[str, str]]:
+    return patchset._sections(text)[1]
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_each_series_is_four_format_patch_prs(name):
+    s = series(name)
+    meta = json.loads((s.directory / "series.json").read_text())
+    files = sorted(p.name for p in s.directory.glob("*.patch"))
+    assert meta["patches"] == files and [f[:4] for f in files] == ["0001", "0002", "0003", "0004"]
+    subjects = [p.subject for p in s.patches()]
+    assert subjects[0] == "Enable the XPU static Triton launcher on Windows"
+    for number, path in enumerate(files, start=1):
+        text = (s.directory / path).read_text()
+        assert text.startswith("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n")
+        assert f"Subject: [PATCH {number}/4] " in text
+        for heading in ("Motivation\n----------", "Changes\n-------", "Test plan\n---------"):
+            assert heading in text, (path, heading)
+        assert "Xsl-Replaces" not in text
+        for file_path, section in sections(text):
+            has_index = INDEX.search(section) is not None
+            assert has_index == (file_path not in s.context_only()), (path, file_path)
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_pr1_is_small_and_only_touches_guards_file_open_and_includes(name):
+    patch = series(name).patches()[0]
+    changed = [line for f in patch.files for h in f.hunks for line in h.old_lines + h.new_lines]
+    removed = [line for f in patch.files for h in f.hunks for line in h.old_lines if line not in h.new_lines]
+    added = [line for f in patch.files for h in f.hunks for line in h.new_lines if line not in h.old_lines]
+    assert len(removed) + len(added) <= 100 and changed
+    assert all("_WIN32" in line or "Windows" in line or "#endif" in line or "ifstream" in line for line in removed), removed
+    touched = {f.path for f in patch.files}
+    stub = {"aten/src/ATen/xpu/detail/LazyLevelZero.cpp", "aten/src/ATen/xpu/level_zero_stub/ATenLevelZero.h"}
+    # Release bases carry the Level Zero stub's guards; main loads ze_loader.dll without one.
+    assert touched == ({MODULE, XPU} | (stub if name != "main-011ab45" else set()))
+    assert "  std::ifstream IFS(c10::u8u16(filePath).c_str(), std::ios::binary);" in added
+    assert any("TORCH_CHECK(IFS.is_open()" in line for line in added)
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_index_lines_chain_from_the_recorded_blobs(name):
+    s = series(name)
+    current = {path: info["blob"] for path, info in s.preimages.items()}
+    seen = set()
+    for path in sorted(s.directory.glob("*.patch")):
+        for file_path, section in sections(path.read_text()):
+            assert file_path in current, (path.name, file_path)
+            m = INDEX.search(section)
+            if m is None:
+                assert current[file_path] is None
+                continue
+            assert m.group(1) == current[file_path], (path.name, file_path)
+            current[file_path] = m.group(2)
+            seen.add(file_path)
+    assert seen == {p for p, info in s.preimages.items() if info["blob"] is not None}
+
+
+def test_wheel_utils_are_the_recorded_blobs():
+    from patchset_support import FETCHED, installed_torch_utils
+
+    assert blob(installed_torch_utils()) == series("v2.13.0").preimages["torch/_inductor/utils.py"]["blob"]
+    fetched = FETCHED / "2.15.0" / "_inductor" / "utils.py"
+    if not fetched.is_file():
+        pytest.skip("torch 2.15.0 utils.py not fetched: run scripts/dev.sh setup")
+    assert blob(fetched.read_bytes()) == series("v2.15.0").preimages["torch/_inductor/utils.py"]["blob"]
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@localhost")
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+
+
+@needs_git
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_git_am_3way_applies_and_git_apply_reverses(tmp_path, name):
+    s = series(name)
+    root = make_checkout(tmp_path, name)
     before = snapshot(root)
-    result = patchset.run_series(series, root, check=True)
-    assert result.ok and result.written == []
-    assert all(line.startswith("would apply") for line in result.lines[:4])
+    assert _git(root, "init", "-q").returncode == 0
+    _git(root, "add", "-A")
+    assert _git(root, "commit", "-qm", "pre-images").returncode == 0
+    patches = [str(p) for p in sorted(s.directory.glob("*.patch"))]
+    result = _git(root, "am", "-3", *patches)
+    assert result.returncode == 0, result.stderr
+    log = _git(root, "log", "--format=%s", "-4").stdout.splitlines()
+    assert log[::-1] == [p.subject for p in s.patches()]
+    for patch in reversed(patches):
+        result = _git(root, "apply", "-R", patch)
+        assert result.returncode == 0, (patch, result.stderr)
     assert snapshot(root) == before
 
-    first = patchset.run_series(series, root)
+
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_apply_is_idempotent_and_reverses_to_the_same_bytes(tmp_path, name):
+    root = make_checkout(tmp_path, name)
+    before = snapshot(root)
+    patches = series(name).patches()
+    check = patchset.run_series(patches, root, check=True)
+    assert check.ok and check.written == [] and snapshot(root) == before
+    assert all(line.startswith("would apply") for line in check.lines[:4])
+    first = patchset.run_series(patches, root)
     assert first.ok and first.written
-    module_cpp = (root / "torch/csrc/Module.cpp").read_text()
-    assert "#ifndef _WIN32" not in module_cpp
-    assert "#if defined(USE_XPU)\n  ASSERT_TRUE(StaticXpuLauncher_init(module));" in module_cpp
-    assert "#if defined(USE_CUDA)\n  ASSERT_TRUE(StaticCudaLauncher_init(module));" in module_cpp
-    test_py = (root / "test/inductor/test_static_triton_launcher.py").read_text()
-    assert "IS_WINDOWS" not in test_py and test_py.rstrip().endswith("    run_tests()")
-    assert "def _xpu_kernel_format() -> str:" in (root / "torch/_inductor/utils.py").read_text()
-    after = snapshot(root)
-
-    second = patchset.run_series(series, root)
-    assert second.ok and second.written == []
-    assert sum("already applied" in line for line in second.lines) == 4
-    assert "Nothing to do" in second.lines[-1]
-    assert snapshot(root) == after
+    text = (root / XPU).read_text()
+    assert "#ifndef _WIN32" not in text and "// TODO: enable on Windows." not in text
+    assert 'Py_BuildValue("(Nii)"' in text and "gridX * gridY * gridZ" not in text
+    assert "#if defined(USE_XPU)\n  ASSERT_TRUE(StaticXpuLauncher_init(module));" in (root / MODULE).read_text()
+    again = patchset.run_series(patches, root)
+    assert again.ok and again.written == []
+    assert all(line.startswith("already applied") for line in again.lines[:4])
+    back = patchset.run_series(patches, root, reverse=True)
+    assert back.ok and snapshot(root) == before
 
 
-def test_reverse_restores_the_exact_bytes(tmp_path, series):
-    root = make_checkout(tmp_path)
-    before = snapshot(root)
-    assert patchset.run_series(series, root).ok
-    result = patchset.run_series(series, root, reverse=True)
-    assert result.ok, result.lines
-    assert snapshot(root) == before
-    again = patchset.run_series(series, root, reverse=True)
-    assert again.ok and again.written == [] and "not applied" in again.lines[0]
-
-
-def test_crlf_checkout_keeps_crlf(tmp_path, series):
-    root = make_checkout(tmp_path)
-    for path in root.rglob("*"):
-        if path.is_file():
-            path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
-    before = snapshot(root)
-    assert patchset.run_series(series, root).ok
-    module_cpp = (root / "torch/csrc/Module.cpp").read_bytes()
-    assert b"#if defined(USE_XPU)\r\n" in module_cpp
-    assert b"\n" not in module_cpp.replace(b"\r\n", b"")
-    assert patchset.run_series(series, root).written == []
-    assert patchset.run_series(series, root, reverse=True).ok
-    assert snapshot(root) == before
-
-
-def test_drift_names_file_expected_text_and_nearest_match(tmp_path, series):
-    root = make_checkout(tmp_path)
-    module_cpp = root / "torch/csrc/Module.cpp"
-    # What a newer upstream might look like: the guard spelled differently.
+def test_drift_names_file_expected_text_and_nearest_match(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    module_cpp = root / MODULE
     module_cpp.write_text(
-        module_cpp.read_text().replace(
-            "#if defined(USE_XPU) && !defined(_WIN32)", "#if defined(USE_XPU) && !defined(_MSC_VER)"
-        )
+        module_cpp.read_text().replace("#if defined(USE_XPU) && !defined(_WIN32)", "#if defined(USE_XPU) && !defined(_MSC_VER)")
     )
     before = snapshot(root)
-    result = patchset.run_series(series, root)
-    assert not result.ok
-    assert snapshot(root) == before  # all-or-nothing: 0002..0004 were fine, still nothing written
+    result = patchset.run_series(series("v2.15.0").patches(), root)
+    assert not result.ok and snapshot(root) == before  # all-or-nothing
     report = "\n".join(result.lines)
     assert result.lines[0].startswith("DRIFT") and result.lines[1].startswith("would apply")
-    assert "torch/csrc/Module.cpp: expected text not found" in report
+    assert f"{MODULE}: expected text not found" in report
     assert "| #if defined(USE_XPU) && !defined(_WIN32)" in report
     lineno = module_cpp.read_text().split("\n").index("#if defined(USE_XPU) && !defined(_MSC_VER)") + 1
     assert f"nearest match at line {lineno} " in report
-    assert "+#if defined(USE_XPU) && !defined(_MSC_VER)" in report
 
 
-def test_drift_in_last_patch_blocks_the_whole_series(tmp_path, series):
-    root = make_checkout(tmp_path)
-    test_py = root / "test/inductor/test_static_triton_launcher.py"
-    test_py.write_text(test_py.read_text().replace("IS_WINDOWS, skipIfRocm", "IS_WINDOWS, IS_LINUX, skipIfRocm"))
+def test_drift_in_the_last_patch_blocks_the_whole_stack(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    xpu = root / XPU
+    xpu.write_text(xpu.read_text().replace("if (gridX * gridY * gridZ <= 0) {", "if (gridX * gridY <= 0) {"))
     before = snapshot(root)
-    result = patchset.run_series(series, root)
-    assert not result.ok and result.written == []
-    assert snapshot(root) == before
+    result = patchset.run_series(series("v2.15.0").patches(), root)
+    assert not result.ok and result.written == [] and snapshot(root) == before
     assert any(line.startswith("DRIFT") and "0004" in line for line in result.lines)
 
 
-def test_partly_applied_series_completes(tmp_path, series):
-    root = make_checkout(tmp_path)
-    assert patchset.run_series(series[:1], root).ok
-    result = patchset.run_series(series, root)
-    assert result.ok
-    assert "already applied" in result.lines[0]
-    assert result.lines[1].startswith("applied")
+def test_partly_applied_stack_completes(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    patches = series("v2.15.0").patches()
+    assert patchset.run_series(patches[:1], root).ok
+    result = patchset.run_series(patches, root)
+    assert result.ok and "already applied" in result.lines[0] and result.lines[1].startswith("applied")
 
 
-def test_half_applied_file_is_reported_not_guessed(tmp_path, series):
-    root = make_checkout(tmp_path)
-    module_cpp = root / "torch/csrc/Module.cpp"
-    text = module_cpp.read_text().replace("#if defined(USE_XPU) && !defined(_WIN32)", "#if defined(USE_XPU)")
-    module_cpp.write_text(text)
-    result = patchset.run_series(series, root)
-    assert not result.ok
-    assert "hunk already applied while others are not" in "\n".join(result.lines)
+def _expected_export(s, root: Path) -> dict[str, str]:
+    """The committed files with the index lines the rebuilt tree yields."""
+    tree = patchset.Tree(root)
+    expected = {}
+    for patch in s.patches():
+        text = (s.directory / patch.name).read_text()
+        state, issues, results, _ = patchset.plan_patch(patch, tree, reverse=False)
+        assert state == patchset.UNAPPLIED, issues
+        for file_path, section in sections(text):
+            m = INDEX.search(section)
+            if m is None:
+                continue
+            old = blob(tree.read(file_path).render())
+            new = blob(results[file_path].render())
+            text = text.replace(section, section.replace(m.group(0), f"index {old}..{new} 100644"))
+        for path, content in results.items():
+            tree.write(path, content)
+        expected[patch.name] = text
+    return expected
+
+
+@needs_git
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_export_reproduces_the_committed_files(tmp_path, name):
+    s = series(name)
+    root = make_checkout(tmp_path, name)
+    expected = _expected_export(s, root)
+    assert patchset.run_series(s.patches(), root).ok
+    out = tmp_path / "out"
+    written = patchset.export_series(s, root, out)
+    assert [p.name for p in written] == sorted(expected)
+    for path in written:
+        assert path.read_text() == expected[path.name], path.name
+
+
+PREIMAGES = os.environ.get("XSL_PYTORCH_PREIMAGES", "")
+
+
+@needs_git
+@pytest.mark.skipif(not PREIMAGES, reason="needs the upstream pre-image files (XSL_PYTORCH_PREIMAGES=<dir>/<series>/<path>)")
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_export_on_the_upstream_files_is_byte_identical(tmp_path, name):
+    s = series(name)
+    root = make_checkout(tmp_path, name)
+    upstream = Path(PREIMAGES) / name
+    for rel, info in s.preimages.items():
+        if info["blob"] is None:
+            continue
+        data = (upstream / rel).read_bytes()
+        assert blob(data) == info["blob"], rel
+        write_tree(root, {rel: data})
+    assert patchset.run_series(s.patches(), root).ok
+    for path in patchset.export_series(s, root, tmp_path / "out"):
+        assert path.read_bytes() == (s.directory / path.name).read_bytes(), path.name
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "scripts" / "patchset.py"), *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [("2.15.0", "v2.15.0"), ("2.15.1a0+git1234", "v2.15.0"), ("2.13.0", "v2.13.0"), ("2.16.0a0", "main-011ab45"), ("3.0.0", "main-011ab45")],
+)
+def test_series_is_picked_by_the_checkout_version(tmp_path, version, expected):
+    (tmp_path / "version.txt").write_text(version + "\n")
+    assert patchset.select_series(PATCH_DIR, tmp_path, None).name == expected
+
+
+def test_unknown_version_asks_for_series(tmp_path):
+    (tmp_path / "version.txt").write_text("2.14.1\n")
+    with pytest.raises(patchset.PatchError, match=r"no series for PyTorch 2\.14\.1 .*pass --series \(main-011ab45, v2\.13\.0, v2\.15\.0\)"):
+        patchset.select_series(PATCH_DIR, tmp_path, None)
+    with pytest.raises(patchset.PatchError, match="--series v9: no such series"):
+        patchset.select_series(PATCH_DIR, tmp_path, "v9")
+    (tmp_path / "version.txt").unlink()
+    with pytest.raises(patchset.PatchError, match="no version.txt or torch/version.py"):
+        patchset.select_series(PATCH_DIR, tmp_path, None)
+
+
+def test_cli_apply_check_status_and_series_override(tmp_path):
+    root = make_checkout(tmp_path, "v2.13.0")
+    check = _run("apply", "--check", str(root))
+    assert check.returncode == 0 and check.stdout.startswith("series v2.13.0 (base v2.13.0)")
+    assert _run("apply", str(root)).returncode == 0
+    status = _run("status", str(root))
+    assert status.returncode == 0 and status.stdout.count("\napplied") == 4
+    wrong = _run("status", "--series", "main-011ab45", str(root))
+    assert wrong.returncode == 1 and "drift" in wrong.stdout
+    missing = _run("apply", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
+
+
+def test_project_launcher_is_an_option_generated_at_apply_time(tmp_path):
+    manifest = patchset.Manifest.load(PATCH_DIR)
+    if not (REPO / manifest.glue_source).is_file():
+        pytest.skip(f"{manifest.glue_source} not written yet")
+    root = make_checkout(tmp_path, "v2.15.0")
+    before = snapshot(root)
+    result = _run("apply", "--launcher", "project", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "applied          0005-" in result.stdout
+    installed = (root / XPU).read_text()
+    assert f"<{manifest.helper_dest}/" in installed and "StaticXpuLauncher_init" in installed
+    assert "// TODO: enable on Windows." not in installed
+    assert (root / manifest.helper_dest).is_dir()
+    assert (root / "build_variables.bzl").read_text().count(BUILD_LIST_LINE) == 1
+    again = _run("apply", "--launcher", "project", str(root))
+    assert again.returncode == 0 and "Nothing to do" in again.stdout
+    assert _run("apply", "--launcher", "project", "--reverse", str(root)).returncode == 0
+    assert snapshot(root) == before
+    # Nothing generated is committed: the stacks hold only the four PRs.
+    committed = [p.relative_to(PATCH_DIR).as_posix() for p in PATCH_DIR.rglob("*") if p.is_file()]
+    assert not any("xsl/" in p or p.endswith(".cpp") or p.endswith(".h") for p in committed)
+    assert all(not p.endswith(".patch") or re.match(r"^[^/]+/000[1-4]-", p) for p in committed), committed
+
+
+def test_regen_writes_the_launcher_patch_only_where_asked(tmp_path):
+    target = tmp_path / "gen" / "launcher.patch"
+    result = _run("regen", "-o", str(target))
+    assert result.returncode == 0 and target.is_file()
+    patch = patchset.parse_patch(target.read_text(), target.name)
+    assert patch.subject == "Install the xpu-static-launcher project's launcher"
+    assert _run("regen", "-o", str(target)).returncode == 0
+    assert target.read_text() == patchset.regen_text(REPO, patchset.Manifest.load(PATCH_DIR))
+    usage = _run("regen")
+    assert usage.returncode == 2 and "-o/--output" in usage.stderr
+
+
+def test_cli_refuses_a_folder_that_is_not_a_pytorch_checkout(tmp_path):
+    other = tmp_path / "project"
+    (other / "src").mkdir(parents=True)
+    (other / "setup.py").write_text("")
+    for command in (["status"], ["apply", "--check"], ["apply"], ["export", "-o", str(tmp_path / "out")]):
+        result = _run(*command, str(other))
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [
+            f"error: {other} is not a PyTorch checkout (no torch/ folder next to build_variables.bzl or setup.py): "
+            "pass the root folder of a PyTorch clone (git clone https://github.com/pytorch/pytorch)"
+        ]
+    assert sorted(p.name for p in other.iterdir()) == ["setup.py", "src"]
+
+
+def test_cli_status_without_a_path_prints_usage_and_a_hint():
+    result = _run("status")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: patchset.py status [-h]")
+    assert "give the PyTorch checkout to inspect, e.g. python3 scripts/patchset.py status ~/pytorch" in result.stderr
 
 
 def test_bad_hunk_counts_are_a_parse_error():
@@ -151,151 +353,9 @@ def test_bad_hunk_counts_are_a_parse_error():
         patchset.parse_patch(text, "bad.patch")
 
 
-def test_committed_launcher_patch_is_fresh():
-    manifest = patchset.Manifest.load(PATCH_DIR)
-    committed = (PATCH_DIR / manifest.patch_file).read_text(encoding="utf-8")
-    assert committed == patchset.regen_text(REPO, manifest), (
-        "patches/pytorch/0002 is stale: run python3 scripts/patchset.py regen"
-    )
-
-
-def _fake_project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    (project / "csrc" / "torch_glue").mkdir(parents=True)
-    (project / "csrc" / "common").mkdir()
-    (project / "csrc" / "launcher").mkdir()
-    (project / "csrc" / "common" / "expected.h").write_text("#pragma once\nnamespace xsl {}\n")
-    (project / "csrc" / "launcher" / "plan.h").write_text('#pragma once\n#include "common/expected.h"\n')
-    (project / "csrc" / "launcher" / "plan.cpp").write_text('#include "launcher/plan.h"\n#include <vector>\n')
-    (project / "csrc" / "launcher" / "CMakeLists.txt").write_text("# not installed\n")
-    (project / "csrc" / "torch_glue" / "xpu.cpp").write_text(
-        '#include "launcher/plan.h"\nbool StaticXpuLauncher_init(PyObject* module) { return true; }\n'
-    )
-    return project
-
-
-def _fake_manifest() -> "patchset.Manifest":
-    manifest = patchset.Manifest.load(PATCH_DIR)
-    manifest.helper_dirs = ["common", "launcher"]
-    return manifest
-
-
-def test_regen_is_deterministic_and_rewrites_includes(tmp_path):
-    project = _fake_project(tmp_path)
-    manifest = _fake_manifest()
-    text = patchset.regen_text(project, manifest)
-    assert text == patchset.regen_text(project, manifest)
-    patch = patchset.parse_patch(text, "0002.patch")
-    paths = [f.path for f in patch.files]
-    dest = manifest.helper_dest
-    assert paths.count(manifest.glue_dest) == 2  # irreversible delete + new file
-    assert f"{dest}/launcher/plan.cpp" in paths and f"{dest}/common/expected.h" in paths
-    assert not any(p.endswith("CMakeLists.txt") for p in paths)
-    assert patch.replaces == {manifest.glue_dest: "StaticXpuLauncher_init"}
-    assert f"+#include <{dest}/common/expected.h>" in text
-    assert f'+    "{dest}/launcher/plan.cpp",' in text
-    assert "+#include <vector>" in text
-    plan_cpp = next(f for f in patch.files if f.path == f"{dest}/launcher/plan.cpp")
-    body = plan_cpp.hunks[0].new_lines
-    assert body[0] == "#if defined(USE_XPU)" and body[-1] == "#endif // defined(USE_XPU)"
-    plan_h = next(f for f in patch.files if f.path == f"{dest}/launcher/plan.h")
-    assert plan_h.hunks[0].new_lines[0] == "#pragma once"  # headers are not wrapped
-
-
-def test_replaced_file_round_trip_and_guard(tmp_path):
-    project = _fake_project(tmp_path)
-    manifest = _fake_manifest()
-    launcher_patch = patchset.parse_patch(patchset.regen_text(project, manifest), "0002.patch")
-    root = make_checkout(tmp_path)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    before = snapshot(root)
-    assert patchset.run_series([launcher_patch], root).ok
-    glue = (root / manifest.glue_dest).read_text()
-    assert glue.startswith(f"#include <{manifest.helper_dest}/launcher/plan.h>")
-    assert (root / ".git/xsl-patchset/originals" / manifest.glue_dest).read_bytes() == before[manifest.glue_dest]
-    assert patchset.run_series([launcher_patch], root).written == []
-    assert patchset.run_series([launcher_patch], root, reverse=True).ok
-    assert snapshot(root) == before
-
-    # A file that is not the launcher is never replaced.
-    (root / manifest.glue_dest).write_text("// something else\n")
-    result = patchset.run_series([launcher_patch], root)
-    assert not result.ok
-    assert 'expected a line containing "StaticXpuLauncher_init"' in "\n".join(result.lines)
-
-
-@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-def test_export_gives_a_series_git_apply_accepts(tmp_path, series):
-    root = make_checkout(tmp_path)
-    pristine = tmp_path / "pristine"
-    shutil.copytree(root, pristine)
-    assert patchset.run_series(series, root).ok
-    out = tmp_path / "export"
-    written = patchset.export_series(series, root, out)
-    assert [p.name[:4] for p in written] == ["0001", "0002", "0003", "0004"]
-    subprocess.run(["git", "init", "-q", str(pristine)], check=True)
-    for patch in written:
-        subprocess.run(["git", "-C", str(pristine), "apply", str(patch)], check=True)
-    assert snapshot(pristine) == snapshot(root)
-
-
-@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-def test_hand_written_patches_are_plain_git_patches(tmp_path, series):
-    root = make_checkout(tmp_path)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    for name in ("0001", "0003", "0004"):
-        path = next(PATCH_DIR.glob(f"{name}-*.patch"))
-        subprocess.run(["git", "-C", str(root), "apply", "--check", str(path)], check=True)
-
-
-def test_utils_patch_applies_to_torch_2_14_1():
-    utils = wheel_2141_utils()
-    if utils is None:
-        pytest.skip("torch 2.14.1 utils.py not fetched: run scripts/dev.sh setup or set XSL_TORCH_2141_WHEEL")
-    series = patchset.load_series(PATCH_DIR)
-    utils_patch = next(p for p in series if p.name.startswith("0003"))
-    current = patchset.TextFile.parse(utils)
-    plan = patchset._apply_hunks(utils_patch, utils_patch.files[0], current, reverse=False)
-    assert plan.state == patchset.UNAPPLIED and plan.problems == []
-    assert "XPU_KERNEL_FORMAT = _xpu_kernel_format()" in plan.result.lines
-
-
-def test_cli_apply_check_and_status(tmp_path):
-    root = make_checkout(tmp_path)
-    script = str(REPO / "scripts" / "patchset.py")
-    run = lambda *a: subprocess.run([sys.executable, script, *a], capture_output=True, text=True)  # noqa: E731
-    assert run("apply", "--check", str(root)).returncode == 0
-    assert run("apply", str(root)).returncode == 0
-    status = run("status", str(root))
-    assert status.returncode == 0 and status.stdout.count("applied") == 4
-    missing = run("apply", str(tmp_path / "nope"))
-    assert missing.returncode == 2 and "not a directory" in missing.stderr
-
-
-def test_cli_refuses_a_folder_that_is_not_a_pytorch_checkout(tmp_path):
-    script = str(REPO / "scripts" / "patchset.py")
-    run = lambda *a: subprocess.run([sys.executable, script, *a], capture_output=True, text=True)  # noqa: E731
-    other = tmp_path / "project"
-    (other / "src").mkdir(parents=True)
-    (other / "setup.py").write_text("")
-    for command in (["status"], ["apply", "--check"], ["apply"], ["export", "-o", str(tmp_path / "out")]):
-        result = run(*command, str(other))
-        assert result.returncode == 2, (command, result.stdout, result.stderr)
-        assert result.stdout == ""  # no per-patch "drift" lines
-        assert result.stderr.splitlines() == [
-            f"error: {other} is not a PyTorch checkout (no torch/ folder next to build_variables.bzl or setup.py): "
-            "pass the root folder of a PyTorch clone (git clone https://github.com/pytorch/pytorch)"
-        ]
-    assert sorted(p.name for p in other.iterdir()) == ["setup.py", "src"]  # nothing written
-
-
-def test_cli_status_without_a_path_prints_usage_and_a_hint():
-    script = str(REPO / "scripts" / "patchset.py")
-    result = subprocess.run([sys.executable, script, "status"], capture_output=True, text=True)
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.startswith("usage: patchset.py status [-h] [checkout]")
-    assert "give the PyTorch checkout to inspect, e.g. python3 scripts/patchset.py status ~/pytorch" in result.stderr
-    assert json.loads((PATCH_DIR / "manifest.json").read_text())["glue_dest"].endswith("static_launcher/xpu.cpp")
+def test_folded_subject_is_unfolded():
+    text = "From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 4/4] XPU static launcher: fix the capsule leak and the\n grid-size overflow\n\nBody\n"
+    assert patchset.parse_patch(text).subject == "XPU static launcher: fix the capsule leak and the grid-size overflow"
 
 
 def test_plain_delete_and_create_round_trip(tmp_path):
@@ -315,8 +375,15 @@ def test_plain_delete_and_create_round_trip(tmp_path):
     assert patchset.run_series([patch], root).written == []
     assert patchset.run_series([patch], root, reverse=True).ok
     assert (root / "old.txt").read_bytes() == b"one\ntwo\n" and not (root / "new.txt").exists()
-    # A file to delete that differs is drift, not data loss.
     (root / "old.txt").write_bytes(b"one\nchanged\n")
     result = patchset.run_series([patch], root)
     assert not result.ok and "would delete this file but its content differs" in "\n".join(result.lines)
     assert (root / "old.txt").read_bytes() == b"one\nchanged\n"
+
+
+def test_export_of_a_checkout_without_the_stack_says_apply_first(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    result = _run("export", str(root), "-o", str(tmp_path / "out"))
+    assert result.returncode == 1 and result.stdout.startswith("series v2.15.0")
+    assert result.stderr.strip().endswith(f"is not applied in {root}; run apply first.")
+    assert not (tmp_path / "out").exists()

@@ -1,6 +1,8 @@
-"""Patch 0002 as installed in a PyTorch-shaped tree: includes resolve, it compiles.
+"""The project's launcher (`patchset.py apply --launcher project`) as
+installed in a PyTorch-shaped tree: includes resolve, it compiles.
 
-The series is applied to the fixture tree; the installed glue
+The v2.13.0 stack plus the generated launcher patch is applied to a tree
+rebuilt from the patches; the installed glue
 (static_launcher/xpu.cpp) and helper sources (static_launcher/xsl/**) are then
 compiled as C++20 with -fsyntax-only against the tree itself and the real
 headers: the installed torch wheel's include dir (upstream's xpu.h, c10/xpu)
@@ -36,7 +38,8 @@ LAUNCHER = "torch/csrc/inductor/static_launcher"
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     root = make_checkout(tmp_path_factory.mktemp("installed"))
-    result = patchset.run_series(patchset.load_series(PATCH_DIR), root)
+    series = patchset.Series.load(PATCH_DIR / "v2.13.0")
+    result = patchset.run_series(patchset.stack(series, "project", PATCH_DIR), root)
     assert result.ok, result.lines
     return root
 

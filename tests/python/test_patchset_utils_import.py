@@ -1,4 +1,4 @@
-"""Patch 0003 imported for real: XPU_KERNEL_FORMAT on (faked) Windows and Linux.
+"""PR 2 (utils.py) imported for real: XPU_KERNEL_FORMAT on (faked) Windows and Linux.
 
 The patched utils.py of the installed torch 2.13.0 is executed as
 torch._inductor.utils in a subprocess whose sys.platform and shutil.which
@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from patchset_support import PATCH_DIR, installed_torch_utils, load_script, wheel_2141_utils
+from patchset_support import FETCHED, PATCH_DIR, installed_torch_utils, load_script, wheel_2141_utils
 
 patchset = load_script("patchset")
 
@@ -55,12 +55,14 @@ CASES = [
 ]
 
 
-def _utils_patch():
-    return next(p for p in patchset.load_series(PATCH_DIR) if p.name.startswith("0003"))
+def _utils_patch(series: str):
+    patch = patchset.Series.load(PATCH_DIR / series).patches()[1]
+    assert [f.path for f in patch.files] == ["torch/_inductor/utils.py"]
+    return patch
 
 
-def _patched(utils: bytes) -> bytes:
-    patch = _utils_patch()
+def _patched(utils: bytes, series: str = "v2.13.0") -> bytes:
+    patch = _utils_patch(series)
     plan = patchset._apply_hunks(patch, patch.files[0], patchset.TextFile.parse(utils), reverse=False)
     assert plan.state == patchset.UNAPPLIED, plan.problems
     return plan.result.render()
@@ -114,11 +116,16 @@ def test_linux_behaviour_is_unchanged(results):
     assert results["patched"][5]["format"] == "spv"
 
 
-def test_patched_2_14_1_utils_is_valid_python_with_the_same_shape():
-    utils = wheel_2141_utils()
+@pytest.mark.parametrize(("version", "series"), [("2.14.1", "v2.13.0"), ("2.15.0", "v2.15.0")])
+def test_patched_release_utils_is_valid_python_with_the_same_shape(version, series):
+    utils = wheel_2141_utils() if version == "2.14.1" else None
+    fetched = FETCHED / version / "_inductor" / "utils.py"
+    if utils is None and fetched.is_file():
+        utils = fetched.read_bytes()
     if utils is None:
-        pytest.skip("torch 2.14.1 utils.py not fetched: run scripts/dev.sh setup or set XSL_TORCH_2141_WHEEL")
-    tree = ast.parse(_patched(utils))
+        pytest.skip(f"torch {version} utils.py not fetched: run scripts/dev.sh setup")
+    # No series is based on 2.14.1; the v2.13.0 hunk fits its text.
+    tree = ast.parse(_patched(utils, series))
     names = []
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):

@@ -4,6 +4,9 @@
 `locate` prints one line per tree the build can use:
     sycl <include dir>            from the installed intel-sycl-rt
     torch <version> <include dir> the installed torch, then fetched trees
+    runtime <torch lib dir> <libsycl file>
+                                  what the glue links to run in this Python
+                                  (installed torch and intel-sycl-rt)
 `fetch` unpacks only `torch/include` of a torch wheel from PyPI into
 DEST/<version>/include, so a release that cannot be installed here (the
 latest one is a CUDA build with a version cap on this machine) still
@@ -50,6 +53,20 @@ def sycl_include() -> Path | None:
     return None
 
 
+def sycl_library() -> Path | None:
+    """The libsycl the installed intel-sycl-rt ships (sycl<N>.dll's import
+    library sycl.lib on Windows)."""
+    try:
+        dist = importlib.metadata.distribution("intel-sycl-rt")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    names = ("libsycl.so", "sycl.lib")
+    for entry in dist.files or []:
+        if Path(str(entry)).name in names:
+            return Path(dist.locate_file(entry)).resolve()
+    return None
+
+
 def fetched_trees(root: Path) -> list[tuple[str, Path]]:
     if not root.is_dir():
         return []
@@ -67,6 +84,9 @@ def locate(fetched_root: Path) -> int:
     trees += [t for t in fetched_trees(fetched_root) if found is None or t[0] != found[0]]
     for version, include in trees:
         print(f"torch {version} {include.resolve().as_posix()}")
+    library = sycl_library()
+    if found is not None and library is not None and (found[1].parent / "lib").is_dir():
+        print(f"runtime {(found[1].parent / 'lib').resolve().as_posix()} {library.as_posix()}")
     return 0
 
 

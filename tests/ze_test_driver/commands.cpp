@@ -24,7 +24,8 @@ namespace test_driver {
 
 LaunchRecord captureLaunch(
     const KernelObject& kernel,
-    const ze_group_count_t& count) {
+    const ze_group_count_t& count,
+    const void* command_list) {
   LaunchRecord record;
   std::memset(&record.header, 0, sizeof(record.header));
   copyName(
@@ -38,6 +39,9 @@ LaunchRecord captureLaunch(
   record.header.group_count[1] = count.groupCountY;
   record.header.group_count[2] = count.groupCountZ;
   record.header.num_args = static_cast<uint32_t>(kernel.args.size());
+  record.header.device_index = kernel.module->device->index;
+  record.header.command_list =
+      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(command_list));
   record.args = kernel.args;
   return record;
 }
@@ -53,8 +57,9 @@ namespace {
 // Out of line so the no-record launch path stays a few compares.
 XSL_DRIVER_NOINLINE void recordNow(
     const KernelObject& kernel,
-    const ze_group_count_t& count) {
-  storeLaunch(captureLaunch(kernel, count));
+    const ze_group_count_t& count,
+    const void* command_list) {
+  storeLaunch(captureLaunch(kernel, count, command_list));
 }
 
 // A regular list can run again, so the command stays as it was.
@@ -208,14 +213,14 @@ ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
   // The hot path of the launch benchmarks: no events, immediate list.
   if (hSignal == nullptr && numWait == 0 && list->immediate) {
     if (state().record_launches) {
-      recordNow(*kernel, *count);
+      recordNow(*kernel, *count, list);
     }
     return ZE_RESULT_SUCCESS;
   }
   Command command;
   command.kind = Command::Kind::kLaunch;
   if (state().record_launches) {
-    command.launch = captureLaunch(*kernel, *count);
+    command.launch = captureLaunch(*kernel, *count, list);
   }
   return submit(list, std::move(command), hSignal, numWait, phWait);
 }

@@ -249,6 +249,24 @@ ze_result_t ZE_APICALL zeContextMakeMemoryResident(
       : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
+// Memory is freed at once either way: nothing of it can still be in use,
+// since every command completed when it was appended.
+ze_result_t ZE_APICALL zeMemFreeExt(
+    ze_context_handle_t hContext,
+    const ze_memory_free_ext_desc_t* desc,
+    void* ptr) {
+  if (desc == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  const ze_driver_memory_free_policy_ext_flags_t known =
+      ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE |
+      ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+  if ((desc->freePolicy & ~known) != 0) {
+    return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  return impl::zeMemFree(hContext, ptr);
+}
+
 ze_result_t ZE_APICALL zeMemGetAddressRange(
     ze_context_handle_t hContext,
     const void* ptr,
@@ -292,6 +310,7 @@ void fill(ze_mem_dditable_t* t) {
   t->pfnFree = impl::zeMemFree;
   t->pfnGetAllocProperties = impl::zeMemGetAllocProperties;
   t->pfnGetAddressRange = zeMemGetAddressRange;
+  t->pfnFreeExt = zeMemFreeExt;
 }
 
 } // namespace test_driver

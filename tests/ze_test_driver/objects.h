@@ -233,7 +233,8 @@ bool isCopyableRange(const void* ptr, size_t size);
 // Snapshot of a kernel's launch, taken when the launch is appended.
 LaunchRecord captureLaunch(
     const KernelObject& kernel,
-    const ze_group_count_t& count);
+    const ze_group_count_t& count,
+    const void* command_list);
 void storeLaunch(LaunchRecord&& record);
 
 // The one place that validates event lists of an append: every wait event

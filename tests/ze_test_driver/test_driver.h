@@ -47,7 +47,9 @@ typedef struct XslTestLaunchRecord {
   char kernel_name[128];
   uint32_t group_size[3];
   uint32_t group_count[3];
-  uint32_t num_args; /* numKernelArgs of the kernel */
+  uint32_t num_args;     /* numKernelArgs of the kernel */
+  uint32_t device_index; /* the device the kernel's module was built for */
+  uint64_t command_list; /* the list the launch was appended to */
 } XslTestLaunchRecord;
 
 typedef struct XslTestArgRecord {

@@ -1,0 +1,108 @@
+# torch and SYCL as the target Python environment has them, and the SYCL
+# backend of the package built from them.
+#
+# xsl_locate_torch_sycl() sets, in the caller's scope (empty when absent):
+#   XSL_SYCL_INCLUDE      include dir of the installed intel-sycl-rt
+#   XSL_SYCL_LIBRARY      its libsycl.so / sycl.lib
+#   XSL_TORCH_TREES       "<version>|<include dir>" of the installed torch
+#                         first, then of trees fetched into build/torch-headers
+#   XSL_TORCH_INCLUDE     include dir of the installed torch
+#   XSL_TORCH_LIB         lib dir of the installed torch
+#   XSL_TORCH_GENERATED   folder with the one header a torch build generates
+#                         (c10/xpu/impl/xpu_cmake_macros.h), for CPU wheels
+#                         that do not ship it; put it after XSL_TORCH_INCLUDE
+function(xsl_locate_torch_sycl)
+  foreach(var SYCL_INCLUDE SYCL_LIBRARY TORCH_TREES TORCH_INCLUDE TORCH_LIB)
+    set(XSL_${var} "" PARENT_SCOPE)
+  endforeach()
+  execute_process(
+    COMMAND "${Python_EXECUTABLE}"
+            "${PROJECT_SOURCE_DIR}/tests/torch_glue/torch_headers.py"
+            locate --fetched-root "${PROJECT_SOURCE_DIR}/build/torch-headers"
+    OUTPUT_VARIABLE found
+    RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(WARNING "torch_headers.py locate failed: no torch/SYCL targets")
+    return()
+  endif()
+  string(REPLACE "\n" ";" lines "${found}")
+  set(trees "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^runtime ([^ ]+) (.+)$")
+      set(XSL_TORCH_LIB "${CMAKE_MATCH_1}" PARENT_SCOPE)
+      set(XSL_SYCL_LIBRARY "${CMAKE_MATCH_2}" PARENT_SCOPE)
+    elseif(line MATCHES "^sycl (.+)$")
+      set(XSL_SYCL_INCLUDE "${CMAKE_MATCH_1}" PARENT_SCOPE)
+    elseif(line MATCHES "^torch ([^ ]+) (.+)$")
+      if(trees STREQUAL "")
+        set(XSL_TORCH_INCLUDE "${CMAKE_MATCH_2}" PARENT_SCOPE)
+      endif()
+      list(APPEND trees "${CMAKE_MATCH_1}|${CMAKE_MATCH_2}")
+    endif()
+  endforeach()
+  set(XSL_TORCH_TREES "${trees}" PARENT_SCOPE)
+  set(generated "${PROJECT_BINARY_DIR}/torch_generated")
+  file(WRITE "${generated}/c10/xpu/impl/xpu_cmake_macros.h"
+       "#pragma once\n#define C10_XPU_BUILD_SHARED_LIBS\n")
+  set(XSL_TORCH_GENERATED "${generated}" PARENT_SCOPE)
+endfunction()
+
+# The torch libraries the glue links, by their names in the wheel.
+function(xsl_torch_libraries out torch_lib)
+  set(libraries "")
+  foreach(name torch_python torch torch_cpu c10)
+    find_library(_xsl_lib_${name} NAMES ${name} PATHS "${torch_lib}" NO_DEFAULT_PATH)
+    if(NOT _xsl_lib_${name})
+      set(${out} "" PARENT_SCOPE)
+      return()
+    endif()
+    list(APPEND libraries "${_xsl_lib_${name}}")
+  endforeach()
+  set(${out} "${libraries}" PARENT_SCOPE)
+endfunction()
+
+# _sycl_launcher: csrc/torch_glue/xpu.cpp (the same source as the PyTorch
+# glue) as a module of the package, for torch XPU wheels that have no
+# _StaticXpuLauncher. It links the environment's torch and libsycl, and
+# torch's c10_xpu for the c10::xpu functions; with a CPU wheel (no c10_xpu)
+# the tests' c10::xpu shim stands in, when the tests are built.
+function(xsl_add_sycl_backend)
+  xsl_locate_torch_sycl()
+  if(XSL_SYCL_INCLUDE STREQUAL "" OR XSL_SYCL_LIBRARY STREQUAL "" OR
+     XSL_TORCH_LIB STREQUAL "")
+    message(STATUS "SYCL backend (_sycl_launcher) skipped: needs torch and "
+                   "intel-sycl-rt in this Python environment")
+    return()
+  endif()
+  if(CMAKE_CROSSCOMPILING)
+    return() # the host's wheels are not the target's
+  endif()
+  xsl_torch_libraries(torch_libraries "${XSL_TORCH_LIB}")
+  find_library(_xsl_c10_xpu NAMES c10_xpu PATHS "${XSL_TORCH_LIB}" NO_DEFAULT_PATH)
+  if(_xsl_c10_xpu)
+    set(c10_xpu "${_xsl_c10_xpu}")
+  elseif(XSL_BUILD_TESTS)
+    set(c10_xpu xsl_c10_xpu_shim) # tests/torch_glue
+  else()
+    message(STATUS "SYCL backend (_sycl_launcher) skipped: this torch has no "
+                   "c10_xpu (a CPU build)")
+    return()
+  endif()
+  if(torch_libraries STREQUAL "")
+    message(STATUS "SYCL backend skipped: torch libraries not found in ${XSL_TORCH_LIB}")
+    return()
+  endif()
+  get_filename_component(sycl_lib_dir "${XSL_SYCL_LIBRARY}" DIRECTORY)
+  xsl_add_python_extension(_sycl_launcher
+    SOURCES "${PROJECT_SOURCE_DIR}/csrc/torch_glue/xpu.cpp" sycl_launcher_module.cpp
+    LIBS xsl_launcher ${torch_libraries} ${c10_xpu} "${XSL_SYCL_LIBRARY}")
+  set_target_properties(_sycl_launcher PROPERTIES
+    CXX_STANDARD 20 BUILD_RPATH "${XSL_TORCH_LIB};${sycl_lib_dir}")
+  target_include_directories(_sycl_launcher SYSTEM PRIVATE
+    "${XSL_TORCH_INCLUDE}" "${XSL_TORCH_INCLUDE}/torch/csrc/api/include"
+    "${XSL_TORCH_GENERATED}" "${XSL_SYCL_INCLUDE}")
+  target_compile_definitions(_sycl_launcher PRIVATE
+    USE_XPU SYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
+  message(STATUS "SYCL backend (_sycl_launcher): torch ${XSL_TORCH_LIB}, "
+                 "${XSL_SYCL_LIBRARY}, c10::xpu from ${c10_xpu}")
+endfunction()

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Host cost of the PyTorch glue's _launch_kernel (the package's SYCL
+backend, xpu_static_launcher._sycl_launcher) on the real SYCL runtime
+(libsycl + the Unified Runtime's Level Zero adapter + the test driver, in
+no-record mode), side by side in one process with:
+
+- upstream_style: the same launch as PyTorch's upstream xpu.cpp and
+  Triton-XPU's launcher submit it (tests/torch_glue/upstream_style.cpp):
+  arguments converted per call, queue.submit, set_arg per argument,
+  parallel_for over an nd_range, the default event;
+- native_append: the same conversion, then the launch appended straight to
+  the queue's native immediate command list, skipping SYCL (measured only:
+  docs/torch_glue.md says why the glue does not do this);
+- floor: an empty METH_FASTCALL function taking the same 9 arguments.
+
+The kernel has 8 arguments (7 pointers, 1 int). Times are CPU ns per call
+(process time), the median of --repeat runs of --calls calls; each ratio is
+the median over runs of that run's pair (bench_launch.py explains why).
+The Level Zero driver is the project's test driver: a real GPU driver adds
+its own cost under both launches alike. Last line:
+    glue_vs_upstream_style: <median ratio>
+
+Usage: python3 tests/bench/bench_glue_launch.py [--build-dir build/linux-gcc]
+       [--adapter v1|v2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build-dir", default=os.environ.get(
+        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the glue runtime module and the test driver")
+    parser.add_argument("--adapter", choices=("v1", "v2"), default="v1",
+                        help="Unified Runtime Level Zero adapter to run on (default v1)")
+    parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
+    parser.add_argument("--repeat", type=int, default=15,
+                        help="timed runs of each loop; medians are reported")
+    return parser.parse_args()
+
+
+def measure(args: argparse.Namespace) -> int:
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    sys.path.insert(0, str(REPO / "tests" / "bench"))
+    import glue_support
+    import launcher_support as support
+    from bench_launch import median_ratio, ns_per_call_runs
+
+    import torch  # noqa: F401  (libtorch_python before the glue module)
+    sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
+    import _xsl_torch_glue as glue
+    from xpu_static_launcher import _sycl_launcher
+
+    launcher = _sycl_launcher._StaticXpuLauncher
+    path = str(support.compile_opencl(support.many_args_source(8)))
+    function, _, _ = launcher._load_kernel(path, "many_8", 0, 0)
+    reference = glue.upstream_style_load(path, "many_8", 0)
+    buffer = glue.malloc_device(4096, 0)
+    codes = "O" * 7 + "i"
+    values = (buffer,) * 7 + (64,)
+    stream = glue.current_raw_stream(0)
+
+    def loop_of(target: Callable[..., Any], kernel: Any) -> Callable[[int], None]:
+        def loop(count: int) -> None:
+            for _ in range(count):
+                target(kernel, 4, 1, 1, 4, 0, codes, values, stream)
+        return loop
+
+    loops: Dict[str, Callable[[int], None]] = {
+        "floor": loop_of(glue.fastcall_floor, function),
+        "glue": loop_of(launcher._launch_kernel, function),
+        "upstream_style": loop_of(glue.upstream_style_launch, reference),
+        "native_append": loop_of(glue.native_append_launch, reference),
+    }
+    runs = ns_per_call_runs(loops, args.calls, args.repeat)
+    ns = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
+    print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode)")
+    print(f"8 args: floor {ns['floor']:.0f} ns | glue {ns['glue']:.0f} ns | "
+          f"upstream_style {ns['upstream_style']:.0f} ns | native_append {ns['native_append']:.0f} ns")
+    print(f"native_append_vs_upstream_style: "
+          f"{median_ratio(runs['native_append'], runs['upstream_style']):.2f}")
+    print(f"glue_vs_floor: {median_ratio(runs['glue'], runs['floor']):.2f}")
+    print(f"upstream_style_vs_floor: {median_ratio(runs['upstream_style'], runs['floor']):.2f}")
+    print(f"glue_vs_upstream_style: {median_ratio(runs['glue'], runs['upstream_style']):.2f}")
+    return 0
+
+
+def main() -> int:
+    args = parse_args()
+    if os.environ.get("XSL_GLUE_RUNTIME") == "1":
+        return measure(args)
+    os.environ["XSL_BUILD_DIR"] = args.build_dir
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    import glue_support
+
+    missing = glue_support.missing()
+    if missing is not None:
+        print(f"cannot run: {missing}", file=sys.stderr)
+        return 2
+    ip_version = glue_support.XE2 if args.adapter == "v2" else glue_support.XE_HPC
+    env = glue_support.glue_environment(
+        {"XSL_TEST_DRIVER_IP_VERSION": ip_version, "XSL_TEST_DRIVER_NO_RECORD": "1"})
+    # The library search path is read at process start: measure in a child.
+    return subprocess.run([sys.executable, __file__] + sys.argv[1:], env=env).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,302 @@
+"""The PyTorch glue (csrc/torch_glue/xpu.cpp) run for real, as the package's
+SYCL backend xpu_static_launcher._sycl_launcher: compiled against the
+installed torch wheel and intel-sycl-rt, launching through libsycl, the
+Unified Runtime's Level Zero adapter and the test driver's stand-in loader.
+
+Run by test_glue_sycl_runtime.py in a subprocess whose environment selects
+the adapter (the devices' IP version), the device count and the validation
+layer; the library search path must be set before the process starts, which
+is why this file is not named test_*.py (pytest does not collect it). The
+adapter under test is named by XSL_GLUE_EXPECT_ADAPTER (v1 or v2).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any, List, Tuple
+
+import pytest
+
+import glue_support
+import launcher_support as support
+
+STANDIN_LOADER = glue_support.LOADER_DIR / "libze_loader.so.1"
+
+if os.environ.get("XSL_GLUE_RUNTIME") != "1":
+    pytest.skip("run through test_glue_sycl_runtime.py", allow_module_level=True)
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
+import _xsl_torch_glue as glue  # noqa: E402
+from xpu_static_launcher import _sycl_launcher  # noqa: E402
+
+from torch._inductor.runtime import static_triton_launcher as stl  # noqa: E402
+
+L = _sycl_launcher._StaticXpuLauncher
+ADD = support.TRITON_ADD_KERNEL
+DEVICES = int(os.environ.get("XSL_TEST_DRIVER_DEVICES", "1"))
+
+# The same kernel for sub-group 16 and 32: num_warps * threads_per_warp is
+# the work-group size either way.
+SIMD_SOURCE = r"""
+__attribute__((intel_reqd_sub_group_size({simd})))
+__kernel void simd{simd}(__global float* out, int n, __global void* gs,
+                         __global void* ps) {{
+  int i = get_global_id(0);
+  if (i < n) out[i] = get_sub_group_size();
+}}
+"""
+
+SPILL_SOURCE = r"""
+__kernel void spiller(__global float* out, int n) {
+  float v[512];
+  for (int i = 0; i < 512; ++i) v[i] = out[(i * 7 + n) & 511] * i;
+  float s = 0;
+  for (int i = 0; i < 512; ++i) s += v[(i * 13 + n) & 511];
+  out[get_global_id(0)] = s;
+}
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def torch_entry_points():
+    """torch._C as a torch XPU build has it: our glue as _StaticXpuLauncher,
+    and the raw-stream query Inductor calls."""
+    saved = {name: getattr(torch._C, name, None)
+             for name in ("_StaticXpuLauncher", "_xpu_getCurrentRawStream")}
+    torch._C._StaticXpuLauncher = L
+    torch._C._xpu_getCurrentRawStream = glue.current_raw_stream
+    yield
+    for name, value in saved.items():
+        if value is None:
+            delattr(torch._C, name)
+        else:
+            setattr(torch._C, name, value)
+
+
+@pytest.fixture(scope="module")
+def records() -> support.DriverRecords:
+    # The stand-in loader build is the driver: its records, not those of a
+    # driver behind the system loader (conftest's fixture of this name).
+    return support.DriverRecords(STANDIN_LOADER)
+
+
+@pytest.fixture(scope="module")
+def buffers() -> List[int]:
+    # sycl::malloc_device in the context torch (the shim) owns; freed with
+    # the process.
+    return [glue.malloc_device(4096, 0) for _ in range(2)]
+
+
+def launch(function: Any, grid: Tuple[int, int, int], num_warps: int, shared: int,
+           codes: str, args: Tuple[Any, ...], stream: int = 0) -> None:
+    L._launch_kernel(function, *grid, num_warps, shared, codes, args, stream)
+
+
+def test_the_expected_adapter_drives_the_driver():
+    # The adapter is chosen by the devices' IP version (0x05004000 and newer:
+    # v2); UR_ADAPTERS_FORCE_LOAD is not used, so this is the normal choice.
+    assert glue.platform_name().endswith(
+        "Level-Zero V2" if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" else "Level-Zero")
+    assert glue.device_count() == DEVICES
+
+
+def test_built_against_the_libsycl_this_process_loaded():
+    maps = Path("/proc/self/maps").read_text()
+    loaded = {line.rsplit("/", 1)[-1].strip() for line in maps.splitlines() if "libsycl.so." in line}
+    assert loaded == {f"libsycl.so.{_sycl_launcher.SYCL_MAJOR}"}, loaded
+
+
+def test_launch_records_geometry_and_argument_bytes(add_zebin, records, buffers):
+    function, n_regs, n_spills = L._load_kernel(add_zebin, ADD, 0, 0)
+    assert (n_regs, n_spills) == (0, 0)
+    src, dst = buffers
+    records.clear()
+    launch(function, (7, 2, 3), 4, 0, "OOiOO", (src, dst, 1000, None, None))
+    assert records.count() == 1
+    got = records.launch(0)
+    assert got["kernel_name"] == ADD
+    assert got["group_count"] == (7, 2, 3)
+    assert got["group_size"] == (4 * 16, 1, 1)
+    assert got["device_index"] == 0
+    assert [a["bytes"] for a in got["args"]] == [
+        support.le_bytes(src, 8), support.le_bytes(dst, 8), support.le_bytes(1000, 4),
+        bytes(8), bytes(8)]
+
+
+@pytest.mark.parametrize("grid", [(5, 1, 1), (5, 3, 1), (5, 3, 2)])
+def test_one_two_and_three_dimensional_grids(add_zebin, records, buffers, grid):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    records.clear()
+    launch(function, grid, 2, 0, "OOiOO", (buffers[0], buffers[1], 1, None, None))
+    assert records.launch(0)["group_count"] == grid
+
+
+def test_missing_scratch_pointers_are_bound_null(add_zebin, records, buffers):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    records.clear()
+    launch(function, (1, 1, 1), 1, 0, "OOi", (buffers[0], buffers[1], 5))
+    args = records.launch(0)["args"]
+    assert [a["size"] for a in args] == [8, 8, 4, 8, 8]
+    assert args[3]["bytes"] == bytes(8) and args[4]["bytes"] == bytes(8)
+
+
+def test_every_scalar_type_code(kernels_zebin, records, buffers):
+    function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
+    codes, values = support.scalar_codes_and_values()
+    records.clear()
+    launch(function, (1, 1, 1), 1, 0, "O" + codes, (buffers[0],) + values)
+    got = [a["bytes"] for a in records.launch(0)["args"]]
+    assert got == [support.le_bytes(buffers[0], 8)] + support.scalar_payload_bytes()
+
+
+@pytest.mark.parametrize("code, value, bits", [
+    ("e", 3.140625, 0x4248),  # fp16
+    ("y", 3.140625, 0x4049),  # bf16, exact
+    ("y", 0.1, 0x3DCC),       # bf16 truncates like Triton-XPU's launcher
+])
+def test_half_and_bfloat16_scalars(records, buffers, code, value, bits):
+    source = ("__kernel void triton_scale(__global float* out, half s,"
+              " __global void* gs, __global void* ps) { out[0] = (float)s; }")
+    function, _, _ = L._load_kernel(str(support.compile_opencl(source)), "triton_scale", 0, 0)
+    records.clear()
+    launch(function, (1, 1, 1), 1, 0, "O" + code, (buffers[0], value))
+    # half parameters have 4-byte payloads (the upper half zero)
+    assert records.launch(0)["args"][1]["bytes"] == bits.to_bytes(4, "little")
+
+
+def test_fp16_overflow_raises_before_the_launch(kernels_zebin, records, buffers):
+    function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
+    codes, values = support.scalar_codes_and_values()
+    records.clear()
+    with pytest.raises(OverflowError):
+        launch(function, (1, 1, 1), 1, 0, "O" + codes, (buffers[0],) + values[:-1] + (70000.0,))
+    assert records.count() == 0
+
+
+def test_dynamic_shared_memory_is_the_trailing_local_argument(kernels_zebin, records, buffers):
+    function, _, _ = L._load_kernel(kernels_zebin, "with_slm", 256, 0)
+    records.clear()
+    launch(function, (2, 1, 1), 2, 256, "OiOO", (buffers[0], 64, None, None))
+    args = records.launch(0)["args"]
+    assert len(args) == 5
+    assert args[4]["is_null"] and args[4]["size"] == 256
+
+
+@pytest.mark.parametrize("simd, num_warps", [(16, 4), (32, 4), (16, 8), (32, 2)])
+def test_work_group_is_num_warps_times_threads_per_warp(records, buffers, simd, num_warps):
+    path = support.compile_opencl(SIMD_SOURCE.format(simd=simd))
+    function, _, _ = L._load_kernel(str(path), f"simd{simd}", 0, 0)
+    records.clear()
+    launch(function, (3, 1, 1), num_warps, 0, "OiOO", (buffers[0], 8, None, None))
+    assert records.launch(0)["group_size"] == (num_warps * simd, 1, 1)
+
+
+def test_empty_grids_launch_nothing(add_zebin, records, buffers):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    records.clear()
+    for grid in ((0, 1, 1), (1, 0, 1), (1, 1, 0)):
+        launch(function, grid, 4, 0, "OOiOO", (buffers[0], buffers[1], 1, None, None))
+    assert records.count() == 0
+
+
+def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
+        add_zebin, records, buffers):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    other = glue.new_queue(0)
+    args = (buffers[0], buffers[1], 1, None, None)
+    records.clear()
+    launch(function, (1, 1, 1), 1, 0, "OOiOO", args, 0)
+    launch(function, (2, 1, 1), 1, 0, "OOiOO", args, glue.current_raw_stream(0))
+    launch(function, (3, 1, 1), 1, 0, "OOiOO", args, other)
+    lists = [records.launch(i)["command_list"] for i in range(3)]
+    # Each launch lands on its queue's own immediate command list, where
+    # SYCL puts the queue's other commands (so they stay in order): stream=0
+    # is the current stream's queue, the other queue has its own list.
+    current = glue.native_command_list(glue.current_raw_stream(0))
+    assert current != 0
+    assert lists == [current, current, glue.native_command_list(other)]
+    assert lists[2] != current
+    assert [records.launch(i)["group_count"][0] for i in range(3)] == [1, 2, 3]
+
+
+@pytest.mark.skipif(DEVICES < 2, reason="needs XSL_TEST_DRIVER_DEVICES=2")
+def test_second_device(add_zebin, records):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 1)
+    src, dst = glue.malloc_device(256, 1), glue.malloc_device(256, 1)
+    records.clear()
+    launch(function, (4, 1, 1), 1, 0, "OOiOO", (src, dst, 1, None, None), 0)
+    launch(function, (4, 1, 1), 1, 0, "OOiOO", (src, dst, 1, None, None), glue.current_raw_stream(1))
+    assert [records.launch(i)["device_index"] for i in range(2)] == [1, 1]
+    assert records.launch(0)["command_list"] == records.launch(1)["command_list"]
+
+
+def test_launches_from_several_threads(add_zebin, records, buffers):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    records.clear()
+    errors: List[BaseException] = []
+
+    def worker(first: int) -> None:
+        try:
+            for n in range(first, first + 50):
+                launch(function, (1, 1, 1), 1, 0, "OOiOO", (buffers[0], buffers[1], n, None, None))
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(1000 * t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    values = sorted(int.from_bytes(records.launch(i)["args"][2]["bytes"], "little")
+                    for i in range(records.count()))
+    assert values == sorted(n for t in range(4) for n in range(1000 * t, 1000 * t + 50))
+
+
+def test_n_regs_and_n_spills(records):
+    wide = support.compile_opencl(support.TRITON_ADD_SOURCE, options="-cl-intel-256-GRF-per-thread")
+    assert L._load_kernel(str(wide), ADD, 0, 0)[1] == 256
+    spill = support.compile_opencl(SPILL_SOURCE)
+    _, n_regs, n_spills = L._load_kernel(str(spill), "spiller", 0, 0)
+    assert n_regs == 0 and n_spills > 0
+
+
+def test_a_device_torch_does_not_have_gets_one_clear_error(add_zebin):
+    with pytest.raises(ValueError, match="device"):
+        L._load_kernel(add_zebin, ADD, 0, DEVICES)
+
+
+# ---------------------------------------------- Inductor's own class drives it
+
+
+def test_inductor_loads_and_runs_the_kernel_through_the_glue(add_zebin, records, buffers, tmp_path):
+    data = Path(add_zebin).read_bytes()
+    compiled = support.StandInCompiledKernel(data, with_scratch_fields=True)
+    kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
+    assert type(kernel) is stl.StaticallyLaunchedXpuKernel
+    assert kernel.C_impl is L
+    kernel.reload_cubin_from_raw(str(tmp_path / f"{ADD}.zebin"))
+    kernel.load_kernel(0)
+    assert (kernel.n_regs, kernel.n_spills) == (0, 0)
+    records.clear()
+    stream = torch._C._xpu_getCurrentRawStream(0)
+    kernel.run(5, 1, 1, stream, support.FakeTensor(buffers[0]), support.FakeTensor(buffers[1]), 1000)
+    got = records.launch(0)
+    assert got["group_count"] == (5, 1, 1)
+    assert got["group_size"] == (support.NUM_WARPS * support.THREADS_PER_WARP, 1, 1)
+    assert [a["bytes"] for a in got["args"]] == [
+        support.le_bytes(buffers[0], 8), support.le_bytes(buffers[1], 8),
+        support.le_bytes(1000, 4), bytes(8), bytes(8)]
+
+
+def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    cpu = torch.zeros(16)
+    records.clear()
+    with pytest.raises(ValueError, match="argument 0"):
+        launch(function, (1, 1, 1), 1, 0, "OOiOO", (cpu, cpu, 1, None, None))
+    assert records.count() == 0

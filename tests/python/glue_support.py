@@ -1,0 +1,58 @@
+"""Where the PyTorch glue's runtime build lives and the environment it runs
+in (tests/python/test_glue_sycl_runtime.py, tests/bench/bench_glue_launch.py).
+
+The SYCL runtime reaches the Level Zero test driver through the driver's
+stand-in loader build: its folder goes first on the library search path,
+which the dynamic linker reads only at process start, so the glue always
+runs in a child process with this environment.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Dict, Optional
+
+from launcher_support import BUILD_DIR, PACKAGE_DIR
+
+# The test helpers module _xsl_torch_glue; the glue itself is the package's
+# _sycl_launcher under PACKAGE_DIR.
+RUNTIME_MODULE_DIR = BUILD_DIR / "tests" / "torch_glue"
+LOADER_DIR = BUILD_DIR / "tests" / "ze_test_driver" / "loader"
+
+# Device IP versions: Xe-HPC (pvc) selects the Unified Runtime's Level Zero
+# adapter v1, Xe2 (0x05004000) and newer select v2.
+XE_HPC = "0x030f0007"
+XE2 = "0x05004000"
+
+
+def missing() -> Optional[str]:
+    """Why the glue cannot run here, or None."""
+    if sys.platform != "linux":
+        return "the glue runtime module is built on Linux only"
+    if not list((PACKAGE_DIR / "xpu_static_launcher").glob("_sycl_launcher*")):
+        return (f"the SYCL backend _sycl_launcher is not built under {PACKAGE_DIR} "
+                "(needs torch and intel-sycl-rt: bash scripts/dev.sh setup)")
+    if not list(RUNTIME_MODULE_DIR.glob("_xsl_torch_glue*")):
+        return f"test helpers module _xsl_torch_glue not built under {RUNTIME_MODULE_DIR}"
+    if not (LOADER_DIR / "libze_loader.so.1").is_file():
+        return f"stand-in loader not built under {LOADER_DIR}"
+    return None
+
+
+def glue_environment(config: Dict[str, str]) -> Dict[str, str]:
+    """The environment the glue runs in: the stand-in loader first on the
+    library path (for the SYCL runtime and the glue's own Level Zero calls
+    alike), no other driver or runtime setting inherited, and the
+    configuration's device settings on top."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("XSL_TEST_DRIVER_", "ZE_", "UR_", "SYCL_"))}
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        [str(LOADER_DIR)] + [p for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p])
+    env["ZEL_LIBRARY_PATH"] = str(LOADER_DIR)
+    env["XSL_GLUE_RUNTIME"] = "1"
+    env["XSL_BUILD_DIR"] = str(BUILD_DIR)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_DIR)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.update(config)
+    return env

@@ -1,0 +1,91 @@
+"""The PyTorch glue on the real SYCL runtime: runs
+glue_runtime_cases.py in a subprocess for each adapter of
+the Unified Runtime (v1 and v2, chosen by the devices' IP version), with one
+and two devices, and again behind the Level Zero validation layer.
+
+The SYCL runtime reaches the test driver through the driver's stand-in
+loader build (tests/ze_test_driver/loader_entry_points.cpp says why the
+system loader is not used). Everything else is real: the torch wheel's
+libtorch_python, intel-sycl-rt's libsycl and the UR adapters, and the
+validation layer from Debian's libze1.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Tuple
+
+import pytest
+
+import glue_support
+import launcher_support as support
+
+INNER = Path(__file__).with_name("glue_runtime_cases.py")
+VALIDATION_LAYER_DIRS = (Path("/usr/lib/x86_64-linux-gnu"), Path("/usr/lib64"), Path("/usr/lib"))
+XE_HPC, XE2 = glue_support.XE_HPC, glue_support.XE2
+
+
+def _missing() -> str | None:
+    return glue_support.missing() or support.missing_prerequisites()
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def validation_layer_version() -> Tuple[int, ...] | None:
+    """The installed validation layer's version, from the file the
+    libze_validation_layer.so.1 link resolves to (e.g. ...so.1.8.0)."""
+    for folder in VALIDATION_LAYER_DIRS:
+        link = folder / "libze_validation_layer.so.1"
+        if link.exists():
+            suffix = link.resolve().name.split(".so.", 1)[-1]
+            try:
+                return tuple(int(part) for part in suffix.split("."))
+            except ValueError:
+                return (1,)
+    return None
+
+
+# Adapter v2 creates its in-order immediate lists with
+# ZE_COMMAND_QUEUE_FLAG_IN_ORDER (spec 1.7, loader and layers 1.13); older
+# validation layers refuse that flag as an unknown enumeration value.
+IN_ORDER_FLAG_LAYER = (1, 13)
+
+
+CONFIGS: Dict[str, Dict[str, str]] = {
+    "v1": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_GLUE_EXPECT_ADAPTER": "v1"},
+    "v2": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_GLUE_EXPECT_ADAPTER": "v2"},
+    "v1-two-devices": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_TEST_DRIVER_DEVICES": "2",
+                       "XSL_GLUE_EXPECT_ADAPTER": "v1"},
+    "v2-two-devices": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_TEST_DRIVER_DEVICES": "2",
+                       "XSL_GLUE_EXPECT_ADAPTER": "v2"},
+    "v1-validation": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_TEST_DRIVER_DEVICES": "2",
+                      "XSL_GLUE_EXPECT_ADAPTER": "v1", "ZE_ENABLE_VALIDATION_LAYER": "1",
+                      "ZE_ENABLE_PARAMETER_VALIDATION": "1"},
+    "v2-validation": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_TEST_DRIVER_DEVICES": "2",
+                      "XSL_GLUE_EXPECT_ADAPTER": "v2", "ZE_ENABLE_VALIDATION_LAYER": "1",
+                      "ZE_ENABLE_PARAMETER_VALIDATION": "1"},
+}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_glue_on_the_sycl_runtime(name, tmp_path):
+    config = CONFIGS[name]
+    if "ZE_ENABLE_VALIDATION_LAYER" in config:
+        layer = validation_layer_version()
+        if layer is None:
+            pytest.skip("libze_validation_layer.so.1 is not installed (Debian: libze1)")
+        if config["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and layer < IN_ORDER_FLAG_LAYER:
+            pytest.skip(f"validation layer {'.'.join(map(str, layer))} predates "
+                        "ZE_COMMAND_QUEUE_FLAG_IN_ORDER, which adapter v2 uses (needs 1.13)")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+           "--basetemp", str(tmp_path / "inner"), str(INNER)]
+    result = subprocess.run(cmd, env=glue_support.glue_environment(config), capture_output=True,
+                            text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]
+    if config.get("XSL_TEST_DRIVER_DEVICES") == "2":
+        assert "skipped" not in result.stdout, output[-3000:]

@@ -1,0 +1,27 @@
+#pragma once
+
+// What tests need beyond c10::xpu (c10_xpu_shim.cpp): queues as torch hands
+// them to Inductor (a sycl::queue* as an integer) and device memory.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace xsl {
+namespace torch_glue_test {
+
+// The SYCL platform the shim took its devices from.
+std::string platformName();
+
+// &getCurrentXPUStream(device).queue(): what torch._C._xpu_getCurrentRawStream
+// returns.
+uintptr_t currentQueue(int device);
+// A further in-order queue on the device (a non-default stream).
+uintptr_t newQueue(int device);
+// The Level Zero immediate command list under a queue (0 if it has none).
+uintptr_t nativeCommandList(uintptr_t queue);
+// sycl::malloc_device in the shared context.
+uintptr_t mallocDevice(size_t bytes, int device);
+
+} // namespace torch_glue_test
+} // namespace xsl

@@ -1,0 +1,146 @@
+// Test helpers for running the PyTorch glue (the package's _sycl_launcher)
+// for real: the torch XPU entry points a CPU wheel lacks, queues and device
+// memory on the c10::xpu shim, and the launch benchmark's references.
+
+#include <torch/csrc/python_headers.h>
+
+#include <c10/xpu/XPUFunctions.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "c10_xpu_shim.h"
+#include "upstream_style.h"
+
+namespace {
+
+namespace shim = xsl::torch_glue_test;
+
+template <typename Call>
+PyObject* guarded(Call call) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+}
+
+PyObject* currentRawStream(PyObject* /*self*/, PyObject* arg) {
+  const long device = PyLong_AsLong(arg);
+  if (device == -1 && PyErr_Occurred()) {
+    return nullptr;
+  }
+  return guarded([device] {
+    return PyLong_FromUnsignedLongLong(
+        shim::currentQueue(static_cast<int>(device)));
+  });
+}
+
+PyObject* newQueue(PyObject* /*self*/, PyObject* arg) {
+  const long device = PyLong_AsLong(arg);
+  if (device == -1 && PyErr_Occurred()) {
+    return nullptr;
+  }
+  return guarded([device] {
+    return PyLong_FromUnsignedLongLong(
+        shim::newQueue(static_cast<int>(device)));
+  });
+}
+
+PyObject* nativeCommandList(PyObject* /*self*/, PyObject* arg) {
+  const unsigned long long queue = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) {
+    return nullptr;
+  }
+  return guarded([queue] {
+    return PyLong_FromUnsignedLongLong(
+        shim::nativeCommandList(static_cast<uintptr_t>(queue)));
+  });
+}
+
+PyObject* mallocDevice(PyObject* /*self*/, PyObject* args) {
+  unsigned long long bytes = 0;
+  int device = 0;
+  if (!PyArg_ParseTuple(args, "Ki", &bytes, &device)) {
+    return nullptr;
+  }
+  return guarded([bytes, device] {
+    return PyLong_FromUnsignedLongLong(
+        shim::mallocDevice(static_cast<size_t>(bytes), device));
+  });
+}
+
+PyObject* platformName(PyObject* /*self*/, PyObject* /*unused*/) {
+  return guarded([] {
+    const std::string name = shim::platformName();
+    return PyUnicode_FromStringAndSize(
+        name.data(), static_cast<Py_ssize_t>(name.size()));
+  });
+}
+
+PyObject* deviceCount(PyObject* /*self*/, PyObject* /*unused*/) {
+  return guarded([] { return PyLong_FromLong(c10::xpu::device_count()); });
+}
+
+PyMethodDef kMethods[] = {
+    {"platform_name",
+     platformName,
+     METH_NOARGS,
+     "name of the SYCL platform the devices come from"},
+    {"device_count", deviceCount, METH_NOARGS, "c10::xpu::device_count()"},
+    {"upstream_style_load",
+     shim::upstreamStyleLoad,
+     METH_VARARGS,
+     "upstream_style_load(zebin_path, kernel_name, device)"},
+    {"upstream_style_launch",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(shim::upstreamStyleLaunch)),
+     METH_FASTCALL,
+     "a launch as upstream submits it (benchmark reference)"},
+    {"native_append_launch",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(shim::nativeAppendLaunch)),
+     METH_FASTCALL,
+     "the same launch appended to the queue's immediate command list (benchmark)"},
+    {"fastcall_floor",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(shim::fastcallFloor)),
+     METH_FASTCALL,
+     "an empty METH_FASTCALL function (benchmark floor)"},
+    {"current_raw_stream",
+     currentRawStream,
+     METH_O,
+     "torch._C._xpu_getCurrentRawStream(device): the current queue's address"},
+    {"new_queue",
+     newQueue,
+     METH_O,
+     "new_queue(device): address of a further in-order sycl::queue"},
+    {"native_command_list",
+     nativeCommandList,
+     METH_O,
+     "native_command_list(queue): the immediate command list under a queue"},
+    {"malloc_device",
+     mallocDevice,
+     METH_VARARGS,
+     "malloc_device(nbytes, device): sycl::malloc_device in torch's context"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef kModule = {
+    PyModuleDef_HEAD_INIT,
+    "_xsl_torch_glue",
+    "Helpers for running the PyTorch glue on the real SYCL runtime (tests only).",
+    -1,
+    kMethods,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr};
+
+} // namespace
+
+PyMODINIT_FUNC PyInit__xsl_torch_glue() {
+  return PyModule_Create(&kModule);
+}

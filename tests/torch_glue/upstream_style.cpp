@@ -1,0 +1,259 @@
+// The launch benchmark's reference: a launch written the way PyTorch's
+// upstream static_launcher/xpu.cpp and Triton-XPU's launcher submit, so the
+// glue's host cost can be compared with it side by side in one process.
+// Per launch: every argument converted from Python, a queue.submit command
+// group with one set_arg per argument, parallel_for over an nd_range, and
+// the default event. Nothing is cached between launches except the kernel.
+
+#include <c10/xpu/XPUFunctions.h>
+#include <sycl/sycl.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "c10_xpu_shim.h"
+#include "level_zero/level_zero.h"
+#include "level_zero/loader.h"
+#include "upstream_style.h"
+
+namespace xsl {
+namespace torch_glue_test {
+namespace {
+
+constexpr const char* kCapsuleName = "xsl.upstream_style_kernel";
+
+struct UpstreamKernel {
+  std::shared_ptr<level_zero::Module> module;
+  std::unique_ptr<level_zero::Kernel> ze_kernel;
+  std::unique_ptr<sycl::kernel> kernel;
+  uint32_t threads_per_warp = 32;
+};
+
+void destroy(PyObject* capsule) {
+  delete static_cast<UpstreamKernel*>(
+      PyCapsule_GetPointer(capsule, kCapsuleName));
+}
+
+PyObject* fail(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  return nullptr;
+}
+
+} // namespace
+
+PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
+  const char* path = nullptr;
+  const char* name = nullptr;
+  int device = 0;
+  if (!PyArg_ParseTuple(args, "ssi", &path, &name, &device)) {
+    return nullptr;
+  }
+  auto api = level_zero::api();
+  if (!api) {
+    return fail(PyExc_RuntimeError, api.error().message());
+  }
+  const sycl::device& sycl_device =
+      c10::xpu::get_raw_device(static_cast<c10::DeviceIndex>(device));
+  const sycl::context& context = c10::xpu::get_device_context();
+  level_zero::Device ze_device(
+      **api,
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(
+          sycl_device.get_platform()),
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(sycl_device),
+      static_cast<uint32_t>(device));
+  auto ze_context = level_zero::Context::wrap(
+      ze_device,
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(context),
+      false);
+  auto module = level_zero::Module::fromFile(ze_context, path);
+  if (!module) {
+    return fail(PyExc_RuntimeError, module.error().message());
+  }
+  auto ze_kernel = level_zero::Kernel::create(*module, name);
+  if (!ze_kernel) {
+    return fail(PyExc_RuntimeError, ze_kernel.error().message());
+  }
+  auto held = std::make_unique<UpstreamKernel>();
+  held->module = *module;
+  held->ze_kernel = std::make_unique<level_zero::Kernel>(std::move(*ze_kernel));
+  held->threads_per_warp = held->ze_kernel->info().threads_per_warp;
+  namespace ze_interop = sycl::ext::oneapi::level_zero;
+  auto bundle = sycl::make_kernel_bundle<
+      sycl::backend::ext_oneapi_level_zero,
+      sycl::bundle_state::executable>(
+      {held->module->handle(), ze_interop::ownership::keep}, context);
+  held->kernel = std::make_unique<sycl::kernel>(
+      sycl::make_kernel<sycl::backend::ext_oneapi_level_zero>(
+          {bundle, held->ze_kernel->handle(), ze_interop::ownership::keep},
+          context));
+  PyObject* capsule = PyCapsule_New(held.get(), kCapsuleName, destroy);
+  if (capsule != nullptr) {
+    held.release();
+  }
+  return capsule;
+}
+
+namespace {
+
+// One launch's arguments, converted from Python per call as upstream's
+// THPUtils_unpack* calls do.
+struct Converted {
+  UpstreamKernel* held = nullptr;
+  long long grid[3] = {0, 0, 0};
+  size_t local = 0;
+  std::string codes;
+  std::vector<uint64_t> slots;
+  std::vector<size_t> sizes;
+  sycl::queue* queue = nullptr;
+};
+
+// (kernel, grid_x, grid_y, grid_z, num_warps, shared, arg_types, args,
+// stream); false with a Python error set.
+bool convert(PyObject* const* argv, Py_ssize_t argc, Converted& out) {
+  if (argc != 9) {
+    fail(PyExc_TypeError, "a launch takes 9 arguments");
+    return false;
+  }
+  out.held =
+      static_cast<UpstreamKernel*>(PyCapsule_GetPointer(argv[0], kCapsuleName));
+  if (out.held == nullptr) {
+    return false;
+  }
+  for (int d = 0; d < 3; ++d) {
+    out.grid[d] = PyLong_AsLongLong(argv[1 + d]);
+  }
+  const long long num_warps = PyLong_AsLongLong(argv[4]);
+  const char* codes = PyUnicode_AsUTF8(argv[6]);
+  PyObject* values = argv[7];
+  const unsigned long long stream = PyLong_AsUnsignedLongLong(argv[8]);
+  if (PyErr_Occurred() || codes == nullptr || !PyTuple_Check(values)) {
+    if (!PyErr_Occurred()) {
+      fail(PyExc_TypeError, "bad launch arguments");
+    }
+    return false;
+  }
+  out.codes = codes;
+  const size_t count = out.codes.size();
+  if (static_cast<size_t>(PyTuple_GET_SIZE(values)) != count) {
+    fail(PyExc_ValueError, "arg_types and args differ in length");
+    return false;
+  }
+  out.slots.assign(count, 0);
+  out.sizes.assign(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    PyObject* value = PyTuple_GET_ITEM(values, static_cast<Py_ssize_t>(i));
+    uint64_t& slot = out.slots[i];
+    switch (codes[i]) {
+      case 'O':
+        slot = value == Py_None ? 0 : PyLong_AsUnsignedLongLong(value);
+        out.sizes[i] = 8;
+        break;
+      case 'i':
+      case 'I':
+        slot = static_cast<uint32_t>(PyLong_AsLongLong(value));
+        out.sizes[i] = 4;
+        break;
+      case 'f': {
+        const float f = static_cast<float>(PyFloat_AsDouble(value));
+        std::memcpy(&slot, &f, sizeof(f));
+        out.sizes[i] = 4;
+        break;
+      }
+      default:
+        slot = static_cast<uint64_t>(PyLong_AsLongLong(value));
+        out.sizes[i] = 8;
+        break;
+    }
+  }
+  if (PyErr_Occurred()) {
+    return false;
+  }
+  out.queue =
+      reinterpret_cast<sycl::queue*>(stream != 0 ? stream : currentQueue(0));
+  out.local = static_cast<size_t>(num_warps) * out.held->threads_per_warp;
+  return true;
+}
+
+} // namespace
+
+PyObject* upstreamStyleLaunch(
+    PyObject* /*self*/,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c)) {
+    return nullptr;
+  }
+  const sycl::nd_range<3> range(
+      sycl::range<3>(
+          static_cast<size_t>(c.grid[2]),
+          static_cast<size_t>(c.grid[1]),
+          static_cast<size_t>(c.grid[0]) * c.local),
+      sycl::range<3>(1, 1, c.local));
+  sycl::kernel& kernel = *c.held->kernel;
+  sycl::event done = c.queue->submit([&c, &range, &kernel](sycl::handler& cgh) {
+    for (size_t i = 0; i < c.codes.size(); ++i) {
+      const int index = static_cast<int>(i);
+      if (c.sizes[i] == 4) {
+        cgh.set_arg(index, static_cast<uint32_t>(c.slots[i]));
+      } else if (c.codes[i] == 'O') {
+        cgh.set_arg(index, reinterpret_cast<void*>(c.slots[i]));
+      } else {
+        cgh.set_arg(index, c.slots[i]);
+      }
+    }
+    cgh.parallel_for(range, kernel);
+  });
+  static_cast<void>(done); // the default event, made and dropped as upstream
+  Py_RETURN_NONE;
+}
+
+// The same launch appended straight to the queue's native immediate command
+// list, skipping SYCL: measured only (docs/torch_glue.md says when it would
+// be correct).
+PyObject* nativeAppendLaunch(
+    PyObject* /*self*/,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c)) {
+    return nullptr;
+  }
+  auto native =
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*c.queue);
+  if (native.index() != 1) {
+    return fail(PyExc_RuntimeError, "the queue has no immediate command list");
+  }
+  const level_zero::Api& api = c.held->module->context().api();
+  ze_kernel_handle_t kernel = c.held->ze_kernel->handle();
+  api.zeKernelSetGroupSize(kernel, static_cast<uint32_t>(c.local), 1, 1);
+  for (size_t i = 0; i < c.codes.size(); ++i) {
+    api.zeKernelSetArgumentValue(
+        kernel, static_cast<uint32_t>(i), c.sizes[i], &c.slots[i]);
+  }
+  const ze_group_count_t groups = {
+      static_cast<uint32_t>(c.grid[0]),
+      static_cast<uint32_t>(c.grid[1]),
+      static_cast<uint32_t>(c.grid[2])};
+  const ze_result_t result = api.zeCommandListAppendLaunchKernel(
+      std::get<1>(native), kernel, &groups, nullptr, 0, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject* fastcallFloor(
+    PyObject* /*self*/,
+    PyObject* const* /*argv*/,
+    Py_ssize_t /*argc*/) {
+  Py_RETURN_NONE;
+}
+
+} // namespace torch_glue_test
+} // namespace xsl
