@@ -266,6 +266,18 @@ class _ZeDeviceProperties(ctypes.Structure):
 
 
 ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3
+ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT = 0x1000F
+
+
+class _ZeDeviceIpVersion(ctypes.Structure):
+    """ze_device_ip_version_ext_t (Level Zero 1.6), chained to the properties."""
+
+    _fields_ = [("stype", ctypes.c_uint32), ("pNext", ctypes.c_void_p), ("ipVersion", ctypes.c_uint32)]
+
+
+def ip_version_text(value: int) -> str:
+    """'12.60.7' from architecture << 22 | release << 14 | revision."""
+    return f"{value >> 22}.{(value >> 14) & 0xFF}.{value & 0x3FFF}"
 
 
 def enumerate_level_zero(loader: str) -> dict[str, Any]:
@@ -293,6 +305,8 @@ def enumerate_level_zero(loader: str) -> dict[str, Any]:
         for index, device in enumerate(listed(lib.zeDeviceGet, handle_array(driver))):
             props = _ZeDeviceProperties()
             props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
+            ip = _ZeDeviceIpVersion(ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT, None, 0)
+            props.pNext = ctypes.cast(ctypes.pointer(ip), ctypes.c_void_p)
             if lib.zeDeviceGetProperties(handle_array(device), ctypes.byref(props)) & 0xFFFFFFFF:
                 continue
             devices.append(
@@ -303,6 +317,7 @@ def enumerate_level_zero(loader: str) -> dict[str, Any]:
                     "type": props.type,
                     "vendor": props.vendorId,
                     "device_id": props.deviceId,
+                    "ip_version": ip.ipVersion,
                 }
             )
     return {"drivers": len(drivers), "devices": devices}
@@ -431,7 +446,17 @@ def triton_pin_location(info: Mapping[str, Any]) -> str:
 # Checks
 
 
-def check_ocloc(probes: Probes) -> list[Finding]:
+def driver_gpus(level_zero: Sequence[Finding]) -> list[dict[str, Any]]:
+    """The Intel GPUs the Level Zero check found (the driver can compile for these)."""
+    for finding in level_zero:
+        if finding.severity == OK and "devices" in finding.data:
+            return [d for d in finding.data["devices"] if is_intel_gpu(d)]
+    return []
+
+
+def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[Finding]:
+    """ocloc, and without it the driver backend: the Intel GPU driver
+    compiles SPIR-V for `gpus` (from the Level Zero check) itself."""
     report = probes.find_ocloc()
     if report.path:
         version = f", version {report.version}" if report.version else ""
@@ -451,6 +476,26 @@ def check_ocloc(probes: Probes) -> list[Finding]:
             )
         ]
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
+    forced = probes.env.get("XSL_ZEBIN_COMPILER", "")
+    if gpus and forced != "ocloc":
+        names = ", ".join(
+            f"'{d.get('name')}'" + (f" (IP {ip_version_text(int(d['ip_version']))})" if d.get("ip_version") else "")
+            for d in gpus)
+        return [
+            Finding(
+                "ocloc",
+                WARNING,
+                f"ocloc not found: zebins come from the Intel GPU driver instead, for {names}",
+                "The GPU driver compiles SPIR-V itself (Level Zero zeModuleCreate, then zeModuleGetNativeBinary): "
+                "nothing beyond the driver is needed, and the zebin comes from the compiler that will load it. "
+                "It compiles only for the GPUs of this machine. Triton-XPU uses it through patches/triton-xpu "
+                "0002 and the xpu_static_launcher package (python -m xpu_static_launcher.compile); "
+                "XSL_ZEBIN_COMPILER=driver forces it.\nLooked for ocloc in:\n" + where,
+                "Nothing to install for this machine's GPU. To compile for other GPUs too, install ocloc "
+                "(oneAPI ocloc component, or an ocloc wheel built with scripts/ocloc_wheel.py).",
+                data=dict(dataclasses.asdict(report), compiler="driver", gpus=list(gpus)),
+            )
+        ]
     if probes.windows:
         fix = (
             "Install the oneAPI ocloc component (Intel oneAPI Base Toolkit, or the standalone "
@@ -807,7 +852,10 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
     """Every check. `src`: a PyTorch checkout to read the Triton pin from
     when torch's own metadata and folder do not name it."""
     findings: list[Finding] = []
-    findings += check_ocloc(probes)
+    # Level Zero first: without ocloc, its GPUs decide whether the driver can
+    # compile zebins. The findings keep their order (ocloc first).
+    level_zero = check_level_zero(probes)
+    findings += check_ocloc(probes, driver_gpus(level_zero))
     if with_torch:
         info = probe_torch(probes)
         add_source_pin(info, [info.get("source_root"), src])
@@ -815,7 +863,7 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
         findings += check_kernel_format(probes, info)
         findings += check_triton(info)
     findings += check_long_paths(probes)
-    findings += check_level_zero(probes)
+    findings += level_zero
     return findings
 
 

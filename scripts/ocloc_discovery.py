@@ -11,6 +11,13 @@ Order (first hit wins):
      then the compilers' bin folders).
   5. Linux: /usr/bin, /usr/local/bin, /opt/intel/oneapi/{ocloc,compiler}/latest/bin.
 
+  6. Without ocloc: the installed Intel GPU driver, which compiles SPIR-V
+     itself through Level Zero (csrc/ocloc/driver_compiler.h) when it lists an
+     Intel GPU of the target's architecture. The CLI probes it through the
+     xpu_static_launcher package (``find_compiler("driver")``) when that can
+     be imported. ``XSL_ZEBIN_COMPILER=ocloc|driver`` forces one; a broken
+     ``XSL_OCLOC`` is an error, never a fallback.
+
 The library (``ocloc64.dll`` / ``libocloc.so``) is looked for next to the
 executable (and in ../lib, ../lib64, ../lib/x86_64-linux-gnu on Linux).
 The version comes from ``ocloc query OCL_DRIVER_VERSION`` (ocloc 22.43 has
@@ -40,6 +47,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 ENV_VAR = "XSL_OCLOC"
+COMPILER_ENV_VAR = "XSL_ZEBIN_COMPILER"  # auto | ocloc | driver (csrc/ocloc/zebin_compiler.h)
 WHEEL_PACKAGE = "intel_ocloc"
 ONEAPI_DEFAULT_ROOT = "C:\\Program Files (x86)\\Intel\\oneAPI"
 LINUX_FOLDERS = (
@@ -298,22 +306,67 @@ def find_ocloc(env: Optional[Mapping[str, str]] = None, *, probes: Optional[Prob
     return result
 
 
+def probe_driver() -> Tuple[bool, str]:
+    """(usable, "driver: ...") for the driver backend, through the
+    xpu_static_launcher package (the same C++ probe compiles use)."""
+    try:
+        from xpu_static_launcher import compile as xsl_compile
+    except ImportError as error:
+        return False, ("driver: not probed: the xpu_static_launcher package, which holds the driver backend, "
+                       f"cannot be imported ({error})")
+    try:
+        info = xsl_compile.find_compiler("driver")
+    except (xsl_compile.ZebinCompileError, ValueError) as error:
+        return False, f"driver: {error}"
+    return True, str(info["tried"][-1])
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-version", action="store_true", help="do not run ocloc to ask its version")
-    parser.add_argument("--tried", action="store_true", help="also list every place looked at")
+    parser.add_argument("--tried", action="store_true", help="also list every place looked at, the driver last")
+    parser.add_argument("--no-driver", action="store_true",
+                        help="do not probe the Intel GPU driver (Level Zero) when ocloc is missing")
     args = parser.parse_args(argv)
-    found = find_ocloc(with_version=not args.no_version)
+    forced = os.environ.get(COMPILER_ENV_VAR, "") or "auto"
+    if forced not in ("auto", "ocloc", "driver"):
+        print(f"{COMPILER_ENV_VAR}={forced} is not one of auto, ocloc, driver; fix or unset it.")
+        return 1
+    found = find_ocloc(with_version=not args.no_version) if forced != "driver" else OclocDiscovery(
+        error=f"{COMPILER_ENV_VAR}=driver: ocloc not looked for")
+    # The driver is the last step, taken only when ocloc is not found and no
+    # explicit ocloc setting failed.
+    driver: Optional[Tuple[bool, str]] = None
+    explicit_failed = bool(os.environ.get(ENV_VAR)) and not found.found
+    if not found.found and forced != "ocloc" and not explicit_failed and not args.no_driver:
+        driver = probe_driver()
+    usable = found.found or bool(driver and driver[0])
     if args.json:
-        print(json.dumps(asdict(found), indent=2))
+        report = asdict(found)
+        report["driver"] = None if driver is None else {"usable": driver[0], "detail": driver[1]}
+        report["compiler"] = "ocloc" if found.found else ("driver" if usable else None)
+        print(json.dumps(report, indent=2))
+        return 0 if usable else 1
+    if found.found:
+        print(found.describe())
+    elif driver is not None and driver[0]:
+        why = f"{COMPILER_ENV_VAR}=driver" if forced == "driver" else "no ocloc found"
+        print(f"zebin compiler: the Intel GPU driver ({why}; it compiles for the GPUs of this machine)")
+        print(driver[1])
     else:
         print(found.describe())
-        if args.tried and found.found:
-            print("tried:")
-            for place in found.tried:
-                print(f"  {place}")
-    return 0 if found.found else 1
+        if driver is not None:
+            print(driver[1])
+    if args.tried:
+        print("tried:")
+        for place in found.tried:
+            print(f"  {place}")
+        if driver is not None:
+            print(f"  {driver[1]}")
+        elif found.found:
+            print("  driver: not reached (ocloc comes first)")
+    return 0 if usable else 1
 
 
 if __name__ == "__main__":

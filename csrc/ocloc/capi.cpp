@@ -9,9 +9,10 @@
 
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
+#include "ocloc/zebin_compiler.h"
 
 struct xsl_ocloc_compiler {
-  std::unique_ptr<xsl::ocloc::OclocCompiler> compiler;
+  std::unique_ptr<xsl::ocloc::ZebinCompiler> compiler;
   std::string description;
 };
 
@@ -58,33 +59,18 @@ xsl_ocloc_compiler* xsl_ocloc_open(
   }
   DiscoveryEnvironment env = DiscoveryEnvironment::host();
   if (ocloc_path != nullptr) {
-    // An explicit path behaves exactly like XSL_OCLOC.
-    const std::string explicit_path = ocloc_path;
-    auto host_get_env = env.get_env;
-    env.get_env = [explicit_path, host_get_env](const std::string& name) {
-      if (name == kOclocEnvVar) {
-        return std::optional<std::string>(explicit_path);
-      }
-      return host_get_env(name);
-    };
+    env = withExplicitOcloc(std::move(env), ocloc_path);
   }
   if (python_paths != nullptr) {
     env.python_paths = splitPathList(python_paths, env.windows);
   }
-  auto install = findOcloc(env);
-  if (!install) {
-    setError(error, install.error().message());
-    return nullptr;
-  }
-  std::string fallback_reason;
-  auto opened = openBackend(*install, backendChoice(backend), &fallback_reason);
+  const CompilerKind kind = backend == 3 ? CompilerKind::kDriver
+      : backend == 1 || backend == 2     ? CompilerKind::kOcloc
+                                         : CompilerKind::kAuto;
+  auto opened = ZebinCompiler::open(kind, backendChoice(backend), env);
   if (!opened) {
     setError(error, opened.error().message());
     return nullptr;
-  }
-  auto version = queryOclocVersion(**opened);
-  if (version) {
-    install->version = *version;
   }
   auto handle = std::unique_ptr<xsl_ocloc_compiler>(new (std::nothrow)
                                                         xsl_ocloc_compiler());
@@ -92,19 +78,11 @@ xsl_ocloc_compiler* xsl_ocloc_open(
     setError(error, "out of memory");
     return nullptr;
   }
-  handle->description = std::string("source: ") +
-      oclocSourceName(install->source) + "\norigin: " + install->origin +
-      "\nexecutable: " + install->executable +
-      "\nlibrary: " + install->library +
-      "\nbackend: " + (*opened)->description() + "\nversion: " +
-      (version ? *version : "unknown (" + version.error().message() + ")");
-  if (!fallback_reason.empty()) {
-    handle->description += "\nlibrary_fallback: " + fallback_reason;
+  handle->description = (*opened)->description() + "\ntried:";
+  for (const auto& place : (*opened)->tried()) {
+    handle->description += "\n  " + place;
   }
-  handle->compiler = std::make_unique<OclocCompiler>(std::move(*opened));
-  if (version) {
-    handle->compiler->setAllowZebinOption(versionNeedsAllowZebin(*version));
-  }
+  handle->compiler = std::move(*opened);
   return handle.release();
 }
 

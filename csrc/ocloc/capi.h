@@ -29,9 +29,11 @@ extern "C" {
 typedef struct xsl_ocloc_compiler xsl_ocloc_compiler;
 typedef struct xsl_ocloc_result xsl_ocloc_result;
 
-/* backend: 0 = library if it loads, else executable; 1 = library only;
- * 2 = executable only. ocloc_path: NULL to discover ocloc (XSL_OCLOC,
- * wheel, PATH, oneAPI, system folders), else what XSL_OCLOC would hold.
+/* backend: 0 = library if it loads, else executable, and the installed GPU
+ * driver (Level Zero) when no ocloc is found (XSL_ZEBIN_COMPILER=ocloc|driver
+ * forces one); 1 = ocloc library only; 2 = ocloc executable only; 3 = the
+ * driver only. ocloc_path: NULL to discover ocloc (XSL_OCLOC, wheel, PATH,
+ * oneAPI, system folders), else what XSL_OCLOC would hold.
  * python_paths: NULL, or the caller's sys.path joined with os.pathsep
  * (';' on Windows, ':' elsewhere), searched first for the intel_ocloc wheel.
  * Returns NULL and sets *error on failure. */
@@ -42,8 +44,9 @@ XSL_OCLOC_API xsl_ocloc_compiler* xsl_ocloc_open(
     char** error);
 XSL_OCLOC_API void xsl_ocloc_close(xsl_ocloc_compiler* compiler);
 
-/* Where ocloc was found, which backend runs it and its version, one
- * "key: value" per line. Owned by the compiler. */
+/* Where ocloc was found (or "source: driver"), which backend runs it and
+ * its version, one "key: value" per line, then "tried:" and every place
+ * looked at, indented. Owned by the compiler. */
 XSL_OCLOC_API const char* xsl_ocloc_describe(
     const xsl_ocloc_compiler* compiler);
 

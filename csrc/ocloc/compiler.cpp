@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -92,8 +93,16 @@ std::string failureMessage(
 } // namespace
 
 bool flagsChooseGrfMode(const std::string& flags) {
-  return flags.find("-GRF-per-thread") != std::string::npos ||
-      flags.find("large-GRF") != std::string::npos;
+  for (const char* spelling :
+       {"-GRF-per-thread",
+        "large-GRF",
+        "-ze-opt-large-register-file",
+        "-ze-exp-register-file-size"}) {
+    if (flags.find(spelling) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool versionNeedsAllowZebin(const std::string& version) {
@@ -166,25 +175,14 @@ Expected<OclocCompiler::Build> OclocCompiler::build(
       result->invoke.status.kind == ExitKind::kSuccess) {
     allow_zebin_option_ = false;
   }
-  Build& build = *result;
-  if (build.invoke.status.kind != ExitKind::kSuccess ||
-      build.invoke.binary.empty()) {
-    return result;
-  }
-  auto zebin = zebin::readZebin(build.invoke.binary);
-  if (!zebin) {
-    build.zebin_error = zebin.error().message();
-    return result;
-  }
-  for (const auto& kernel : zebin->ze_info.kernels) {
-    build.spill_bytes = std::max(build.spill_bytes, kernel.spill_bytes);
-  }
   return result;
 }
 
-Expected<CompileResult> OclocCompiler::compile(
+Expected<CompileResult> compileWithGrfRetry(
     std::string_view spirv,
-    const CompileOptions& options) {
+    const CompileOptions& options,
+    const std::string& compiler_name,
+    const BuildOnce& build_once) {
   if (options.device.empty()) {
     return Error(
         "no target device given; pass the ocloc device name (e.g. pvc, bmg, "
@@ -205,42 +203,54 @@ Expected<CompileResult> OclocCompiler::compile(
     flag_sets.push_back(joinFlags(options.build_flags, options.large_grf_flag));
   }
 
-  std::optional<Build> kept;
+  struct Kept {
+    BuildOutcome outcome;
+    uint64_t spill_bytes = 0;
+  };
+  std::optional<Kept> kept;
   std::string kept_flags;
   std::string first_failure;
   for (size_t i = 0; i < flag_sets.size(); ++i) {
     const std::string& flags = flag_sets[i];
-    auto build = this->build(spirv, options.device, flags);
+    auto build = build_once(flags);
     if (!build) {
       return build.error();
     }
     CompileAttempt attempt;
     attempt.build_flags = flags;
-    attempt.spill_bytes = build->spill_bytes;
-    const bool built = build->invoke.status.kind == ExitKind::kSuccess &&
-        !build->invoke.binary.empty();
-    attempt.ok = built && build->zebin_error.empty();
-    attempt.status = !built
-        ? build->invoke.status.text
-        : (build->zebin_error.empty() ? std::string("ok") : build->zebin_error);
+    std::string zebin_error;
+    if (build->built) {
+      auto zebin = zebin::readZebin(build->binary);
+      if (!zebin) {
+        zebin_error = zebin.error().message();
+      } else {
+        for (const auto& kernel : zebin->ze_info.kernels) {
+          attempt.spill_bytes =
+              std::max(attempt.spill_bytes, kernel.spill_bytes);
+        }
+      }
+    }
+    attempt.ok = build->built && zebin_error.empty();
+    attempt.status = !build->built
+        ? build->status
+        : (zebin_error.empty() ? std::string("ok") : zebin_error);
     result.attempts.push_back(attempt);
     if (!attempt.ok) {
       if (first_failure.empty()) {
-        first_failure = !built
-            ? failureMessage(*backend_, options.device, flags, build->invoke)
-            : "ocloc produced an output that is not a readable zebin for "
-              "device '" +
+        first_failure = !build->built ? build->failure
+                                      : compiler_name +
+                " produced an output that is not a readable zebin for "
+                "device '" +
                 options.device + "' with -options '" + flags +
-                "': " + build->zebin_error;
+                "': " + zebin_error;
       }
-      const ExitKind kind = build->invoke.status.kind;
-      if (kind == ExitKind::kInvalidDevice || kind == ExitKind::kInvalidInput) {
+      if (!build->built && build->final_failure) {
         break; // another GRF mode cannot fix these
       }
       continue; // a failed default build still gets the large-GRF try
     }
-    if (!kept || build->spill_bytes < kept->spill_bytes) {
-      kept = std::move(*build);
+    if (!kept || attempt.spill_bytes < kept->spill_bytes) {
+      kept = Kept{std::move(*build), attempt.spill_bytes};
       kept_flags = flags;
       result.large_grf = i > 0;
     }
@@ -251,11 +261,43 @@ Expected<CompileResult> OclocCompiler::compile(
   if (!kept) {
     return Error(first_failure);
   }
-  result.zebin = std::move(kept->invoke.binary);
-  result.log = std::move(kept->invoke.log);
+  result.zebin = std::move(kept->outcome.binary);
+  result.log = std::move(kept->outcome.log);
   result.spill_bytes = kept->spill_bytes;
   result.build_flags = kept_flags;
-  result.allow_zebin_option = allow_zebin_option_.value_or(false);
+  return result;
+}
+
+Expected<CompileResult> OclocCompiler::compile(
+    std::string_view spirv,
+    const CompileOptions& options) {
+  auto result = compileWithGrfRetry(
+      spirv,
+      options,
+      "ocloc",
+      [&](const std::string& flags) -> Expected<BuildOutcome> {
+        auto build = this->build(spirv, options.device, flags);
+        if (!build) {
+          return build.error();
+        }
+        BuildOutcome outcome;
+        const ExitKind kind = build->invoke.status.kind;
+        outcome.built =
+            kind == ExitKind::kSuccess && !build->invoke.binary.empty();
+        outcome.status = build->invoke.status.text;
+        if (!outcome.built) {
+          outcome.failure =
+              failureMessage(*backend_, options.device, flags, build->invoke);
+          outcome.final_failure = kind == ExitKind::kInvalidDevice ||
+              kind == ExitKind::kInvalidInput;
+        }
+        outcome.binary = std::move(build->invoke.binary);
+        outcome.log = std::move(build->invoke.log);
+        return outcome;
+      });
+  if (result) {
+    result->allow_zebin_option = allow_zebin_option_.value_or(false);
+  }
   return result;
 }
 

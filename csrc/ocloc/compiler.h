@@ -15,6 +15,7 @@
 // every later build through the same compiler.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,8 +88,6 @@ class OclocCompiler {
  private:
   struct Build {
     InvokeResult invoke;
-    uint64_t spill_bytes = 0;
-    std::string zebin_error; // set when the output is not a readable zebin
   };
   Expected<Build> buildOnce(
       std::string_view spirv,
@@ -103,8 +102,34 @@ class OclocCompiler {
   std::optional<bool> allow_zebin_option_;
 };
 
-// Whether `flags` already choose a GRF mode (then no retry happens).
+// Whether `flags` already choose a GRF mode (then no retry happens): the
+// ocloc spellings (-cl-intel-*-GRF-per-thread, ...large-GRF...) and the
+// Level Zero ones (-ze-opt-large-register-file, -ze-exp-register-file-size).
 bool flagsChooseGrfMode(const std::string& flags);
+
+// One build with one set of flags, as the GRF retry policy sees it; both the
+// ocloc compiler and the driver compiler (driver_compiler.h) produce these.
+struct BuildOutcome {
+  bool built = false;         // a binary came out
+  std::string binary;         // the zebin when built
+  std::string log;            // the compiler's log for this build
+  std::string status;         // short status text when not built
+  std::string failure;        // the full error (with the log) when not built
+  bool final_failure = false; // another GRF mode cannot fix it
+};
+using BuildOnce =
+    std::function<Expected<BuildOutcome>(const std::string& build_flags)>;
+
+// The policy shared by every backend: checks the input is SPIR-V and a
+// device is named, builds with options.build_flags, then (Triton's rule)
+// with options.large_grf_flag added when the default build spills more than
+// options.max_spill_bytes or fails; keeps the build with fewer spill bytes.
+// `compiler_name` ("ocloc", "the driver") names the producer in messages.
+Expected<CompileResult> compileWithGrfRetry(
+    std::string_view spirv,
+    const CompileOptions& options,
+    const std::string& compiler_name,
+    const BuildOnce& build_once);
 
 // True for an ocloc version older than 23 ("22.43.24595").
 bool versionNeedsAllowZebin(const std::string& version);

@@ -236,6 +236,19 @@ std::vector<OclocCandidate> oclocCandidates(const DiscoveryEnvironment& env) {
   return result;
 }
 
+DiscoveryEnvironment withExplicitOcloc(
+    DiscoveryEnvironment env,
+    const std::string& explicit_path) {
+  auto host_get_env = env.get_env;
+  env.get_env = [explicit_path, host_get_env](const std::string& name) {
+    if (name == kOclocEnvVar) {
+      return std::optional<std::string>(explicit_path);
+    }
+    return host_get_env(name);
+  };
+  return env;
+}
+
 Expected<OclocInstall> findOcloc(const DiscoveryEnvironment& env) {
   const bool win = env.windows;
   OclocInstall install;

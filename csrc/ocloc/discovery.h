@@ -67,6 +67,12 @@ struct OclocInstall {
   std::string version; // filled by queryOclocVersion; empty if unknown
 };
 
+// `env` with XSL_OCLOC reading `explicit_path` (an explicit setting that
+// behaves exactly like the variable).
+DiscoveryEnvironment withExplicitOcloc(
+    DiscoveryEnvironment env,
+    const std::string& explicit_path);
+
 // Finds ocloc; the error lists every place tried and how to install ocloc.
 Expected<OclocInstall> findOcloc(const DiscoveryEnvironment& env);
 

@@ -19,6 +19,7 @@ SCRIPTS = REPO / "scripts"
 BACKEND_AUTO = 0
 BACKEND_LIBRARY = 1
 BACKEND_EXECUTABLE = 2
+BACKEND_DRIVER = 3  # the installed GPU driver through Level Zero
 
 
 def build_dir() -> Path:
@@ -93,7 +94,10 @@ class OclocCapi:
 
     def describe(self) -> dict:
         text = self._lib.xsl_ocloc_describe(self._handle).decode("utf-8", "replace")
-        return dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+        head, _, tried = text.partition("\ntried:")
+        info = dict(line.split(": ", 1) for line in head.splitlines() if ": " in line)
+        info["tried"] = [line.strip() for line in tried.splitlines() if line.strip()]
+        return info
 
     def compile(self, spirv: bytes, device: str, flags: str = "", retry_large_grf: bool = True) -> CompileResult:
         error = ctypes.c_void_p()

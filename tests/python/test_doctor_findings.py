@@ -340,3 +340,21 @@ def test_text_output_shows_why_and_fix(capsys):
     text = capsys.readouterr().out
     assert "[error  ] torch cannot be imported" in text
     assert "fix: Install torch" in text
+
+
+def test_no_ocloc_with_an_intel_gpu_names_the_driver_path():
+    probes = FakeProbes(env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"},
+                        files={r"C:\Windows\System32\ze_loader.dll"},
+                        ze={"drivers": 1, "devices": [dict(ARC, ip_version=(20 << 22) | (1 << 14))]})
+    [finding] = doctor.check_ocloc(probes, doctor.driver_gpus(doctor.check_level_zero(probes)))
+    assert finding.severity == doctor.WARNING
+    assert finding.title == ("ocloc not found: zebins come from the Intel GPU driver instead, for "
+                             "'Intel(R) Arc(TM) B580 Graphics' (IP 20.1.0)")
+    assert r"C:\Windows\ocloc.exe" in finding.detail
+    assert finding.fix.startswith("Nothing to install")
+    # Forcing ocloc, or no Intel GPU, keeps the error.
+    probes.env["XSL_ZEBIN_COMPILER"] = "ocloc"
+    [forced] = doctor.check_ocloc(probes, doctor.driver_gpus(doctor.check_level_zero(probes)))
+    assert forced.severity == doctor.ERROR
+    [no_gpu] = doctor.check_ocloc(FakeProbes(env={"PATH": r"C:\Windows"}), [])
+    assert no_gpu.severity == doctor.ERROR

@@ -70,3 +70,9 @@ def test_alt_driver_that_does_not_initialize_is_named(driver: str, tmp_path: Pat
     [_, finding] = level_zero({"ZE_ENABLE_ALT_DRIVERS": missing})
     assert finding.severity == doctor.ERROR
     assert finding.title == f"no driver named in ZE_ENABLE_ALT_DRIVERS={missing} initialized"
+
+
+def test_ip_version_is_read_for_the_driver_backend(driver: str) -> None:
+    [_, finding] = level_zero({"ZE_ENABLE_ALT_DRIVERS": driver, "XSL_TEST_DRIVER_PRODUCT": "dg2"})
+    [gpu] = doctor.driver_gpus([finding])
+    assert doctor.ip_version_text(gpu["ip_version"]) == "12.55.8"

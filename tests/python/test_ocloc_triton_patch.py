@@ -80,7 +80,9 @@ def test_base_and_patch_are_well_formed():
         assert text.startswith("From ") and "\nSubject: [PATCH]" in text and "\n-- \n" in text
         files = touched_files(patch)
         assert "third_party/intel/backend/compiler.py" in files
-        assert files["third_party/intel/backend/ocloc.py"] is True
+    # The first patch creates the ocloc module; later ones change it.
+    assert touched_files(patches()[0])["third_party/intel/backend/ocloc.py"] is True
+    assert touched_files(patches()[1])["third_party/intel/backend/ocloc.py"] is False
 
 
 def test_patch_applies_to_the_context_fixture(tmp_path):
@@ -88,13 +90,20 @@ def test_patch_applies_to_the_context_fixture(tmp_path):
     shutil.copytree(PATCH_DIR / "fixture", tree)
     apply_all(tree)
     compiler = (tree / "third_party/intel/backend/compiler.py").read_text()
-    assert "find_ocloc(), 'compile'" in compiler and "'ocloc', 'compile'" not in compiler
+    assert "'ocloc', 'compile'" not in compiler
+    # ocloc when found, else the driver through xpu_static_launcher (patch 0002).
+    assert "ocloc_cmd = zebin_compile_command(fsrc.name, fbin, cls.device_arch," in compiler
     assert "describe_returncode(e.returncode)" in compiler
     assert "spill_sizes_from_ze_info(" in compiler
     # The new module and its upstream-style tests run on their own.
     run_patch_tests(tree, NEW_TESTS)
+    (tree / "conftest.py").unlink()
     for patch in reversed(patches()):
         assert git_apply(tree, "-R", "--check", str(patch)).returncode == 0
+        assert git_apply(tree, "-R", str(patch)).returncode == 0
+    for path in (PATCH_DIR / "fixture").rglob("*.py"):
+        relative = path.relative_to(PATCH_DIR / "fixture")
+        assert (tree / relative).read_bytes() == path.read_bytes(), relative
 
 
 def test_patch_applies_to_the_pinned_commit(tmp_path):

@@ -53,6 +53,9 @@ namespace test_driver {
   X(zeModuleGetKernelNames,                                                \
     (ze_module_handle_t hModule, uint32_t * pCount, const char** pNames),  \
     (hModule, pCount, pNames))                                             \
+  X(zeModuleGetNativeBinary,                                               \
+    (ze_module_handle_t hModule, size_t * pSize, uint8_t * pBinary),       \
+    (hModule, pSize, pBinary))                                             \
   X(zeKernelCreate,                                                        \
     (ze_module_handle_t hModule,                                           \
      const ze_kernel_desc_t* desc,                                         \

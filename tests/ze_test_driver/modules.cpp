@@ -1,4 +1,5 @@
-// Modules from zebins (through the project's zebin reader) and kernels.
+// Modules from zebins (through the project's zebin reader) or from SPIR-V
+// (compiled by spirv_build.cpp, then read the same way), and kernels.
 
 #include <algorithm>
 #include <cstdint>
@@ -7,10 +8,13 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "driver.h"
 #include "objects.h"
+#include "spirv_build.h"
 #include "tables.h"
 
 namespace xsl {
@@ -53,14 +57,24 @@ ze_result_t ZE_APICALL zeModuleCreate(
   ze_result_t result = ZE_RESULT_SUCCESS;
   std::unique_ptr<ModuleObject> module(new ModuleObject());
   module->device = device;
-  if (desc->format != ZE_MODULE_FORMAT_NATIVE) {
-    log->text =
-        "xsl test driver: only ZE_MODULE_FORMAT_NATIVE (zebin) "
-        "modules are supported";
-    result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+  if (desc->format == ZE_MODULE_FORMAT_IL_SPIRV) {
+    SpirvBuild built = buildSpirv(
+        *device,
+        std::string_view(
+            reinterpret_cast<const char*>(desc->pInputModule), desc->inputSize),
+        desc->pBuildFlags != nullptr ? desc->pBuildFlags : "");
+    log->text = std::move(built.log);
+    result = built.result;
+    module->bytes = std::move(built.zebin);
+  } else if (desc->format != ZE_MODULE_FORMAT_NATIVE) {
+    log->text = "xsl test driver: unknown module format " +
+        std::to_string(static_cast<int>(desc->format));
+    result = ZE_RESULT_ERROR_INVALID_ENUMERATION;
   } else {
     module->bytes.assign(
         reinterpret_cast<const char*>(desc->pInputModule), desc->inputSize);
+  }
+  if (result == ZE_RESULT_SUCCESS) {
     Expected<zebin::Zebin> parsed = zebin::readZebin(module->bytes);
     if (!parsed) {
       log->text = "xsl test driver: not a zebin: " + parsed.error().message();
@@ -319,22 +333,6 @@ ze_result_t ZE_APICALL zeKernelSetArgumentValue(
   return ZE_RESULT_SUCCESS;
 }
 
-} // namespace impl
-
-namespace {
-
-ze_result_t ZE_APICALL
-zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t* p) {
-  if (asModule(hModule) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  p->flags = 0; // no unresolved imports
-  return ZE_RESULT_SUCCESS;
-}
-
 ze_result_t ZE_APICALL zeModuleGetNativeBinary(
     ze_module_handle_t hModule,
     size_t* pSize,
@@ -355,6 +353,22 @@ ze_result_t ZE_APICALL zeModuleGetNativeBinary(
   }
   std::memcpy(pModuleNativeBinary, module->bytes.data(), module->bytes.size());
   *pSize = module->bytes.size();
+  return ZE_RESULT_SUCCESS;
+}
+
+} // namespace impl
+
+namespace {
+
+ze_result_t ZE_APICALL
+zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t* p) {
+  if (asModule(hModule) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (p == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  p->flags = 0; // no unresolved imports
   return ZE_RESULT_SUCCESS;
 }
 
@@ -526,7 +540,7 @@ void fill(ze_module_dditable_t* t) {
   t->pfnCreate = impl::zeModuleCreate;
   t->pfnDestroy = impl::zeModuleDestroy;
   t->pfnDynamicLink = zeModuleDynamicLink;
-  t->pfnGetNativeBinary = zeModuleGetNativeBinary;
+  t->pfnGetNativeBinary = impl::zeModuleGetNativeBinary;
   t->pfnGetGlobalPointer = zeModuleGetGlobalPointer;
   t->pfnGetKernelNames = impl::zeModuleGetKernelNames;
   t->pfnGetProperties = zeModuleGetProperties;

@@ -1,0 +1,76 @@
+#pragma once
+
+// The zebin compiler a caller gets without choosing: an explicit setting,
+// then ocloc (XSL_OCLOC, the intel_ocloc wheel, PATH, oneAPI, system
+// folders; discovery.h), then the installed GPU driver (driver_compiler.h)
+// when Level Zero lists an Intel GPU. The driver needs nothing beyond the GPU
+// driver, which is what a Windows machine without oneAPI has.
+//
+// Explicit setting: XSL_ZEBIN_COMPILER=ocloc|driver|auto (or the `kind`
+// argument) forces one backend; XSL_OCLOC names the ocloc to use. A broken
+// explicit setting is an error, never a silent fallback.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "ocloc/backend.h"
+#include "ocloc/compiler.h"
+#include "ocloc/discovery.h"
+#include "ocloc/driver_compiler.h"
+
+namespace xsl {
+namespace ocloc {
+
+constexpr const char* kZebinCompilerEnvVar = "XSL_ZEBIN_COMPILER";
+
+enum class CompilerKind {
+  kAuto,   // ocloc if found, else the driver
+  kOcloc,  // ocloc only
+  kDriver, // the driver only
+};
+
+// "auto", "ocloc", "driver"; the error names the accepted values.
+Expected<CompilerKind> parseCompilerKind(const std::string& text);
+const char* compilerKindName(CompilerKind kind);
+
+class ZebinCompiler {
+ public:
+  // `kind` kAuto reads XSL_ZEBIN_COMPILER from `env` first. `ocloc_backend`
+  // picks how ocloc runs. The error lists every place tried and why the
+  // driver cannot be used.
+  static Expected<std::unique_ptr<ZebinCompiler>> open(
+      CompilerKind kind,
+      BackendChoice ocloc_backend,
+      const DiscoveryEnvironment& env);
+
+  Expected<CompileResult> compile(
+      std::string_view spirv,
+      const CompileOptions& options);
+
+  bool isDriver() const {
+    return driver_ != nullptr;
+  }
+  // "key: value" lines: source, origin, executable, library, backend,
+  // version, (library_fallback), driver.
+  const std::string& description() const {
+    return description_;
+  }
+  // Every place looked at, in order; the driver probe is the last line when
+  // it was reached.
+  const std::vector<std::string>& tried() const {
+    return tried_;
+  }
+
+ private:
+  ZebinCompiler() = default;
+  std::unique_ptr<OclocCompiler> ocloc_;
+  std::unique_ptr<DriverCompiler> driver_;
+  std::string description_;
+  std::vector<std::string> tried_;
+};
+
+} // namespace ocloc
+} // namespace xsl

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""SPIR-V -> zebin three ways, per kernel, in one run: the driver backend
+(Level Zero zeModuleCreate + zeModuleGetNativeBinary), ocloc as a subprocess,
+and ocloc in-process (libocloc through xsl_ocloc_capi). Same kernels, same
+device, default GRF, no retry.
+
+Here the "driver" is the project's test driver, which compiles with the same
+libocloc in-process, so all three use the same IGC: the figures compare the
+paths (Level Zero round trip vs process start vs direct call), not
+compilers. A real GPU driver embeds its own IGC build.
+
+Each kernel is compiled --runs times per path, the paths alternating, after
+one warm-up compile per path (the first loads IGC). Needs XSL_BUILD_DIR
+(default build/linux-gcc) with xsl_ocloc_capi, the test driver and the SPIR-V
+corpus; on Linux the Level Zero loader (libze1) loads the test driver through
+ZE_ENABLE_ALT_DRIVERS, which this script sets for itself.
+
+Last line (the headline): `driver_vs_subprocess: <ratio> driver_vs_inprocess: <ratio>`
+(sums of per-kernel medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+from ocloc_support import (BACKEND_DRIVER, BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi,  # noqa: E402
+                           build_dir, capi_library_path, corpus_spirv)
+
+KERNELS = ["add", "no_args", "many_args", "slm_reduce", "subgroup16"]
+PATHS = ("driver", "subprocess", "in-process")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10, help="compiles per kernel and path (>= 5)")
+    parser.add_argument("--device", default="pvc", help="target device (the test driver reports pvc)")
+    parser.add_argument("--kernels", nargs="*", default=KERNELS, help="corpus SPIR-V names")
+    args = parser.parse_args()
+    if args.runs < 5:
+        parser.error("--runs must be at least 5")
+    driver = build_dir() / "tests" / "ze_test_driver" / "libxsl_ze_test_driver.so"
+    library = capi_library_path()
+    if library is None or not driver.is_file():
+        print("xsl_ocloc_capi or the test driver is not built in XSL_BUILD_DIR", file=sys.stderr)
+        return 2
+    # Read by the Level Zero loader at its first zeInit, below.
+    os.environ.setdefault("ZE_ENABLE_ALT_DRIVERS", str(driver))
+    spirvs: Dict[str, bytes] = {}
+    for name in args.kernels:
+        spirv = corpus_spirv(name)
+        if spirv is None:
+            print(f"no {name}.spv in XSL_BUILD_DIR/corpus", file=sys.stderr)
+            return 2
+        spirvs[name] = spirv
+    compilers = {
+        "driver": OclocCapi(library, BACKEND_DRIVER),
+        "subprocess": OclocCapi(library, BACKEND_EXECUTABLE),
+        "in-process": OclocCapi(library, BACKEND_LIBRARY),
+    }
+    info = compilers["in-process"].describe()
+    print(f"ocloc {info.get('version')} ({info.get('library')}); driver: {compilers['driver'].describe()['backend']}")
+    print(f"device {args.device}, {args.runs} runs per kernel and path; all three paths use the same IGC here")
+    first = next(iter(spirvs.values()))
+    for path, compiler in compilers.items():
+        start = time.perf_counter()
+        compiler.compile(first, args.device, retry_large_grf=False)
+        print(f"first {path} compile: {time.perf_counter() - start:.3f} s")
+    totals = dict.fromkeys(PATHS, 0.0)
+    print(f"{'kernel':<12}" + "".join(f"{p:>13}" for p in PATHS))
+    for name, spirv in spirvs.items():
+        runs: Dict[str, List[float]] = {p: [] for p in PATHS}
+        for _ in range(args.runs):
+            for path in PATHS:
+                start = time.perf_counter()
+                compilers[path].compile(spirv, args.device, retry_large_grf=False)
+                runs[path].append(time.perf_counter() - start)
+        medians = {p: statistics.median(runs[p]) for p in PATHS}
+        for path in PATHS:
+            totals[path] += medians[path]
+        print(f"{name:<12}" + "".join(f"{medians[p] * 1e3:11.1f}ms" for p in PATHS))
+    for compiler in compilers.values():
+        compiler.close()
+    print("total       " + "".join(f"{totals[p] * 1e3:11.1f}ms" for p in PATHS))
+    print(f"driver_vs_subprocess: {totals['driver'] / totals['subprocess']:.3f} "
+          f"driver_vs_inprocess: {totals['driver'] / totals['in-process']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+#include "spirv_build.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ocloc/backend.h"
+#include "ocloc/compiler.h"
+#include "ocloc/discovery.h"
+
+namespace xsl {
+namespace test_driver {
+namespace {
+
+constexpr const char* kOclocOverrideEnv = "XSL_TEST_DRIVER_OCLOC";
+
+struct Compiler {
+  std::unique_ptr<ocloc::OclocCompiler> compiler;
+  std::string error; // why there is no compiler
+};
+
+Compiler openCompiler() {
+  Compiler out;
+  ocloc::DiscoveryEnvironment env = ocloc::DiscoveryEnvironment::host();
+  const char* override_path = std::getenv(kOclocOverrideEnv);
+  if (override_path != nullptr && override_path[0] != '\0') {
+    env = ocloc::withExplicitOcloc(std::move(env), override_path);
+  }
+  auto install = ocloc::findOcloc(env);
+  if (!install) {
+    out.error = install.error().message();
+    return out;
+  }
+  // In-process only: a driver has no compiler executable to run.
+  auto compiler =
+      ocloc::OclocCompiler::open(*install, ocloc::BackendChoice::kLibrary);
+  if (!compiler) {
+    out.error = compiler.error().message();
+    return out;
+  }
+  auto version = ocloc::queryOclocVersion((*compiler)->backend());
+  if (version) {
+    (*compiler)->setAllowZebinOption(ocloc::versionNeedsAllowZebin(*version));
+  }
+  out.compiler = std::move(*compiler);
+  return out;
+}
+
+std::string ipText(uint32_t ip_version) {
+  return std::to_string(ip_version >> 22) + "." +
+      std::to_string((ip_version >> 14) & 0xffu) + "." +
+      std::to_string(ip_version & 0x3fffu);
+}
+
+} // namespace
+
+SpirvBuild buildSpirv(
+    const DeviceObject& device,
+    std::string_view spirv,
+    const std::string& build_flags) {
+  static std::mutex mutex;
+  static Compiler* compiler = nullptr; // opened once, kept (IGC stays loaded)
+  std::lock_guard<std::mutex> lock(mutex);
+  SpirvBuild out;
+  if (compiler == nullptr) {
+    compiler = new Compiler(openCompiler());
+  }
+  if (!compiler->compiler) {
+    out.result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    out.log = "xsl test driver: no ocloc library to compile SPIR-V with (set " +
+        std::string(kOclocOverrideEnv) +
+        " to libocloc.so / ocloc64.dll): " + compiler->error;
+    return out;
+  }
+  if (device.ip_version == 0) {
+    out.result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    out.log = "xsl test driver: device " + std::to_string(device.index) +
+        " has no IP version to compile for";
+    return out;
+  }
+  ocloc::CompileOptions options;
+  options.device = ipText(device.ip_version);
+  options.build_flags = build_flags;
+  options.retry_large_grf = false; // the caller's policy, not the driver's
+  auto compiled = compiler->compiler->compile(spirv, options);
+  if (!compiled) {
+    // A real driver reports invalid SPIR-V and IGC errors the same way.
+    out.result = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    out.log = "xsl test driver: " + compiled.error().message();
+    return out;
+  }
+  out.zebin = std::move(compiled->zebin);
+  out.log = std::move(compiled->log);
+  return out;
+}
+
+} // namespace test_driver
+} // namespace xsl

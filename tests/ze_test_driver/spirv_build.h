@@ -1,0 +1,33 @@
+#pragma once
+
+// SPIR-V modules (ZE_MODULE_FORMAT_IL_SPIRV): the test driver compiles them
+// as a real driver does, with IGC, here reached through the ocloc library
+// (libocloc.so / ocloc64.dll) in-process. Which library: the one named by
+// XSL_TEST_DRIVER_OCLOC (what XSL_OCLOC may hold), else the one the
+// project's ocloc discovery finds. The device's IP version selects
+// `-device`; the build flags go to IGC unchanged (IGC reads the Level Zero
+// spellings such as -ze-opt-large-register-file itself).
+
+#include <string>
+#include <string_view>
+
+#include <level_zero/ze_api.h>
+
+#include "objects.h"
+
+namespace xsl {
+namespace test_driver {
+
+struct SpirvBuild {
+  ze_result_t result = ZE_RESULT_SUCCESS;
+  std::string zebin; // when result is ZE_RESULT_SUCCESS
+  std::string log;   // the build log, on success and failure
+};
+
+SpirvBuild buildSpirv(
+    const DeviceObject& device,
+    std::string_view spirv,
+    const std::string& build_flags);
+
+} // namespace test_driver
+} // namespace xsl
