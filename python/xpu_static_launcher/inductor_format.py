@@ -13,9 +13,11 @@ that is already installed:
 
 * ``TORCHINDUCTOR_XPU_KERNEL_FORMAT`` ("zebin" or "spv"), when set, wins on
   every platform;
-* otherwise zebin, except on Windows without an ocloc (Triton-XPU makes the
-  zebin by running ``ocloc`` from PATH): then the format stays and the
-  returned change says why.
+* otherwise zebin, except on Windows when Triton-XPU has no zebin compiler:
+  no ocloc (it runs ``ocloc`` from PATH) and no matching Intel GPU driver it
+  can compile with (only a Triton-XPU with this project's patch 0002 falls
+  back to the driver; ``find_driver_compiler``). Then the format stays and
+  the returned change says why.
 
 Every place those releases read the format is updated:
 
@@ -39,6 +41,7 @@ they see the change only when it is made at every interpreter start (``python
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import types
@@ -70,6 +73,31 @@ def find_ocloc_folder() -> Tuple[Optional[str], str]:
         return None, (found.error or "ocloc was found only as a library; Triton-XPU needs "
                       "the ocloc executable").splitlines()[0]
     return os.path.dirname(found.path), f"ocloc {found.path} ({found.origin})"
+
+
+# (True, where) when Triton-XPU can make zebins with the installed GPU
+# driver, else (False, why not).
+DriverFinder = Callable[[], Tuple[bool, str]]
+
+
+def find_driver_compiler() -> Tuple[bool, str]:
+    """Whether Triton-XPU can make zebins without ocloc: its make_zebin falls
+    back to the GPU driver only with this project's Triton-XPU patch 0002
+    (``zebin_compile_command`` in its ``ocloc`` module), and only when a
+    Level Zero driver of an Intel GPU is installed."""
+    try:
+        triton_ocloc = importlib.import_module("triton.backends.intel.ocloc")
+    except ImportError:
+        return False, "Triton-XPU (triton.backends.intel) is not installed"
+    if not hasattr(triton_ocloc, "zebin_compile_command"):
+        return False, "this Triton-XPU cannot compile with the GPU driver (it lacks patches/triton-xpu 0002)"
+    from .compile import ZebinCompileError, find_compiler
+
+    try:
+        found = find_compiler("driver")
+    except (ZebinCompileError, ImportError) as err:
+        return False, str(err).splitlines()[0]
+    return True, f"the GPU driver ({found.get('origin', 'Level Zero')})"
 
 
 @dataclass
@@ -146,31 +174,37 @@ def _on_path(folder: str, environ: Mapping[str, str]) -> bool:
     return norm(folder) in parts
 
 
-def _decide(environ: MutableMapping[str, str],
-            find_ocloc: OclocFinder) -> Tuple[str, str, Optional[str]]:
-    """(format, reason, folder to put on PATH or None)."""
+def _decide(environ: MutableMapping[str, str], find_ocloc: OclocFinder,
+            find_driver: DriverFinder) -> Tuple[str, str, Optional[str]]:
+    """(format, reason, folder to put on PATH or None): zebin when a zebin
+    compiler is available to Triton-XPU, ocloc or a matching GPU driver."""
     requested = _requested(environ)
     if requested is not None:
         return requested, f"{ENV_VAR}={requested}", None
     if not is_windows():
         return "zebin", "zebin is the default off Windows", None
     folder, where = find_ocloc()
-    if folder is None:
-        return "spv", (f"kept SPIR-V (.spv), which cannot be launched statically: {where}; install "
-                       f"the intel_ocloc wheel or oneAPI's ocloc, or set {ENV_VAR}=zebin"), None
-    return "zebin", f"zebin: Triton-XPU makes it with {where}", None if _on_path(folder, environ) else folder
+    if folder is not None:
+        return "zebin", f"zebin: Triton-XPU makes it with {where}", None if _on_path(folder, environ) else folder
+    driver, driver_where = find_driver()
+    if driver:
+        return "zebin", f"zebin: Triton-XPU makes it with {driver_where} ({where})", None
+    return "spv", (f"kept SPIR-V (.spv), which cannot be launched statically: {where}; {driver_where}; "
+                   f"install the intel_ocloc wheel or oneAPI's ocloc, or set {ENV_VAR}=zebin"), None
 
 
 def enable_zebin(*, environ: Optional[MutableMapping[str, str]] = None,
-                 find_ocloc: Optional[OclocFinder] = None) -> FormatChange:
+                 find_ocloc: Optional[OclocFinder] = None,
+                 find_driver: Optional[DriverFinder] = None) -> FormatChange:
     """Make Inductor keep XPU kernels as zebin (see the module doc for the
     rule). Imports ``torch._inductor.utils``; without torch nothing changes
     and ``format`` is None. ``environ`` (default ``os.environ``) is read for
     the user's choice and gets the ocloc folder prepended to PATH when
     Triton-XPU could not find it there; ``find_ocloc`` replaces the package's
-    ocloc discovery (tests)."""
+    ocloc discovery and ``find_driver`` the GPU driver probe (tests)."""
     environ = os.environ if environ is None else environ
-    target, reason, folder = _decide(environ, find_ocloc or find_ocloc_folder)
+    target, reason, folder = _decide(environ, find_ocloc or find_ocloc_folder,
+                                     find_driver or find_driver_compiler)
     try:
         import importlib
 
@@ -233,14 +267,16 @@ def readers() -> Dict[str, Any]:
     return {m.__name__: m.__dict__[BINDING] for m in _inductor_modules() if BINDING in m.__dict__}
 
 
-def zebin_by_default(find_ocloc: Optional[OclocFinder] = None) -> bool:
-    """``install()``'s default for ``zebin``: on Windows when an ocloc is
-    found, off elsewhere (Inductor already uses zebin there)."""
+def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
+                     find_driver: Optional[DriverFinder] = None) -> bool:
+    """``install()``'s default for ``zebin``: on Windows when Triton-XPU has a
+    zebin compiler (an ocloc, or the GPU driver, see find_driver_compiler),
+    off elsewhere (Inductor already uses zebin there)."""
     if not is_windows():
         return False
     folder, _ = (find_ocloc or find_ocloc_folder)()
-    return folder is not None
+    return folder is not None or (find_driver or find_driver_compiler)()[0]
 
 
 __all__ = ["ENV_VAR", "FormatChange", "current_format", "disable_zebin", "enable_zebin",
-           "find_ocloc_folder", "readers", "zebin_by_default"]
+           "find_driver_compiler", "find_ocloc_folder", "readers", "zebin_by_default"]

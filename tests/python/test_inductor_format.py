@@ -216,14 +216,42 @@ def test_users_format_wins_even_on_windows(version, stand_in):
     assert "PATH" not in environ
 
 
+NO_DRIVER = (False, "this Triton-XPU cannot compile with the GPU driver")
+DRIVER = (True, "the GPU driver (Level Zero, pvc)")
+
+
 def test_windows_without_ocloc_keeps_spv_and_says_why(stand_in):
     mods = stand_in("2.15.0")
-    change = fmt.enable_zebin(environ={}, find_ocloc=lambda: (None, "ocloc was not found"))
+    change = fmt.enable_zebin(environ={}, find_ocloc=lambda: (None, "ocloc was not found"),
+                              find_driver=lambda: NO_DRIVER)
     assert change.format == "spv" and not change.changed
     assert change.reason.startswith("kept SPIR-V (.spv), which cannot be launched statically: "
-                                    "ocloc was not found; install the intel_ocloc wheel")
+                                    f"ocloc was not found; {NO_DRIVER[1]}; install the intel_ocloc wheel")
     assert set(formats(mods).values()) == {"spv"}
     assert fmt.disable_zebin() is None
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_windows_without_ocloc_uses_zebin_when_triton_compiles_with_the_driver(version, stand_in):
+    mods = stand_in(version)
+    environ = {"PATH": "C:\\Windows"}
+    change = fmt.enable_zebin(environ=environ, find_ocloc=lambda: (None, "ocloc was not found"),
+                              find_driver=lambda: DRIVER)
+    assert change.format == "zebin" and set(formats(mods).values()) == {"zebin"}
+    assert change.reason == f"zebin: Triton-XPU makes it with {DRIVER[1]} (ocloc was not found)"
+    assert environ == {"PATH": "C:\\Windows"}  # nothing to put on PATH
+    assert fmt.disable_zebin() is change
+
+
+def test_the_driver_probe_needs_triton_xpu_with_the_driver_fallback(monkeypatch):
+    import types as _types
+
+    monkeypatch.setitem(sys.modules, "triton.backends.intel.ocloc", _types.ModuleType("stock_ocloc"))
+    found, why = fmt.find_driver_compiler()
+    assert not found and "patches/triton-xpu 0002" in why
+    monkeypatch.setitem(sys.modules, "triton.backends.intel.ocloc", None)  # not installed
+    found, why = fmt.find_driver_compiler()
+    assert not found and "not installed" in why
 
 
 def test_ocloc_already_on_path_is_not_added_again(stand_in):
@@ -258,11 +286,12 @@ def test_without_torch_nothing_changes(monkeypatch):
     assert fmt.current_format() is None
 
 
-@pytest.mark.parametrize("platform, ocloc, expected", [
-    ("win32", OCLOC, True), ("win32", (None, "none"), False), ("linux", OCLOC, False)])
-def test_zebin_by_default_on_windows_with_ocloc_only(monkeypatch, platform, ocloc, expected):
+@pytest.mark.parametrize("platform, ocloc, driver, expected", [
+    ("win32", OCLOC, NO_DRIVER, True), ("win32", (None, "none"), NO_DRIVER, False),
+    ("win32", (None, "none"), DRIVER, True), ("linux", OCLOC, DRIVER, False)])
+def test_zebin_by_default_on_windows_with_a_zebin_compiler(monkeypatch, platform, ocloc, driver, expected):
     monkeypatch.setattr(sys, "platform", platform)
-    assert fmt.zebin_by_default(lambda: ocloc) is expected
+    assert fmt.zebin_by_default(lambda: ocloc, lambda: driver) is expected
 
 
 def test_package_ocloc_discovery_is_the_scripts_one():
