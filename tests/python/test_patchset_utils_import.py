@@ -35,6 +35,19 @@ for case in cases:
     sys.platform = case["platform"]
     shutil.which = lambda name, *a, **k: case["ocloc"] if name == "ocloc" else None
     os.environ.pop("TORCHINDUCTOR_XPU_KERNEL_FORMAT", None)
+    # A Triton XPU whose make_zebin can use the GPU driver (Triton-XPU patch
+    # 0002), answering zebin_compiler_available() with case["driver"].
+    for name in ("triton", "triton.backends", "triton.backends.intel", "triton.backends.intel.ocloc"):
+        sys.modules.pop(name, None)
+    if case.get("driver") is not None:
+        import types
+        for name in ("triton", "triton.backends", "triton.backends.intel"):
+            sys.modules[name] = types.ModuleType(name)
+            sys.modules[name].__path__ = []
+        stub = types.ModuleType("triton.backends.intel.ocloc")
+        stub.zebin_compiler_available = lambda answer=case["driver"]: answer
+        sys.modules["triton.backends.intel.ocloc"] = stub
+        sys.modules["triton.backends.intel"].ocloc = stub
     if case["env"] is not None:
         os.environ["TORCHINDUCTOR_XPU_KERNEL_FORMAT"] = case["env"]
     spec = importlib.util.spec_from_file_location("torch._inductor.utils", case["path"])
@@ -52,6 +65,8 @@ CASES = [
     {"platform": "win32", "ocloc": r"C:\ocloc.exe", "env": "spv"},
     {"platform": "linux", "ocloc": None, "env": None},
     {"platform": "linux", "ocloc": None, "env": "spv"},
+    {"platform": "win32", "ocloc": None, "env": None, "driver": True},
+    {"platform": "win32", "ocloc": None, "env": None, "driver": False},
 ]
 
 
@@ -96,7 +111,14 @@ def test_windows_without_ocloc_keeps_spv_and_says_why(results):
     # torch here is a CPU build, so the reason is logged at info level.
     assert [level for level, _ in case["logs"]] == ["INFO"]
     message = case["logs"][0][1]
-    assert "no ocloc was found on PATH" in message and "TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin" in message
+    assert "no ocloc on PATH" in message and "cannot compile with the GPU driver" in message
+    assert "TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin" in message
+
+
+def test_windows_without_ocloc_uses_zebin_when_triton_compiles_with_the_driver(results):
+    with_driver, without = results["patched"][6], results["patched"][7]
+    assert with_driver["format"] == "zebin" and with_driver["ext"] == ".zebin" and with_driver["logs"] == []
+    assert without["format"] == "spv" and [level for level, _ in without["logs"]] == ["INFO"]
 
 
 def test_windows_with_ocloc_uses_zebin(results):
