@@ -64,7 +64,7 @@ __kernel void spiller(__global float* out, int n) {
 
 @pytest.fixture(scope="module", autouse=True)
 def torch_entry_points():
-    """torch._C as a torch XPU build has it: our glue as _StaticXpuLauncher,
+    """torch._C as a torch XPU build has it: the glue as _StaticXpuLauncher,
     and the raw-stream query Inductor calls."""
     saved = {name: getattr(torch._C, name, None)
              for name in ("_StaticXpuLauncher", "_xpu_getCurrentRawStream")}
