@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "in_process_ocloc.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
 #include "ocloc/driver_compiler.h"
@@ -172,6 +173,9 @@ class DriverVsOcloc : public DriverCompile {
     DriverCompile::SetUp();
     if (IsSkipped() || HasFatalFailure()) {
       return;
+    }
+    if (!kInProcessAllowed) {
+      GTEST_SKIP() << kNoInProcessReason;
     }
     auto install = findOcloc(DiscoveryEnvironment::host());
     if (!install || install->library.empty()) {

@@ -9,34 +9,16 @@
 
 #include <gtest/gtest.h>
 
+#include "in_process_ocloc.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
 #include "ocloc/platform.h"
 #include "zebin/zebin.h"
 
-// libocloc dlopens IGC with RTLD_DEEPBIND, which the ASan runtime refuses
-// (it aborts the process): in sanitizer builds the real ocloc runs only as a
-// subprocess. The fake library covers the in-process code there.
-#if defined(__SANITIZE_ADDRESS__)
-#define XSL_ASAN_BUILD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define XSL_ASAN_BUILD 1
-#endif
-#endif
-
 namespace xsl {
 namespace ocloc {
 namespace {
-
-#ifdef XSL_ASAN_BUILD
-constexpr bool kInProcessAllowed = false;
-#else
-constexpr bool kInProcessAllowed = true;
-#endif
-constexpr const char* kNoInProcessReason =
-    "libocloc loads IGC with RTLD_DEEPBIND, which AddressSanitizer refuses";
 
 class RealOcloc : public ::testing::Test {
  protected:
