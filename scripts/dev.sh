@@ -20,7 +20,8 @@ APT_PACKAGES=(
   libhwloc15  # the 2025.3 Unified Runtime adapters link it
 )
 
-# The latest torch release on PyPI; its headers are checked beside 2.13.0's.
+# The latest torch release on PyPI; its headers are checked beside 2.13.0's,
+# and the glue and install() run on its wheel too.
 LATEST_TORCH=2.15.0
 # The intel-sycl-rt line torch XPU wheels pin; the glue runs on it too.
 PINNED_SYCL=2025.3.3
@@ -41,8 +42,9 @@ setup() {
   use_project_python
   log "installing Python packages into $(python3 -c 'import sys; print(sys.prefix)')"
   python3 -m pip install -q -r scripts/requirements-test.txt
-  # Headers of the latest torch release, for the glue check (its wheel is a
-  # CUDA build that is not installed here).
+  # Headers and Inductor sources of the latest torch release, for the glue
+  # check in every build (its wheel, a CUDA build, is installed only in the
+  # venv of run_glue_on_latest_torch).
   python3 tests/torch_glue/torch_headers.py fetch --version "$LATEST_TORCH" --dest build/torch-headers
   # torch 2.14.1's headers and Inductor sources (patch 0003 must also apply to
   # its utils.py; enable_zebin must cover its kernel format readers).
@@ -100,8 +102,16 @@ run_tests() {
   log "pytest"
   # The glue's runtime tests must run here, not skip.
   export XSL_REQUIRE_GLUE_RUNTIME=1
-  XSL_BUILD_DIR="$root/build/linux-gcc" python3 -m pytest -q tests/python
+  XSL_BUILD_DIR="$root/build/linux-gcc" XSL_GLUE_EXPECT_TORCH=2.13.0 python3 -m pytest -q tests/python
   run_glue_on_pinned_sycl
+  run_glue_on_latest_torch
+}
+
+# The build of only what the glue tests load, for the Python of a venv.
+build_glue_runtime() {
+  local python=$1 build=$2
+  cmake --preset linux-gcc -B "$build" -DPython_EXECUTABLE="$python" >/dev/null
+  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_ze_test_loader xsl_ze_test_driver
 }
 
 # The glue tests again on the SYCL runtime torch XPU wheels pin: a venv that
@@ -117,9 +127,25 @@ run_glue_on_pinned_sycl() {
     python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/xsl-base-environment.pth"
   fi
   "$venv/bin/python3" -m pip install -q "intel-sycl-rt==$PINNED_SYCL"
-  cmake --preset linux-gcc -B "$build" -DPython_EXECUTABLE="$venv/bin/python3" >/dev/null
-  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_ze_test_loader xsl_ze_test_driver
-  XSL_BUILD_DIR="$build" "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py
+  build_glue_runtime "$venv/bin/python3" "$build"
+  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py
+}
+
+# The glue tests, install() and enable_zebin on the latest torch release's wheel:
+# PyPI's Linux wheel is a CUDA build (about 5 GB with its nvidia packages),
+# which imports and runs on a machine without a GPU. Its own venv, with the
+# test requirements but torch.
+run_glue_on_latest_torch() {
+  local venv="$root/.venv-torch-$LATEST_TORCH" build="$root/build/linux-gcc-torch-$LATEST_TORCH"
+  log "glue and install() on torch $LATEST_TORCH"
+  [ -x "$venv/bin/python3" ] || python3 -m venv "$venv"
+  # A pip cap on torch (a constraints file in the pip configuration) would
+  # refuse the release; this install names its version itself.
+  PIP_CONSTRAINT=/dev/null "$venv/bin/python3" -m pip install -q "torch==$LATEST_TORCH" \
+    $(grep -vE '^\s*(#|$|torch==)' scripts/requirements-test.txt)
+  build_glue_runtime "$venv/bin/python3" "$build"
+  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q \
+    tests/python/test_glue_sycl_runtime.py tests/python/test_torch_install.py tests/python/test_inductor_format.py
 }
 
 case "${1:-}" in

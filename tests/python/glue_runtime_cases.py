@@ -274,13 +274,25 @@ def test_a_device_torch_does_not_have_gets_one_clear_error(add_zebin):
 # ---------------------------------------------- Inductor's own class drives it
 
 
+INSTALLED_TORCH = torch.__version__.split("+", 1)[0]
+
+
+def test_runs_on_the_torch_this_run_asks_for():
+    # dev.sh runs these cases on torch 2.13.0 and again on the latest
+    # release's wheel (XSL_GLUE_EXPECT_TORCH); this names which one ran.
+    assert INSTALLED_TORCH == os.environ["XSL_GLUE_EXPECT_TORCH"]
+    assert Path(stl.__file__).is_relative_to(Path(torch.__file__).parent)
+
+
 def inductor_launcher_modules() -> List[Any]:
-    """torch 2.13.0's static_triton_launcher.py (installed) and the latest
-    release's (fetched by dev.sh setup into build/torch-headers, run on the
-    installed torch: its imports exist there)."""
-    modules = [pytest.param(stl, id="torch-2.13.0")]
+    """The installed torch's static_triton_launcher.py, and those of the
+    other releases fetched by dev.sh setup into build/torch-headers, run on
+    the installed torch (their imports exist there)."""
+    modules = [pytest.param(stl, id=f"torch-{INSTALLED_TORCH}")]
     for tree in sorted(support.REPO.glob("build/torch-headers/*/_inductor/runtime/static_triton_launcher.py")):
         version = tree.parents[2].name
+        if version == INSTALLED_TORCH:
+            continue
         spec = importlib.util.spec_from_file_location(
             f"torch._inductor.runtime.static_triton_launcher_{version.replace('.', '_')}", tree)
         module = importlib.util.module_from_spec(spec)

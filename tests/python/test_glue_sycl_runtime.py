@@ -12,6 +12,7 @@ validation layer from Debian's libze1.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -75,6 +76,15 @@ CONFIGS: Dict[str, Dict[str, str]] = {
 }
 
 
+def expected_torch() -> str:
+    """The torch release the cases must run on: XSL_GLUE_EXPECT_TORCH when
+    set (scripts/dev.sh names the wheel it installed), else the installed
+    distribution's version."""
+    if "XSL_GLUE_EXPECT_TORCH" in os.environ:
+        return os.environ["XSL_GLUE_EXPECT_TORCH"]
+    return importlib.metadata.version("torch").split("+", 1)[0]
+
+
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_glue_on_the_sycl_runtime(name, tmp_path):
     config = CONFIGS[name]
@@ -85,6 +95,7 @@ def test_glue_on_the_sycl_runtime(name, tmp_path):
         if config["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and layer < IN_ORDER_FLAG_LAYER:
             pytest.skip(f"validation layer {'.'.join(map(str, layer))} predates "
                         "ZE_COMMAND_QUEUE_FLAG_IN_ORDER, which adapter v2 uses (needs 1.13)")
+    config = dict(config, XSL_GLUE_EXPECT_TORCH=expected_torch())
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
            "--basetemp", str(tmp_path / "inner"), str(INNER)]
     result = subprocess.run(cmd, env=glue_support.glue_environment(config), capture_output=True,
