@@ -307,7 +307,12 @@ ze_result_t ZE_APICALL zeKernelSetArgumentValue(
       }
       break;
     case zebin::UserArgumentKind::kByValue:
-      if (size != arg.size) {
+      // As compute-runtime's setArgImmediate: fewer bytes than the payload
+      // fill its start and leave the rest as it was (Triton-XPU's and
+      // PyTorch's launchers pass a char's 1 byte for IGC's 4-byte payload).
+      // More bytes than the payload are refused as a type mismatch, where
+      // compute-runtime would copy the payload's size and drop the rest.
+      if (size == 0 || size > arg.size) {
         return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
       }
       if (value == nullptr) {
@@ -323,7 +328,8 @@ ze_result_t ZE_APICALL zeKernelSetArgumentValue(
   }
   slot.is_set = true;
   slot.is_null = value == nullptr;
-  slot.size = size;
+  // A by-value argument is recorded as its payload, what the kernel reads.
+  slot.size = arg.kind == zebin::UserArgumentKind::kByValue ? arg.size : size;
   if (value != nullptr) {
     std::memcpy(
         slot.bytes,

@@ -511,6 +511,51 @@ TEST_F(LaunchTest, RecordsGroupSizeGroupCountAndArguments) {
   EXPECT_FALSE(client_->arg(before, 4, &past_end));
 }
 
+TEST_F(LaunchTest, ScalarShorterThanItsPayloadFillsThePayloadStart) {
+  // compute-runtime copies the bytes given into the start of the payload and
+  // keeps the rest; Triton-XPU's launcher relies on it for int8/int16/fp16.
+  REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
+  std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
+  ASSERT_NE(module, nullptr);
+  Expected<Kernel> kernel = Kernel::create(module, "add");
+  ASSERT_TRUE(kernel.ok()) << kernel.error().message();
+  Expected<Allocation> buffer =
+      Allocation::allocate(context_, MemoryKind::kDevice, 4096);
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message();
+  Expected<CommandList> list = CommandList::createImmediate(context_);
+  ASSERT_TRUE(list.ok()) << list.error().message();
+  for (uint32_t i = 0; i < 3; ++i) {
+    void* pointer = buffer->data();
+    ASSERT_TRUE(kernel->setArgumentValue(i, sizeof(pointer), &pointer).ok());
+  }
+  ASSERT_TRUE(kernel->setGroupSize(32, 1, 1).ok());
+  ze_group_count_t count;
+  count.groupCountX = 1;
+  count.groupCountY = 1;
+  count.groupCountZ = 1;
+
+  const uint32_t full = 0x11223344;
+  const uint16_t half_width = 0xaabb;
+  const uint8_t low = 0xcc;
+  const size_t before = client_->launchCount();
+  ASSERT_TRUE(kernel->setArgumentValue(3, sizeof(full), &full).ok());
+  ASSERT_TRUE(list->appendLaunch(*kernel, count).ok());
+  ASSERT_TRUE(
+      kernel->setArgumentValue(3, sizeof(half_width), &half_width).ok());
+  ASSERT_TRUE(list->appendLaunch(*kernel, count).ok());
+  ASSERT_TRUE(kernel->setArgumentValue(3, sizeof(low), &low).ok());
+  ASSERT_TRUE(list->appendLaunch(*kernel, count).ok());
+  const uint32_t expected[] = {0x11223344u, 0x1122aabbu, 0x1122aaccu};
+  for (size_t i = 0; i < 3; ++i) {
+    XslTestArgRecord value;
+    ASSERT_TRUE(client_->arg(before + i, 3, &value));
+    EXPECT_EQ(value.size, 4u); // the payload, whatever size was passed
+    uint32_t recorded = 0;
+    std::memcpy(&recorded, value.bytes, sizeof(recorded));
+    EXPECT_EQ(recorded, expected[i]) << "launch " << i;
+  }
+}
+
 TEST_F(LaunchTest, ArgumentIndexAndSizeAreChecked) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
   std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
