@@ -64,7 +64,7 @@ endfunction()
 # A target that builds against torch and SYCL as the glue does: C++20 (what
 # torch >= 2.13 needs), torch's headers as system includes, USE_XPU, and the
 # torch and libsycl folders as the build-tree run path.
-function(xsl_torch_sycl_target target)
+function(xsl_torch_sycl_settings target)
   set_target_properties(${target} PROPERTIES
     CXX_STANDARD 20 BUILD_RPATH "${XSL_TORCH_LIB};${XSL_SYCL_LIBRARY_DIR}")
   target_include_directories(${target} SYSTEM PRIVATE
@@ -72,6 +72,11 @@ function(xsl_torch_sycl_target target)
     "${XSL_TORCH_GENERATED}")
   target_compile_definitions(${target} PRIVATE
     USE_XPU SYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
+endfunction()
+
+# The same, for the project's own sources: with the project's warnings.
+function(xsl_torch_sycl_target target)
+  xsl_torch_sycl_settings(${target})
   xsl_set_warnings(${target})
 endfunction()
 

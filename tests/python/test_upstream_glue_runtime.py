@@ -1,0 +1,69 @@
+"""PyTorch's own static_launcher/xpu.cpp with the PR stack applied, run on the
+real SYCL runtime and the test driver: upstream_glue_cases.py in a
+subprocess for adapter v1 and v2 with two devices, and behind the validation
+layer.
+
+Needs an upstream source tree, which CI does not have: configure with
+-DXSL_PYTORCH_UPSTREAM_SOURCES=<tree> (patches/pytorch/README.md gives the
+commands and records the result); otherwise these tests skip.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+import glue_support
+import launcher_support as support
+from test_glue_sycl_runtime import CONFIGS, IN_ORDER_FLAG_LAYER, validation_layer_version
+
+INNER = Path(__file__).with_name("upstream_glue_cases.py")
+
+
+def upstream_tree() -> Optional[Path]:
+    """The tree the build took upstream's xpu.cpp from (its CMake cache)."""
+    cache = support.BUILD_DIR / "CMakeCache.txt"
+    if not cache.is_file():
+        return None
+    match = re.search(r"^XSL_PYTORCH_UPSTREAM_SOURCES:PATH=(.+)$", cache.read_text(), re.M)
+    return Path(match.group(1)) if match else None
+
+
+def _missing() -> Optional[str]:
+    why = glue_support.missing() or support.missing_prerequisites()
+    if why:
+        return why
+    if upstream_tree() is None or not list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_upstream_launcher*")):
+        return ("no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch tree "
+                "with the PR stack applied> and build xsl_upstream_launcher_test")
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+@pytest.mark.parametrize("name", ["v1-two-devices", "v2-two-devices", "v1-validation"])
+def test_upstream_launcher_on_the_sycl_runtime(name, tmp_path):
+    config = dict(CONFIGS[name])
+    if "ZE_ENABLE_VALIDATION_LAYER" in config:
+        layer = validation_layer_version()
+        if layer is None:
+            pytest.skip("libze_validation_layer.so.1 is not installed (Debian: libze1)")
+        if config["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and layer < IN_ORDER_FLAG_LAYER:
+            pytest.skip("the validation layer predates ZE_COMMAND_QUEUE_FLAG_IN_ORDER")
+    tree = upstream_tree()
+    assert tree is not None
+    source = (tree / "torch/csrc/inductor/static_launcher/xpu.cpp").read_text()
+    config["XSL_UPSTREAM_CAPSULE_FIX"] = "1" if '"(Nii)"' in source else "0"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+           "--basetemp", str(tmp_path / "inner"), str(INNER)]
+    result = subprocess.run(cmd, env=glue_support.glue_environment(config), capture_output=True,
+                            text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    assert " passed" in result.stdout and "skipped" not in result.stdout, output[-3000:]
