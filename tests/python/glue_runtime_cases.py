@@ -8,6 +8,11 @@ the adapter (the devices' IP version), the device count and the validation
 layer; the library search path must be set before the process starts, which
 is why this file is not named test_*.py (pytest does not collect it). The
 adapter under test is named by XSL_GLUE_EXPECT_ADAPTER (v1 or v2).
+
+test_upstream_glue_runtime.py runs the same cases on PyTorch's own
+static_launcher/xpu.cpp (XSL_GLUE_UNDER_TEST=upstream, the module
+_xsl_upstream_launcher); where upstream behaves otherwise, the case says so.
+XSL_UPSTREAM_CAPSULE_FIX says whether that tree has PR 4.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import pytest
 
@@ -29,14 +34,23 @@ STANDIN_LOADER = glue_support.LOADER_DIR / "libze_loader.so.1"
 if os.environ.get("XSL_GLUE_RUNTIME") != "1":
     pytest.skip("run through test_glue_sycl_runtime.py", allow_module_level=True)
 
-torch = pytest.importorskip("torch")
+UPSTREAM = os.environ.get("XSL_GLUE_UNDER_TEST") == "upstream"
+# PR 4's fixes (capsule reference, grid product): the project's glue has them.
+CAPSULE_FIX = not UPSTREAM or os.environ.get("XSL_UPSTREAM_CAPSULE_FIX") == "1"
+
 sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
+if UPSTREAM:
+    # Before torch: the module registers the XPU hooks that serve upstream's
+    # Level Zero stub, before torch first asks for the hooks.
+    import _xsl_upstream_launcher as upstream  # noqa: E402
+torch = pytest.importorskip("torch")
 import _xsl_torch_glue as glue  # noqa: E402
 from xpu_static_launcher import _sycl_launcher  # noqa: E402
 
 from torch._inductor.runtime import static_triton_launcher as stl  # noqa: E402
 
-L = _sycl_launcher._StaticXpuLauncher
+L = upstream._StaticXpuLauncher if UPSTREAM else _sycl_launcher._StaticXpuLauncher
+PROJECT_ONLY = pytest.mark.skipif(UPSTREAM, reason="the project's glue only")
 ADD = support.TRITON_ADD_KERNEL
 DEVICES = int(os.environ.get("XSL_TEST_DRIVER_DEVICES", "1"))
 
@@ -93,7 +107,11 @@ def buffers() -> List[int]:
 
 
 def launch(function: Any, grid: Tuple[int, int, int], num_warps: int, shared: int,
-           codes: str, args: Tuple[Any, ...], stream: int = 0) -> None:
+           codes: str, args: Tuple[Any, ...], stream: Optional[int] = None) -> None:
+    """stream None: 0 for the project's glue (torch's current stream);
+    upstream has no 0 case (Inductor always passes the current stream)."""
+    if stream is None:
+        stream = glue.current_raw_stream(0) if UPSTREAM else 0
     L._launch_kernel(function, *grid, num_warps, shared, codes, args, stream)
 
 
@@ -128,6 +146,25 @@ def test_launch_records_geometry_and_argument_bytes(add_zebin, records, buffers)
         bytes(8), bytes(8)]
 
 
+def test_a_grid_whose_int_product_overflows_is_launched(add_zebin, records, buffers):
+    # 65536 * 65536 * 1 is 0 in 32-bit arithmetic: before PR 4 upstream
+    # dropped the launch as an empty grid.
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    records.clear()
+    launch(function, (65536, 65536, 1), 1, 0, "OOiOO", (buffers[0], buffers[1], 1, None, None))
+    if CAPSULE_FIX:
+        assert records.launch(0)["group_count"] == (65536, 65536, 1)
+    else:
+        assert records.count() == 0
+
+
+def test_the_kernel_capsule_has_no_extra_reference(add_zebin):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    # One reference here and getrefcount's own; before PR 4 upstream built
+    # the result tuple with "O" and the capsule kept one more (the leak).
+    assert sys.getrefcount(function) == (2 if CAPSULE_FIX else 3)
+
+
 @pytest.mark.parametrize("grid", [(5, 1, 1), (5, 3, 1), (5, 3, 2)])
 def test_one_two_and_three_dimensional_grids(add_zebin, records, buffers, grid):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
@@ -136,6 +173,7 @@ def test_one_two_and_three_dimensional_grids(add_zebin, records, buffers, grid):
     assert records.launch(0)["group_count"] == grid
 
 
+@PROJECT_ONLY  # upstream needs every parameter passed (Inductor passes the scratch ones)
 def test_missing_scratch_pointers_are_bound_null(add_zebin, records, buffers):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     records.clear()
@@ -145,13 +183,25 @@ def test_missing_scratch_pointers_are_bound_null(add_zebin, records, buffers):
     assert args[3]["bytes"] == bytes(8) and args[4]["bytes"] == bytes(8)
 
 
+# Upstream, like Triton-XPU's launcher, hands each scalar over at its C
+# type's size (set_arg<int8_t> is 1 byte); the driver copies that into the
+# start of IGC's 4-byte payload and leaves the rest (zero in a new kernel).
+# The project's glue sign- or zero-extends to the payload instead.
+C_SIZES = {"b": 1, "h": 2, "i": 4, "l": 8, "B": 1, "H": 2, "I": 4, "K": 8,
+           "f": 4, "d": 8, "e": 2}
+
+
 def test_every_scalar_type_code(kernels_zebin, records, buffers):
     function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
     codes, values = support.scalar_codes_and_values()
     records.clear()
     launch(function, (1, 1, 1), 1, 0, "O" + codes, (buffers[0],) + values)
     got = [a["bytes"] for a in records.launch(0)["args"]]
-    assert got == [support.le_bytes(buffers[0], 8)] + support.scalar_payload_bytes()
+    extended = support.scalar_payload_bytes()
+    if UPSTREAM:
+        extended = [ours[:C_SIZES[code]] + bytes(len(ours) - C_SIZES[code])
+                    for code, ours in zip(codes, extended)]
+    assert got == [support.le_bytes(buffers[0], 8)] + extended
 
 
 @pytest.mark.parametrize("code, value, bits", [
@@ -164,7 +214,7 @@ def test_half_and_bfloat16_scalars(records, buffers, code, value, bits):
               " __global void* gs, __global void* ps) { out[0] = (float)s; }")
     function, _, _ = L._load_kernel(str(support.compile_opencl(source)), "triton_scale", 0, 0)
     records.clear()
-    launch(function, (1, 1, 1), 1, 0, "O" + code, (buffers[0], value))
+    launch(function, (1, 1, 1), 1, 0, "O" + code + "OO", (buffers[0], value, None, None))
     # half parameters have 4-byte payloads (the upper half zero)
     assert records.launch(0)["args"][1]["bytes"] == bits.to_bytes(4, "little")
 
@@ -209,19 +259,21 @@ def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     other = glue.new_queue(0)
     args = (buffers[0], buffers[1], 1, None, None)
+    # Upstream reads every stream as a sycl::queue*: no 0 case.
+    streams = ([] if UPSTREAM else [0]) + [glue.current_raw_stream(0), other]
     records.clear()
-    launch(function, (1, 1, 1), 1, 0, "OOiOO", args, 0)
-    launch(function, (2, 1, 1), 1, 0, "OOiOO", args, glue.current_raw_stream(0))
-    launch(function, (3, 1, 1), 1, 0, "OOiOO", args, other)
-    lists = [records.launch(i)["command_list"] for i in range(3)]
+    for x, stream in enumerate(streams, 1):
+        launch(function, (x, 1, 1), 1, 0, "OOiOO", args, stream)
+    lists = [records.launch(i)["command_list"] for i in range(len(streams))]
     # Each launch lands on its queue's own immediate command list, where
     # SYCL puts the queue's other commands (so they stay in order): stream=0
     # is the current stream's queue, the other queue has its own list.
     current = glue.native_command_list(glue.current_raw_stream(0))
     assert current != 0
-    assert lists == [current, current, glue.native_command_list(other)]
-    assert lists[2] != current
-    assert [records.launch(i)["group_count"][0] for i in range(3)] == [1, 2, 3]
+    assert lists == [current] * (len(streams) - 1) + [glue.native_command_list(other)]
+    assert lists[-1] != current
+    assert [records.launch(i)["group_count"][0] for i in range(len(streams))] == \
+        list(range(1, len(streams) + 1))
 
 
 @pytest.mark.skipif(DEVICES < 2, reason="needs XSL_TEST_DRIVER_DEVICES=2")
@@ -229,10 +281,12 @@ def test_second_device(add_zebin, records):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 1)
     src, dst = glue.malloc_device(256, 1), glue.malloc_device(256, 1)
     records.clear()
-    launch(function, (4, 1, 1), 1, 0, "OOiOO", (src, dst, 1, None, None), 0)
-    launch(function, (4, 1, 1), 1, 0, "OOiOO", (src, dst, 1, None, None), glue.current_raw_stream(1))
-    assert [records.launch(i)["device_index"] for i in range(2)] == [1, 1]
-    assert records.launch(0)["command_list"] == records.launch(1)["command_list"]
+    # stream 0 is the kernel's device's current stream (not upstream's case)
+    streams = ([] if UPSTREAM else [0]) + [glue.current_raw_stream(1)]
+    for stream in streams:
+        launch(function, (4, 1, 1), 1, 0, "OOiOO", (src, dst, 1, None, None), stream)
+    assert [records.launch(i)["device_index"] for i in range(len(streams))] == [1] * len(streams)
+    assert len({records.launch(i)["command_list"] for i in range(len(streams))}) == 1
 
 
 def test_launches_from_several_threads(add_zebin, records, buffers):
@@ -259,13 +313,15 @@ def test_launches_from_several_threads(add_zebin, records, buffers):
 
 
 def test_n_regs_and_n_spills(records):
+    # Upstream reports no register count (0 always; an optional PR).
     wide = support.compile_opencl(support.TRITON_ADD_SOURCE, options="-cl-intel-256-GRF-per-thread")
-    assert L._load_kernel(str(wide), ADD, 0, 0)[1] == 256
+    assert L._load_kernel(str(wide), ADD, 0, 0)[1] == (0 if UPSTREAM else 256)
     spill = support.compile_opencl(SPILL_SOURCE)
     _, n_regs, n_spills = L._load_kernel(str(spill), "spiller", 0, 0)
     assert n_regs == 0 and n_spills > 0
 
 
+@PROJECT_ONLY
 def test_a_device_torch_does_not_have_gets_one_clear_error(add_zebin):
     with pytest.raises(ValueError, match="device"):
         L._load_kernel(add_zebin, ADD, 0, DEVICES)
@@ -324,10 +380,14 @@ def test_inductor_loads_and_runs_the_kernel_through_the_glue(
 
 
 def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
+    # Upstream asks zeMemGetAllocProperties through at::globalContext()
+    # .getLevelZero(), served by the module's XPU hooks.
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     cpu = torch.zeros(16)
     records.clear()
-    with pytest.raises(ValueError, match="argument 0"):
+    error, message = ((RuntimeError, "unknown type of memory at 0-th argument") if UPSTREAM
+                      else (ValueError, "argument 0"))
+    with pytest.raises(error, match=message):
         launch(function, (1, 1, 1), 1, 0, "OOiOO", (cpu, cpu, 1, None, None))
     assert records.count() == 0
 
@@ -335,6 +395,7 @@ def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
 # ------------------------------------- install() on a torch without a launcher
 
 
+@PROJECT_ONLY
 def test_install_puts_the_sycl_backend_into_torch_and_uninstall_undoes_it(
         add_zebin, records, buffers, tmp_path, monkeypatch):
     import xpu_static_launcher

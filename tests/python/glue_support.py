@@ -10,10 +10,14 @@ runs in a child process with this environment.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from pathlib import Path
 from typing import Dict, Optional
 
 from launcher_support import BUILD_DIR, PACKAGE_DIR
+
+CASES = Path(__file__).with_name("glue_runtime_cases.py")
 
 # The test helpers module _xsl_torch_glue; the glue itself is the package's
 # _sycl_launcher under PACKAGE_DIR.
@@ -56,3 +60,16 @@ def glue_environment(config: Dict[str, str]) -> Dict[str, str]:
         [str(PACKAGE_DIR)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.update(config)
     return env
+
+
+def run_cases(config: Dict[str, str], basetemp: Path) -> str:
+    """Run glue_runtime_cases.py in a child process with glue_environment
+    (config); returns its output after checking that it passed."""
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+           "--basetemp", str(basetemp), str(CASES)]
+    result = subprocess.run(cmd, env=glue_environment(config), capture_output=True,
+                            text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]
+    return result.stdout

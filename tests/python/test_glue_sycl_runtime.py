@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, Tuple
 
@@ -24,7 +22,6 @@ import pytest
 import glue_support
 import launcher_support as support
 
-INNER = Path(__file__).with_name("glue_runtime_cases.py")
 VALIDATION_LAYER_DIRS = (Path("/usr/lib/x86_64-linux-gnu"), Path("/usr/lib64"), Path("/usr/lib"))
 XE_HPC, XE2 = glue_support.XE_HPC, glue_support.XE2
 
@@ -96,12 +93,6 @@ def test_glue_on_the_sycl_runtime(name, tmp_path):
             pytest.skip(f"validation layer {'.'.join(map(str, layer))} predates "
                         "ZE_COMMAND_QUEUE_FLAG_IN_ORDER, which adapter v2 uses (needs 1.13)")
     config = dict(config, XSL_GLUE_EXPECT_TORCH=expected_torch())
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "--basetemp", str(tmp_path / "inner"), str(INNER)]
-    result = subprocess.run(cmd, env=glue_support.glue_environment(config), capture_output=True,
-                            text=True, timeout=600)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-6000:]
-    assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]
+    output = glue_support.run_cases(config, tmp_path / "inner")
     if config.get("XSL_TEST_DRIVER_DEVICES") == "2":
-        assert "skipped" not in result.stdout, output[-3000:]
+        assert "skipped" not in output, output[-3000:]

@@ -1,7 +1,7 @@
 """PyTorch's own static_launcher/xpu.cpp with the PR stack applied, run on the
-real SYCL runtime and the test driver: upstream_glue_cases.py in a
-subprocess for adapter v1 and v2 with two devices, and behind the validation
-layer.
+real SYCL runtime and the test driver: the cases of the project's glue
+(glue_runtime_cases.py, XSL_GLUE_UNDER_TEST=upstream) in a subprocess for
+adapter v1 and v2 with two devices, and behind the validation layer.
 
 Needs an upstream source tree, which CI does not have: configure with
 -DXSL_PYTORCH_UPSTREAM_SOURCES=<tree> (patches/pytorch/README.md gives the
@@ -11,8 +11,6 @@ commands and records the result); otherwise these tests skip.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -20,9 +18,10 @@ import pytest
 
 import glue_support
 import launcher_support as support
-from test_glue_sycl_runtime import CONFIGS, IN_ORDER_FLAG_LAYER, validation_layer_version
+from test_glue_sycl_runtime import CONFIGS, IN_ORDER_FLAG_LAYER, expected_torch, validation_layer_version
 
-INNER = Path(__file__).with_name("upstream_glue_cases.py")
+# How many cases of glue_runtime_cases.py are marked PROJECT_ONLY.
+PROJECT_ONLY_CASES = 3
 
 
 def upstream_tree() -> Optional[Path]:
@@ -59,11 +58,9 @@ def test_upstream_launcher_on_the_sycl_runtime(name, tmp_path):
     tree = upstream_tree()
     assert tree is not None
     source = (tree / "torch/csrc/inductor/static_launcher/xpu.cpp").read_text()
-    config["XSL_UPSTREAM_CAPSULE_FIX"] = "1" if '"(Nii)"' in source else "0"
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "--basetemp", str(tmp_path / "inner"), str(INNER)]
-    result = subprocess.run(cmd, env=glue_support.glue_environment(config), capture_output=True,
-                            text=True, timeout=600)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-6000:]
-    assert " passed" in result.stdout and "skipped" not in result.stdout, output[-3000:]
+    config.update(XSL_GLUE_UNDER_TEST="upstream", XSL_GLUE_EXPECT_TORCH=expected_torch(),
+                  XSL_UPSTREAM_CAPSULE_FIX="1" if '"(Nii)"' in source else "0")
+    output = glue_support.run_cases(config, tmp_path / "inner")
+    # Only the project-only cases skip.
+    skipped = re.findall(r"SKIPPED \[(\d+)\]", output)
+    assert sum(map(int, skipped)) == PROJECT_ONLY_CASES, output[-3000:]
