@@ -1,50 +1,36 @@
-# torch and SYCL as the target Python environment has them, and the SYCL
-# backend of the package built from them.
+# torch as the target Python environment has it, and the SYCL backend of the
+# package built from it and the SYCL runtime (cmake/SyclRuntime.cmake).
 #
-# xsl_locate_torch_sycl() sets, in the caller's scope (empty when absent):
-#   XSL_SYCL_INCLUDE      include dir of the installed intel-sycl-rt (for
-#                         the header checks; building and linking against
-#                         SYCL goes through cmake/SyclRuntime.cmake)
-#   XSL_TORCH_TREES       "<version>|<include dir>" of the installed torch
-#                         first, then of trees fetched into build/torch-headers
-#   XSL_TORCH_INCLUDE     include dir of the installed torch
-#   XSL_TORCH_LIB         lib dir of the installed torch
+# xsl_locate_torch() runs scripts/find_torch.py with the build's Python and
+# sets, in the caller's scope (the first three empty when torch is absent):
+#   XSL_TORCH_VERSION     the installed release (e.g. 2.13.0)
+#   XSL_TORCH_INCLUDE     its include dir (torch/include)
+#   XSL_TORCH_LIB         its lib dir
 #   XSL_TORCH_GENERATED   folder with the one header a torch build generates
 #                         (c10/xpu/impl/xpu_cmake_macros.h), for CPU wheels
 #                         that do not ship it; put it after XSL_TORCH_INCLUDE
-function(xsl_locate_torch_sycl)
-  foreach(var SYCL_INCLUDE TORCH_TREES TORCH_INCLUDE TORCH_LIB)
-    set(XSL_${var} "" PARENT_SCOPE)
+function(xsl_locate_torch)
+  foreach(var VERSION INCLUDE LIB)
+    set(XSL_TORCH_${var} "" PARENT_SCOPE)
   endforeach()
-  execute_process(
-    COMMAND "${Python_EXECUTABLE}"
-            "${PROJECT_SOURCE_DIR}/tests/torch_glue/torch_headers.py"
-            locate --fetched-root "${PROJECT_SOURCE_DIR}/build/torch-headers"
-    OUTPUT_VARIABLE found
-    RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
-    message(WARNING "torch_headers.py locate failed: no torch/SYCL targets")
-    return()
-  endif()
-  string(REPLACE "\n" ";" lines "${found}")
-  set(trees "")
-  foreach(line IN LISTS lines)
-    if(line MATCHES "^runtime (.+)$")
-      set(XSL_TORCH_LIB "${CMAKE_MATCH_1}" PARENT_SCOPE)
-    elseif(line MATCHES "^sycl (.+)$")
-      set(XSL_SYCL_INCLUDE "${CMAKE_MATCH_1}" PARENT_SCOPE)
-    elseif(line MATCHES "^torch ([^ ]+) (.+)$")
-      if(trees STREQUAL "")
-        set(XSL_TORCH_INCLUDE "${CMAKE_MATCH_2}" PARENT_SCOPE)
-      endif()
-      list(APPEND trees "${CMAKE_MATCH_1}|${CMAKE_MATCH_2}")
-    endif()
-  endforeach()
-  set(XSL_TORCH_TREES "${trees}" PARENT_SCOPE)
   set(generated "${PROJECT_BINARY_DIR}/torch_generated")
   file(WRITE "${generated}/c10/xpu/impl/xpu_cmake_macros.h"
        "#pragma once\n#define C10_XPU_BUILD_SHARED_LIBS\n")
   set(XSL_TORCH_GENERATED "${generated}" PARENT_SCOPE)
+  execute_process(
+    COMMAND "${Python_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/find_torch.py" --cmake
+    OUTPUT_VARIABLE found ERROR_VARIABLE why RESULT_VARIABLE status
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE)
+  if(NOT status EQUAL 0)
+    message(STATUS "torch not found: ${why}")
+    return()
+  endif()
+  string(REPLACE "\n" ";" lines "${found}")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^(XSL_TORCH_[A-Z]+)=(.*)$")
+      set(${CMAKE_MATCH_1} "${CMAKE_MATCH_2}" PARENT_SCOPE)
+    endif()
+  endforeach()
 endfunction()
 
 # The torch libraries the glue links, by their names in the wheel.
@@ -90,7 +76,7 @@ function(xsl_add_sycl_backend)
   if(NOT TARGET xsl_sycl_runtime)
     return() # SyclRuntime.cmake said why
   endif()
-  xsl_locate_torch_sycl()
+  xsl_locate_torch()
   if(XSL_TORCH_LIB STREQUAL "")
     message(STATUS "SYCL backend (_sycl_launcher) skipped: needs torch in this "
                    "Python environment")

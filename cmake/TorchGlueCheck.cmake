@@ -1,16 +1,28 @@
 # The PyTorch glue (csrc/torch_glue/xpu.cpp), unchanged, compiled as C++20
-# (what torch >= 2.13 builds with) against real headers: each torch include
-# tree tests/torch_glue/torch_headers.py finds (the installed wheel and trees
-# it fetched into build/torch-headers) and the SYCL headers of the installed
-# intel-sycl-rt. torch and SYCL are system includes, so -Werror judges only
-# the project's code.
+# (what torch >= 2.13 builds with) against real headers: the installed torch
+# wheel's, those of the releases `tests/torch_glue/torch_headers.py fetch`
+# unpacked into build/torch-headers/<version>/include (scripts/dev.sh setup),
+# and the SYCL headers of the installed intel-sycl-rt (cmake/SyclRuntime.cmake).
+# torch and SYCL are system includes, so -Werror judges only the project's
+# code.
 
 include(SyclBackend)
 
 function(xsl_add_torch_glue_checks)
-  xsl_locate_torch_sycl()
-  set(sycl_include "${XSL_SYCL_INCLUDE}")
-  set(torch_trees "${XSL_TORCH_TREES}")
+  xsl_locate_torch()
+  set(sycl_include "${XSL_SYCL_INCLUDE_DIR}")
+  set(torch_trees "")
+  if(NOT XSL_TORCH_INCLUDE STREQUAL "")
+    list(APPEND torch_trees "${XSL_TORCH_VERSION}|${XSL_TORCH_INCLUDE}")
+  endif()
+  file(GLOB fetched LIST_DIRECTORIES true "${PROJECT_SOURCE_DIR}/build/torch-headers/*")
+  list(SORT fetched)
+  foreach(dir IN LISTS fetched)
+    get_filename_component(version "${dir}" NAME)
+    if(IS_DIRECTORY "${dir}/include/torch/csrc" AND NOT version STREQUAL XSL_TORCH_VERSION)
+      list(APPEND torch_trees "${version}|${dir}/include")
+    endif()
+  endforeach()
   if(sycl_include STREQUAL "" OR torch_trees STREQUAL "")
     message(STATUS "PyTorch glue checks skipped: needs torch and intel-sycl-rt "
                    "(bash scripts/dev.sh setup installs both)")

