@@ -10,7 +10,14 @@ no-record mode), side by side in one process with:
   parallel_for over an nd_range, the default event;
 - native_append: the same conversion, then the launch appended straight to
   the queue's native immediate command list, skipping SYCL (measured only:
-  docs/torch_glue.md says why the glue does not do this);
+  docs/launcher.md says why the glue does not do this);
+- native_append_external_event: the direct append made to wait for the
+  queue's last event and to signal an event of its own, which SYCL is given
+  as the queue's external event (queue.wait() and the next SYCL command then
+  wait for it); measured only, the candidate for adapter v1. The loop
+  launches only these, so the last event is always the previous launch's own;
+  after a SYCL command adapter v1 would wait on the host for that command's
+  event (docs/launcher.md);
 - floor: an empty METH_FASTCALL function taking the same 9 arguments.
 
 The kernel has 8 arguments (7 pointers, 1 int). Times are CPU ns per call
@@ -81,14 +88,18 @@ def measure(args: argparse.Namespace) -> int:
         "glue": loop_of(launcher._launch_kernel, function),
         "upstream_style": loop_of(glue.upstream_style_launch, reference),
         "native_append": loop_of(glue.native_append_launch, reference),
+        "native_append_external_event": loop_of(glue.native_append_external_event_launch, reference),
     }
     runs = ns_per_call_runs(loops, args.calls, args.repeat)
     ns = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
     print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode)")
     print(f"8 args: floor {ns['floor']:.0f} ns | glue {ns['glue']:.0f} ns | "
           f"upstream_style {ns['upstream_style']:.0f} ns | native_append {ns['native_append']:.0f} ns")
+    print(f"native_append_external_event {ns['native_append_external_event']:.0f} ns")
     print(f"native_append_vs_upstream_style: "
           f"{median_ratio(runs['native_append'], runs['upstream_style']):.2f}")
+    print(f"native_append_external_event_vs_upstream_style: "
+          f"{median_ratio(runs['native_append_external_event'], runs['upstream_style']):.2f}")
     print(f"glue_vs_floor: {median_ratio(runs['glue'], runs['floor']):.2f}")
     print(f"upstream_style_vs_floor: {median_ratio(runs['upstream_style'], runs['floor']):.2f}")
     print(f"glue_vs_upstream_style: {median_ratio(runs['glue'], runs['upstream_style']):.2f}")

@@ -105,6 +105,11 @@ PyMethodDef kMethods[] = {
          reinterpret_cast<void (*)()>(shim::nativeAppendLaunch)),
      METH_FASTCALL,
      "the same launch appended to the queue's immediate command list (benchmark)"},
+    {"native_append_external_event_launch",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(shim::nativeAppendExternalEventLaunch)),
+     METH_FASTCALL,
+     "the direct append ordered by the queue's external event (benchmark)"},
     {"fastcall_floor",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)()>(shim::fastcallFloor)),

@@ -6,12 +6,14 @@
 // the default event. Nothing is cached between launches except the kernel.
 
 #include <c10/xpu/XPUFunctions.h>
+#include <dlfcn.h>
 #include <sycl/sycl.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -214,7 +216,7 @@ PyObject* upstreamStyleLaunch(
 }
 
 // The same launch appended straight to the queue's native immediate command
-// list, skipping SYCL: measured only (docs/torch_glue.md says when it would
+// list, skipping SYCL: measured only (docs/launcher.md says when it would
 // be correct).
 PyObject* nativeAppendLaunch(
     PyObject* /*self*/,
@@ -245,6 +247,126 @@ PyObject* nativeAppendLaunch(
   if (result != ZE_RESULT_SUCCESS) {
     return fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
   }
+  Py_RETURN_NONE;
+}
+
+namespace {
+
+// Events for nativeAppendExternalEventLaunch: one pool in the context of
+// the first launch, used round robin (the test driver completes commands at
+// once, so an event is free again when its turn comes; a real GPU would need
+// completion tracking).
+struct ExternalEvents {
+  static constexpr uint32_t kCount = 64;
+  decltype(&zeEventHostReset) host_reset = nullptr;
+  ze_event_handle_t events[kCount] = {};
+  uint32_t next = 0;
+};
+
+// The event entry points, which the project's level_zero::Api does not
+// carry, from the loader SYCL already loaded (Linux: this module is built
+// there only).
+ExternalEvents* makeExternalEvents(ze_context_handle_t context) {
+  void* loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (loader == nullptr) {
+    return nullptr;
+  }
+  auto pool_create = reinterpret_cast<decltype(&zeEventPoolCreate)>(
+      dlsym(loader, "zeEventPoolCreate"));
+  auto event_create = reinterpret_cast<decltype(&zeEventCreate)>(
+      dlsym(loader, "zeEventCreate"));
+  auto* e = new ExternalEvents();
+  e->host_reset = reinterpret_cast<decltype(&zeEventHostReset)>(
+      dlsym(loader, "zeEventHostReset"));
+  if (pool_create == nullptr || event_create == nullptr ||
+      e->host_reset == nullptr) {
+    return nullptr;
+  }
+  ze_event_pool_desc_t pool_desc = {};
+  pool_desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+  pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+  pool_desc.count = ExternalEvents::kCount;
+  ze_event_pool_handle_t pool = nullptr;
+  if (pool_create(context, &pool_desc, 0, nullptr, &pool) !=
+      ZE_RESULT_SUCCESS) {
+    return nullptr;
+  }
+  for (uint32_t i = 0; i < ExternalEvents::kCount; ++i) {
+    ze_event_desc_t desc = {};
+    desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
+    desc.index = i;
+    desc.signal = ZE_EVENT_SCOPE_FLAG_HOST;
+    desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
+    if (event_create(pool, &desc, &e->events[i]) != ZE_RESULT_SUCCESS) {
+      return nullptr;
+    }
+  }
+  return e;
+}
+
+} // namespace
+
+// The native append ordered with SYCL through the queue's external event
+// (sycl_ext_oneapi_in_order_queue_events): the launch waits for the queue's
+// last event and signals one of its own, which SYCL then waits for in
+// queue.wait() and before its next command. Measured only, as the candidate
+// for adapter v1, whose queue.wait() waits for the last event rather than
+// the list: its host cost is low only while the last command is one of these
+// launches. After a SYCL command, get_native on that command's event makes
+// adapter v1 wait for it on the host (zeEventHostSynchronize, then a
+// host-visible copy of the event), which a launcher cannot afford.
+PyObject* nativeAppendExternalEventLaunch(
+    PyObject* /*self*/,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c)) {
+    return nullptr;
+  }
+  namespace ze_interop = sycl::ext::oneapi::level_zero;
+  auto native =
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*c.queue);
+  if (native.index() != 1) {
+    return fail(PyExc_RuntimeError, "the queue has no immediate command list");
+  }
+  const level_zero::Api& api = c.held->module->context().api();
+  const sycl::context context = c.queue->get_context();
+  static ExternalEvents* events = makeExternalEvents(
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(context));
+  if (events == nullptr) {
+    return fail(PyExc_RuntimeError, "event pool creation failed");
+  }
+  ze_event_handle_t wait = nullptr;
+  const std::optional<sycl::event> last = c.queue->ext_oneapi_get_last_event();
+  if (last) {
+    wait = sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*last);
+  }
+  ze_event_handle_t signal = events->events[events->next];
+  events->next = (events->next + 1) % ExternalEvents::kCount;
+  events->host_reset(signal);
+  ze_kernel_handle_t kernel = c.held->ze_kernel->handle();
+  api.zeKernelSetGroupSize(kernel, static_cast<uint32_t>(c.local), 1, 1);
+  for (size_t i = 0; i < c.codes.size(); ++i) {
+    api.zeKernelSetArgumentValue(
+        kernel, static_cast<uint32_t>(i), c.sizes[i], &c.slots[i]);
+  }
+  const ze_group_count_t groups = {
+      static_cast<uint32_t>(c.grid[0]),
+      static_cast<uint32_t>(c.grid[1]),
+      static_cast<uint32_t>(c.grid[2])};
+  const ze_result_t result = api.zeCommandListAppendLaunchKernel(
+      std::get<1>(native),
+      kernel,
+      &groups,
+      signal,
+      wait == nullptr ? 0 : 1,
+      wait == nullptr ? nullptr : &wait);
+  if (result != ZE_RESULT_SUCCESS) {
+    return fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+  }
+  c.queue->ext_oneapi_set_external_event(
+      sycl::make_event<sycl::backend::ext_oneapi_level_zero>(
+          {signal, ze_interop::ownership::keep}, context));
   Py_RETURN_NONE;
 }
 

@@ -21,6 +21,12 @@ PyObject* nativeAppendLaunch(
     PyObject* self,
     PyObject* const* argv,
     Py_ssize_t argc);
+// native_append_external_event_launch(...same...): the direct append
+// ordered with SYCL by the queue's external event (measured only).
+PyObject* nativeAppendExternalEventLaunch(
+    PyObject* self,
+    PyObject* const* argv,
+    Py_ssize_t argc);
 // fastcall_floor(*args): an empty METH_FASTCALL function, the cost of
 // calling into C++ at all.
 PyObject* fastcallFloor(PyObject* self, PyObject* const* argv, Py_ssize_t argc);
