@@ -215,21 +215,19 @@ PyObject* upstreamStyleLaunch(
   Py_RETURN_NONE;
 }
 
-// The same launch appended straight to the queue's native immediate command
-// list, skipping SYCL: measured only (docs/launcher.md says when it would
-// be correct).
-PyObject* nativeAppendLaunch(
-    PyObject* /*self*/,
-    PyObject* const* argv,
-    Py_ssize_t argc) {
-  Converted c;
-  if (!convert(argv, argc, c)) {
-    return nullptr;
-  }
+namespace {
+
+// The converted launch appended to the queue's native immediate command list
+// with the given events; false with a Python error set.
+bool appendNative(
+    const Converted& c,
+    ze_event_handle_t signal,
+    ze_event_handle_t wait) {
   auto native =
       sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*c.queue);
   if (native.index() != 1) {
-    return fail(PyExc_RuntimeError, "the queue has no immediate command list");
+    fail(PyExc_RuntimeError, "the queue has no immediate command list");
+    return false;
   }
   const level_zero::Api& api = c.held->module->context().api();
   ze_kernel_handle_t kernel = c.held->ze_kernel->handle();
@@ -243,9 +241,31 @@ PyObject* nativeAppendLaunch(
       static_cast<uint32_t>(c.grid[1]),
       static_cast<uint32_t>(c.grid[2])};
   const ze_result_t result = api.zeCommandListAppendLaunchKernel(
-      std::get<1>(native), kernel, &groups, nullptr, 0, nullptr);
+      std::get<1>(native),
+      kernel,
+      &groups,
+      signal,
+      wait == nullptr ? 0 : 1,
+      wait == nullptr ? nullptr : &wait);
   if (result != ZE_RESULT_SUCCESS) {
-    return fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+    fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+// The same launch appended straight to the queue's native immediate command
+// list, skipping SYCL: measured only (docs/launcher.md says when it would
+// be correct).
+PyObject* nativeAppendLaunch(
+    PyObject* /*self*/,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c) || !appendNative(c, nullptr, nullptr)) {
+    return nullptr;
   }
   Py_RETURN_NONE;
 }
@@ -324,12 +344,6 @@ PyObject* nativeAppendExternalEventLaunch(
     return nullptr;
   }
   namespace ze_interop = sycl::ext::oneapi::level_zero;
-  auto native =
-      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*c.queue);
-  if (native.index() != 1) {
-    return fail(PyExc_RuntimeError, "the queue has no immediate command list");
-  }
-  const level_zero::Api& api = c.held->module->context().api();
   const sycl::context context = c.queue->get_context();
   static ExternalEvents* events = makeExternalEvents(
       sycl::get_native<sycl::backend::ext_oneapi_level_zero>(context));
@@ -344,25 +358,8 @@ PyObject* nativeAppendExternalEventLaunch(
   ze_event_handle_t signal = events->events[events->next];
   events->next = (events->next + 1) % ExternalEvents::kCount;
   events->host_reset(signal);
-  ze_kernel_handle_t kernel = c.held->ze_kernel->handle();
-  api.zeKernelSetGroupSize(kernel, static_cast<uint32_t>(c.local), 1, 1);
-  for (size_t i = 0; i < c.codes.size(); ++i) {
-    api.zeKernelSetArgumentValue(
-        kernel, static_cast<uint32_t>(i), c.sizes[i], &c.slots[i]);
-  }
-  const ze_group_count_t groups = {
-      static_cast<uint32_t>(c.grid[0]),
-      static_cast<uint32_t>(c.grid[1]),
-      static_cast<uint32_t>(c.grid[2])};
-  const ze_result_t result = api.zeCommandListAppendLaunchKernel(
-      std::get<1>(native),
-      kernel,
-      &groups,
-      signal,
-      wait == nullptr ? 0 : 1,
-      wait == nullptr ? nullptr : &wait);
-  if (result != ZE_RESULT_SUCCESS) {
-    return fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+  if (!appendNative(c, signal, wait)) {
+    return nullptr;
   }
   c.queue->ext_oneapi_set_external_event(
       sycl::make_event<sycl::backend::ext_oneapi_level_zero>(
