@@ -706,6 +706,25 @@ def local_changes(src: Path) -> list[str]:
     return changes
 
 
+def reverse_other_launcher(ctx: Context, chosen: patchset.Series, log: StepLog) -> None:
+    """When the checkout holds this series with the other launcher in full (a
+    switch of --launcher), reverses that stack before ours is applied: it
+    takes back only text this patchset wrote, so no --force is needed, and
+    the launchers' shared patches are never left half applied."""
+    for other in patchset.LAUNCHERS:
+        if other == ctx.launcher:
+            continue
+        theirs = patchset.stack(chosen, other, PATCH_ROOT)
+        probe = patchset.run_series(theirs, ctx.src, reverse=True, check=True)
+        if not probe.ok or sum(line.startswith("would reverse") for line in probe.lines) != len(theirs):
+            continue
+        log.write(f"the checkout holds the {chosen.name} stack with the {other} launcher: reversing it first")
+        undone = patchset.run_series(theirs, ctx.src, reverse=True)
+        for line in undone.lines:
+            log.write(line)
+        return
+
+
 def step_apply(ctx: Context, log: StepLog) -> Outcome:
     try:
         chosen = patchset.select_series(PATCH_ROOT, ctx.src, ctx.series)
@@ -713,6 +732,7 @@ def step_apply(ctx: Context, log: StepLog) -> Outcome:
     except patchset.PatchError as err:
         raise StepFailed(str(err)) from err
     log.write(f"series {chosen.name} (base {chosen.base}), {ctx.launcher} launcher")
+    reverse_other_launcher(ctx, chosen, log)
     result = patchset.run_series(series, ctx.src)
     for line in result.lines:
         log.write(line)

@@ -611,6 +611,24 @@ def test_apply_step_with_the_project_launcher_installs_it_instead_of_upstreams(t
     assert "series v2.15.0 (base v2.15.0), project launcher" in (tmp_path / "apply.log").read_text()
 
 
+def test_apply_step_switches_launchers_without_force(tmp_path):
+    ctx = make_ctx(tmp_path)
+    ctx.src = make_checkout(tmp_path, "v2.15.0")
+    launcher_file = ctx.src / "torch/csrc/inductor/static_launcher/xpu.cpp"
+    log = harness.StepLog(tmp_path / "apply.log", lambda line: None)
+    assert harness.step_apply(ctx, log).status == harness.OK
+    upstream_text = launcher_file.read_text()
+    ctx.launcher = "project"
+    assert harness.step_apply(ctx, log).status == harness.OK
+    assert "<torch/csrc/inductor/static_launcher/xsl/" in launcher_file.read_text()
+    ctx.launcher = "upstream"
+    assert harness.step_apply(ctx, log).status == harness.OK
+    log.close()
+    assert launcher_file.read_text() == upstream_text
+    assert not (ctx.src / "torch/csrc/inductor/static_launcher/xsl").exists()
+    assert "with the project launcher: reversing it first" in (tmp_path / "apply.log").read_text()
+
+
 def test_apply_step_without_a_series_for_the_version_says_how_to_choose(tmp_path):
     ctx = make_ctx(tmp_path)
     ctx.src = make_checkout(tmp_path, "v2.15.0")
