@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "file_io/file_io.h"
+#include "standin_loader_environment.h"
 #include "test_driver_client.h"
 #include "test_paths.h"
 
@@ -30,25 +31,6 @@
 namespace xsl {
 namespace level_zero {
 namespace {
-
-#ifdef _WIN32
-// Before any test loads Level Zero: the stand-in ze_loader.dll must be in
-// System32 of the wine prefix, the only place loadApi looks.
-class StandinLoaderEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    const char* standin = std::getenv("XSL_TEST_STANDIN_LOADER");
-    if (standin == nullptr || standin[0] == '\0') {
-      return;
-    }
-    Status installed = test_driver::installStandinLoader(standin);
-    ASSERT_TRUE(installed.ok()) << installed.error().message();
-  }
-};
-
-::testing::Environment* const standin_environment =
-    ::testing::AddGlobalTestEnvironment(new StandinLoaderEnvironment());
-#endif
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -19,28 +19,13 @@
 #include "ocloc/driver_compiler.h"
 #include "ocloc/platform.h"
 #include "ocloc/zebin_compiler.h"
+#include "standin_loader_environment.h"
 #include "test_driver_client.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
 namespace ocloc {
 namespace {
-
-#ifdef _WIN32
-class StandinLoaderEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    auto standin = getEnvUtf8("XSL_TEST_STANDIN_LOADER");
-    if (!standin || standin->empty()) {
-      return;
-    }
-    Status installed = test_driver::installStandinLoader(*standin);
-    ASSERT_TRUE(installed.ok()) << installed.error().message();
-  }
-};
-::testing::Environment* const standin_environment =
-    ::testing::AddGlobalTestEnvironment(new StandinLoaderEnvironment());
-#endif
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
