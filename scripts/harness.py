@@ -711,18 +711,13 @@ def reverse_other_launcher(ctx: Context, chosen: patchset.Series, log: StepLog) 
     switch of --launcher), reverses that stack before ours is applied: it
     takes back only text this patchset wrote, so no --force is needed, and
     the launchers' shared patches are never left half applied."""
-    for other in patchset.LAUNCHERS:
-        if other == ctx.launcher:
-            continue
-        theirs = patchset.stack(chosen, other, PATCH_ROOT)
-        probe = patchset.run_series(theirs, ctx.src, reverse=True, check=True)
-        if not probe.ok or sum(line.startswith("would reverse") for line in probe.lines) != len(theirs):
-            continue
-        log.write(f"the checkout holds the {chosen.name} stack with the {other} launcher: reversing it first")
-        undone = patchset.run_series(theirs, ctx.src, reverse=True)
-        for line in undone.lines:
-            log.write(line)
+    other = patchset.launcher_in_place(chosen, ctx.src, PATCH_ROOT, ctx.launcher)
+    if other is None:
         return
+    log.write(f"the checkout holds the {chosen.name} stack with the {other} launcher: reversing it first")
+    undone = patchset.run_series(patchset.stack(chosen, other, PATCH_ROOT), ctx.src, reverse=True)
+    for line in undone.lines:
+        log.write(line)
 
 
 def step_apply(ctx: Context, log: StepLog) -> Outcome:

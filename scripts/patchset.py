@@ -1047,6 +1047,19 @@ def stack(series: Series, launcher: str, patch_root: Path) -> list[Patch]:
     return [p for p in kept if p.files] + [ours]
 
 
+def launcher_in_place(series: Series, root: Path, patch_root: Path, besides: str) -> str | None:
+    """The launcher other than `besides` whose stack of this series the
+    checkout holds in full (every patch would reverse), or None."""
+    for launcher in LAUNCHERS:
+        if launcher == besides:
+            continue
+        theirs = stack(series, launcher, patch_root)
+        probe = run_series(theirs, root, reverse=True, check=True)
+        if probe.ok and sum(line.startswith("would reverse") for line in probe.lines) == len(theirs):
+            return launcher
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--patches", type=Path, default=DEFAULT_PATCH_DIR, help="folder of the series folders (default: %(default)s)")
@@ -1121,6 +1134,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for path, content in results.items():
                     tree.write(path, content)
             return 0 if ok else 1
+        if not args.reverse:
+            # The launchers share PRs 1-4: one applied over the other would
+            # leave a mix that neither reverses cleanly.
+            other = launcher_in_place(series, args.checkout, args.patches, args.launcher)
+            if other is not None:
+                print(
+                    f"Nothing was written. The checkout holds the {series.name} stack with the {other} "
+                    f"launcher: reverse it first (patchset.py apply --reverse --launcher {other} {args.checkout})."
+                )
+                return 1
         result = run_series(patches, args.checkout, reverse=args.reverse, check=args.check)
         _print(result.lines)
         return 0 if result.ok else 1

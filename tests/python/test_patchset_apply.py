@@ -313,6 +313,29 @@ def test_project_launcher_is_an_option_generated_at_apply_time(tmp_path):
     assert all(not p.endswith(".patch") or re.match(r"^[^/]+/000[1-4]-", p) for p in committed), committed
 
 
+def test_cli_names_the_other_launchers_stack_and_how_to_reverse_it(tmp_path):
+    manifest = patchset.Manifest.load(PATCH_DIR)
+    if not (REPO / manifest.glue_source).is_file():
+        pytest.skip(f"{manifest.glue_source} not written yet")
+    root = make_checkout(tmp_path, "v2.15.0")
+    before = snapshot(root)
+    assert _run("apply", "--launcher", "project", str(root)).returncode == 0
+    applied_project = snapshot(root)
+    refused = _run("apply", str(root))
+    assert refused.returncode == 1
+    assert refused.stdout.strip().splitlines()[-1] == (
+        f"Nothing was written. The checkout holds the v2.15.0 stack with the project launcher: reverse it "
+        f"first (patchset.py apply --reverse --launcher project {root}).")
+    assert snapshot(root) == applied_project
+    assert _run("apply", "--reverse", "--launcher", "project", str(root)).returncode == 0
+    assert snapshot(root) == before
+    applied = _run("apply", str(root))
+    assert applied.returncode == 0 and "The checkout holds" not in applied.stdout
+    # The other way round: upstream's stack in place, the project launcher asked for.
+    other = _run("apply", "--launcher", "project", str(root))
+    assert other.returncode == 1 and "with the upstream launcher: reverse it first" in other.stdout
+
+
 def test_regen_writes_the_launcher_patch_only_where_asked(tmp_path):
     target = tmp_path / "gen" / "launcher.patch"
     result = _run("regen", "-o", str(target))
