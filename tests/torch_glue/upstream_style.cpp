@@ -295,7 +295,7 @@ ExternalEvents* makeExternalEvents(ze_context_handle_t context) {
       dlsym(loader, "zeEventPoolCreate"));
   auto event_create = reinterpret_cast<decltype(&zeEventCreate)>(
       dlsym(loader, "zeEventCreate"));
-  auto* e = new ExternalEvents();
+  auto e = std::make_unique<ExternalEvents>();
   e->host_reset = reinterpret_cast<decltype(&zeEventHostReset)>(
       dlsym(loader, "zeEventHostReset"));
   if (pool_create == nullptr || event_create == nullptr ||
@@ -321,7 +321,7 @@ ExternalEvents* makeExternalEvents(ze_context_handle_t context) {
       return nullptr;
     }
   }
-  return e;
+  return e.release(); // kept for the process, like the kernels it serves
 }
 
 } // namespace
