@@ -475,6 +475,50 @@ ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
   return ZE_RESULT_SUCCESS;
 }
 
+// What zeCommandQueueExecuteCommandLists and
+// zeCommandListImmediateAppendCommandListsExp both require of their lists:
+// closed regular lists of the device that runs them.
+ze_result_t checkRegularLists(
+    const DeviceObject* device,
+    uint32_t numLists,
+    ze_command_list_handle_t* phLists) {
+  if (numLists == 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  if (phLists == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  }
+  for (uint32_t i = 0; i < numLists; ++i) {
+    const CommandListObject* list = asCommandList(phLists[i]);
+    if (list == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    if (list->immediate || !list->closed || list->device != device) {
+      return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
+    }
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+// Runs checked regular lists in order; a list can run again, so it keeps
+// its commands.
+ze_result_t runRegularLists(
+    uint32_t numLists,
+    ze_command_list_handle_t* phLists) {
+  for (uint32_t i = 0; i < numLists; ++i) {
+    const CommandListObject* list = asCommandList(phLists[i]);
+    for (const Command& command : list->commands) {
+      const ze_result_t waits = checkWaitEvents(
+          static_cast<uint32_t>(command.waits.size()), command.waits.data());
+      if (waits != ZE_RESULT_SUCCESS) {
+        return waits;
+      }
+      runCommand(command);
+    }
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
     ze_command_queue_handle_t hQueue,
     uint32_t numLists,
@@ -484,12 +528,6 @@ ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
   if (queue == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  if (numLists == 0) {
-    return ZE_RESULT_ERROR_INVALID_SIZE;
-  }
-  if (phLists == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
   FenceObject* fence = nullptr;
   if (hFence != nullptr) {
     fence = asFence(hFence);
@@ -497,25 +535,14 @@ ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
   }
-  for (uint32_t i = 0; i < numLists; ++i) {
-    CommandListObject* list = asCommandList(phLists[i]);
-    if (list == nullptr) {
-      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    }
-    if (list->immediate || !list->closed || list->device != queue->device) {
-      return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
-    }
+  const ze_result_t checked =
+      checkRegularLists(queue->device, numLists, phLists);
+  if (checked != ZE_RESULT_SUCCESS) {
+    return checked;
   }
-  for (uint32_t i = 0; i < numLists; ++i) {
-    CommandListObject* list = asCommandList(phLists[i]);
-    for (const Command& command : list->commands) {
-      const ze_result_t waits = checkWaitEvents(
-          static_cast<uint32_t>(command.waits.size()), command.waits.data());
-      if (waits != ZE_RESULT_SUCCESS) {
-        return waits;
-      }
-      runCommand(command);
-    }
+  const ze_result_t ran = runRegularLists(numLists, phLists);
+  if (ran != ZE_RESULT_SUCCESS) {
+    return ran;
   }
   if (fence != nullptr) {
     fence->signaled = true;
@@ -584,6 +611,46 @@ ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence) {
 }
 
 } // namespace
+
+ze_result_t ZE_APICALL immediateAppendCommandLists(
+    ze_command_list_handle_t hImmediate,
+    uint32_t numLists,
+    ze_command_list_handle_t* phLists,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  CommandListObject* immediate = asCommandList(hImmediate);
+  if (immediate == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (!immediate->immediate) {
+    return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
+  }
+  EventObject* signal = nullptr;
+  if (hSignal != nullptr) {
+    signal = asEvent(hSignal);
+    if (signal == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+  }
+  const ze_result_t checked =
+      checkRegularLists(immediate->device, numLists, phLists);
+  if (checked != ZE_RESULT_SUCCESS) {
+    return checked;
+  }
+  const ze_result_t waits = checkWaitEvents(numWait, phWait);
+  if (waits != ZE_RESULT_SUCCESS) {
+    return waits;
+  }
+  const ze_result_t ran = runRegularLists(numLists, phLists);
+  if (ran != ZE_RESULT_SUCCESS) {
+    return ran;
+  }
+  if (signal != nullptr) {
+    signal->signaled.store(true);
+  }
+  return ZE_RESULT_SUCCESS;
+}
 
 void fill(ze_command_queue_dditable_t* t) {
   t->pfnCreate = zeCommandQueueCreate;

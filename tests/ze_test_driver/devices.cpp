@@ -46,6 +46,7 @@ struct Extension {
 };
 constexpr Extension kExtensions[] = {
     {"ZE_extension_device_ip_version", ZE_MAKE_VERSION(1, 0)},
+    {"ZE_experimental_immediate_command_list_append", ZE_MAKE_VERSION(1, 0)},
 };
 constexpr ze_structure_type_t kDeviceIpVersionExt =
     static_cast<ze_structure_type_t>(0x1000f);
@@ -277,7 +278,11 @@ ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(
   if (name == nullptr || ppFunctionAddress == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
-  // No extension functions: callers fall back to core API paths.
+  if (std::strcmp(name, "zeCommandListImmediateAppendCommandListsExp") == 0) {
+    *ppFunctionAddress = reinterpret_cast<void*>(immediateAppendCommandLists);
+    return ZE_RESULT_SUCCESS;
+  }
+  // No other extension functions: callers fall back to core API paths.
   *ppFunctionAddress = nullptr;
   return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }

@@ -76,4 +76,21 @@ zeDriverGetDefaultContext(ze_driver_handle_t hDriver) {
   return xsl::test_driver::driverGetDefaultContext(hDriver);
 }
 
+// Extension ZE_experimental_immediate_command_list_append.
+ZE_DLLEXPORT ze_result_t ZE_APICALL zeCommandListImmediateAppendCommandListsExp(
+    ze_command_list_handle_t hCommandListImmediate,
+    uint32_t numCommandLists,
+    ze_command_list_handle_t* phCommandLists,
+    ze_event_handle_t hSignalEvent,
+    uint32_t numWaitEvents,
+    ze_event_handle_t* phWaitEvents) {
+  return xsl::test_driver::immediateAppendCommandLists(
+      hCommandListImmediate,
+      numCommandLists,
+      phCommandLists,
+      hSignalEvent,
+      numWaitEvents,
+      phWaitEvents);
+}
+
 } // extern "C"

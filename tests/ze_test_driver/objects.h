@@ -237,6 +237,20 @@ LaunchRecord captureLaunch(
     const void* command_list);
 void storeLaunch(LaunchRecord&& record);
 
+// zeCommandListImmediateAppendCommandListsExp (extension
+// ZE_experimental_immediate_command_list_append, newer than the headers the
+// driver may be built with): runs closed regular lists on an immediate list,
+// after its wait events, then signals. Adapter v2's batched queues submit
+// this way. Reached through zeDriverGetExtensionFunctionAddress and the
+// stand-in loader's export.
+ze_result_t ZE_APICALL immediateAppendCommandLists(
+    ze_command_list_handle_t hImmediate,
+    uint32_t numLists,
+    ze_command_list_handle_t* phLists,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait);
+
 // The one place that validates event lists of an append: every wait event
 // must already be signaled (commands run synchronously, so nothing could
 // signal it later).
