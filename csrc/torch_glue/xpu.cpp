@@ -28,8 +28,10 @@
 #include <c10/xpu/XPUStream.h>
 #include <sycl/sycl.hpp>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -129,9 +131,9 @@ std::unique_ptr<sycl::kernel> makeSyclKernel(const LoadedKernel& loaded) {
 // submit with the packed arguments.
 //
 // Appending to the list directly is ordered like a submit when the queue is
-// in order and the Unified Runtime's Level Zero adapter is v2: v2 puts every
-// command of an in-order queue on that one immediate list when it is
-// submitted, queue.wait() synchronizes the whole list
+// in order, not batched (below), and the Unified Runtime's Level Zero adapter
+// is v2: v2 puts every command of such a queue on that one immediate list
+// when it is submitted, queue.wait() synchronizes the whole list
 // (zeCommandListHostSynchronize), and the events torch records are barriers
 // appended to it. Adapter v1 is excluded: its queue.wait() waits for the
 // last event SYCL made, which a direct append comes after.
@@ -144,8 +146,30 @@ bool adapterAppendsInOrder(const sycl::device& device) {
           platform.size() - v2_suffix.size(), v2_suffix.size(), v2_suffix) == 0;
 }
 
+// Adapter v2 batches a queue's commands in regular lists that it submits
+// later when the queue has no_immediate_command_list or the process sets
+// UR_L0_V2_FORCE_BATCHED (read as the adapter reads it); get_native still
+// gives the immediate list, where a direct append would run before them.
+bool forcedBatchedSubmission() {
+  static const bool forced = [] {
+    const char* value = std::getenv("UR_L0_V2_FORCE_BATCHED");
+    if (value == nullptr) {
+      return false;
+    }
+    std::string lowered(value);
+    for (char& c : lowered) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return lowered == "1" || lowered == "y" || lowered == "yes" ||
+        lowered == "t" || lowered == "true";
+  }();
+  return forced;
+}
+
 ze_command_list_handle_t directCommandList(sycl::queue& queue) {
-  if (!queue.is_in_order()) {
+  if (!queue.is_in_order() || forcedBatchedSubmission() ||
+      queue.has_property<
+          sycl::ext::intel::property::queue::no_immediate_command_list>()) {
     return nullptr;
   }
   auto native = sycl::get_native<sycl::backend::ext_oneapi_level_zero>(queue);

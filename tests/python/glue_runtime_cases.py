@@ -22,7 +22,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -51,6 +51,9 @@ from torch._inductor.runtime import static_triton_launcher as stl  # noqa: E402
 
 L = upstream._StaticXpuLauncher if UPSTREAM else _sycl_launcher._StaticXpuLauncher
 PROJECT_ONLY = pytest.mark.skipif(UPSTREAM, reason="the project's glue only")
+# UR_L0_V2_FORCE_BATCHED=1: adapter v2 batches every queue's commands in
+# regular lists and runs them when the queue is flushed.
+FORCED_BATCHES = os.environ.get("UR_L0_V2_FORCE_BATCHED") == "1"
 ADD = support.TRITON_ADD_KERNEL
 DEVICES = int(os.environ.get("XSL_TEST_DRIVER_DEVICES", "1"))
 
@@ -92,11 +95,24 @@ def torch_entry_points():
             setattr(torch._C, name, value)
 
 
+class DrainedRecords(support.DriverRecords):
+    """Records read after every queue is waited for: a batched queue's
+    commands run (and launches are recorded) only when it is flushed."""
+
+    def count(self) -> int:
+        glue.wait_all()
+        return super().count()
+
+    def launch(self, index: int) -> Dict[str, Any]:
+        glue.wait_all()
+        return super().launch(index)
+
+
 @pytest.fixture(scope="module")
 def records() -> support.DriverRecords:
     # The stand-in loader build is the driver: its records, not those of a
     # driver behind the system loader (conftest's fixture of this name).
-    return support.DriverRecords(STANDIN_LOADER)
+    return DrainedRecords(STANDIN_LOADER)
 
 
 @pytest.fixture(scope="module")
@@ -265,15 +281,43 @@ def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
     for x, stream in enumerate(streams, 1):
         launch(function, (x, 1, 1), 1, 0, "OOiOO", args, stream)
     lists = [records.launch(i)["command_list"] for i in range(len(streams))]
-    # Each launch lands on its queue's own immediate command list, where
-    # SYCL puts the queue's other commands (so they stay in order): stream=0
-    # is the current stream's queue, the other queue has its own list.
-    current = glue.native_command_list(glue.current_raw_stream(0))
-    assert current != 0
-    assert lists == [current] * (len(streams) - 1) + [glue.native_command_list(other)]
-    assert lists[-1] != current
+    if FORCED_BATCHES:
+        # Each queue's launches land in its own batch, not on the immediate
+        # list under it (a direct append there would run before the batch).
+        assert len(set(lists[:-1])) == 1 and lists[-1] != lists[0]
+        assert not {glue.native_command_list(glue.current_raw_stream(0)),
+                    glue.native_command_list(other)} & set(lists)
+    else:
+        # Each launch lands on its queue's own immediate command list, where
+        # SYCL puts the queue's other commands (so they stay in order):
+        # stream=0 is the current stream's queue, the other queue has its
+        # own list.
+        current = glue.native_command_list(glue.current_raw_stream(0))
+        assert current != 0
+        assert lists == [current] * (len(streams) - 1) + [glue.native_command_list(other)]
+        assert lists[-1] != current
     assert [records.launch(i)["group_count"][0] for i in range(len(streams))] == \
         list(range(1, len(streams) + 1))
+
+
+@pytest.mark.parametrize("queue_kind", ["current", "batched"])
+def test_launches_run_in_order_with_the_queues_sycl_kernels(
+        add_zebin, records, buffers, queue_kind):
+    # SYCL's own launch, the glue's, SYCL's again: they run in that order
+    # on the queue's device. A batched queue (no_immediate_command_list;
+    # adapter v2 batches it, v1 gives it regular lists) runs its commands at
+    # the flush, so a launch that skipped the batch would run first.
+    queue = (glue.current_raw_stream(0) if queue_kind == "current"
+             else glue.new_batched_queue(0))
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    reference = glue.upstream_style_load(add_zebin, ADD, 0)
+    args = (buffers[0], buffers[1], 1, None, None)
+    records.clear()
+    glue.upstream_style_launch(reference, 1, 1, 1, 1, 0, "OOiOO", args, queue)
+    launch(function, (2, 1, 1), 1, 0, "OOiOO", args, queue)
+    glue.upstream_style_launch(reference, 3, 1, 1, 1, 0, "OOiOO", args, queue)
+    order = [records.launch(i)["group_count"][0] for i in range(records.count())]
+    assert order == [1, 2, 3]
 
 
 @pytest.mark.skipif(DEVICES < 2, reason="needs XSL_TEST_DRIVER_DEVICES=2")

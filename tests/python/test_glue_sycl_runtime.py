@@ -64,6 +64,10 @@ CONFIGS: Dict[str, Dict[str, str]] = {
                        "XSL_GLUE_EXPECT_ADAPTER": "v1"},
     "v2-two-devices": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_TEST_DRIVER_DEVICES": "2",
                        "XSL_GLUE_EXPECT_ADAPTER": "v2"},
+    # Adapter v2 batching every queue (commands in regular lists, run at a
+    # flush): the glue must not append to the immediate list under them.
+    "v2-batched": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_GLUE_EXPECT_ADAPTER": "v2",
+                   "UR_L0_V2_FORCE_BATCHED": "1"},
     "v1-validation": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_TEST_DRIVER_DEVICES": "2",
                       "XSL_GLUE_EXPECT_ADAPTER": "v1", "ZE_ENABLE_VALIDATION_LAYER": "1",
                       "ZE_ENABLE_PARAMETER_VALIDATION": "1"},

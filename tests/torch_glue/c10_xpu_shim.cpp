@@ -132,6 +132,26 @@ uintptr_t newQueue(int device) {
   return reinterpret_cast<uintptr_t>(&r.queues[index].back());
 }
 
+uintptr_t newBatchedQueue(int device) {
+  Runtime& r = runtime();
+  const size_t index = checkedIndex(static_cast<c10::DeviceIndex>(device));
+  r.queues[index].emplace_back(
+      *r.context,
+      r.devices[index],
+      sycl::property_list{
+          sycl::property::queue::in_order(),
+          sycl::ext::intel::property::queue::no_immediate_command_list()});
+  return reinterpret_cast<uintptr_t>(&r.queues[index].back());
+}
+
+void waitAll() {
+  for (std::deque<sycl::queue>& device_queues : runtime().queues) {
+    for (sycl::queue& queue : device_queues) {
+      queue.wait();
+    }
+  }
+}
+
 uintptr_t nativeCommandList(uintptr_t queue) {
   auto native = sycl::get_native<sycl::backend::ext_oneapi_level_zero>(
       *reinterpret_cast<sycl::queue*>(queue));

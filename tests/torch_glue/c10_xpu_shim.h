@@ -18,6 +18,11 @@ std::string platformName();
 uintptr_t currentQueue(int device);
 // A further in-order queue on the device (a non-default stream).
 uintptr_t newQueue(int device);
+// An in-order queue with no_immediate_command_list: adapter v2 batches its
+// commands in regular lists and runs them when the queue is flushed.
+uintptr_t newBatchedQueue(int device);
+// queue.wait() on every queue above (batched queues run their commands then).
+void waitAll();
 // The Level Zero immediate command list under a queue (0 if it has none).
 uintptr_t nativeCommandList(uintptr_t queue);
 // sycl::malloc_device in the shared context.

@@ -50,6 +50,24 @@ PyObject* newQueue(PyObject* /*self*/, PyObject* arg) {
   });
 }
 
+PyObject* newBatchedQueue(PyObject* /*self*/, PyObject* arg) {
+  const long device = PyLong_AsLong(arg);
+  if (device == -1 && PyErr_Occurred()) {
+    return nullptr;
+  }
+  return guarded([device] {
+    return PyLong_FromUnsignedLongLong(
+        shim::newBatchedQueue(static_cast<int>(device)));
+  });
+}
+
+PyObject* waitAll(PyObject* /*self*/, PyObject* /*unused*/) {
+  return guarded([] {
+    shim::waitAll();
+    Py_RETURN_NONE;
+  });
+}
+
 PyObject* nativeCommandList(PyObject* /*self*/, PyObject* arg) {
   const unsigned long long queue = PyLong_AsUnsignedLongLong(arg);
   if (PyErr_Occurred()) {
@@ -123,6 +141,12 @@ PyMethodDef kMethods[] = {
      newQueue,
      METH_O,
      "new_queue(device): address of a further in-order sycl::queue"},
+    {"new_batched_queue",
+     newBatchedQueue,
+     METH_O,
+     "new_batched_queue(device): an in-order queue with "
+     "no_immediate_command_list"},
+    {"wait_all", waitAll, METH_NOARGS, "queue.wait() on every queue"},
     {"native_command_list",
      nativeCommandList,
      METH_O,
