@@ -833,9 +833,11 @@ def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver
         ]
     more = "Devices:\n" + listing if len(devices) > 1 else ""
     findings = [Finding("level-zero", OK, f"Intel GPU: {describe_device(gpus[0])}", more, data={"devices": devices})]
-    # The launcher counts XPU device indices within driver 0.
+    # The launcher, like torch, counts XPU device indices within the first
+    # driver that has a GPU; other drivers (Intel's NPU driver) are skipped.
+    gpu_driver = next((d.get("driver", 0) for d in devices if d.get("type") == 1), 0)
     for device in devices:
-        if device.get("driver") == 0 and not is_intel_gpu(device):
+        if device.get("driver", 0) == gpu_driver and not is_intel_gpu(device):
             findings.append(
                 Finding(
                     "level-zero",

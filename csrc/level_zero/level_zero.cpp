@@ -66,33 +66,102 @@ std::string anotherArchitecture(const Device& device, const zebin::Zebin& bin) {
       here + ": compile the kernel for this device";
 }
 
+// Every driver the loader lists, in its order.
+Expected<std::vector<ze_driver_handle_t>> listDrivers(const Api& api) {
+  uint32_t count = 0;
+  ze_result_t result = api.zeDriverGet(&count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  }
+  std::vector<ze_driver_handle_t> drivers(count);
+  if (count > 0) {
+    result = api.zeDriverGet(&count, drivers.data());
+    if (result != ZE_RESULT_SUCCESS) {
+      return zeError("zeDriverGet", result, "listing Level Zero drivers");
+    }
+    drivers.resize(count);
+  }
+  return drivers;
+}
+
+// Every device of one driver.
+Expected<std::vector<ze_device_handle_t>> listDevices(
+    const Api& api,
+    ze_driver_handle_t driver) {
+  uint32_t count = 0;
+  ze_result_t result = api.zeDeviceGet(driver, &count, nullptr);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDeviceGet", result, "listing Level Zero devices");
+  }
+  std::vector<ze_device_handle_t> devices(count);
+  if (count > 0) {
+    result = api.zeDeviceGet(driver, &count, devices.data());
+    if (result != ZE_RESULT_SUCCESS) {
+      return zeError("zeDeviceGet", result, "listing Level Zero devices");
+    }
+    devices.resize(count);
+  }
+  return devices;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- Device
 
 Expected<uint32_t> Device::count(const Api& api, uint32_t driver_index) {
-  uint32_t driver_count = 0;
-  ze_result_t result = api.zeDriverGet(&driver_count, nullptr);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  Expected<std::vector<ze_driver_handle_t>> drivers = listDrivers(api);
+  if (!drivers) {
+    return drivers.error();
   }
-  if (driver_index >= driver_count) {
+  if (driver_index >= drivers->size()) {
     return 0u;
   }
-  std::vector<ze_driver_handle_t> drivers(driver_count);
-  result = api.zeDriverGet(&driver_count, drivers.data());
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  Expected<std::vector<ze_device_handle_t>> devices =
+      listDevices(api, (*drivers)[driver_index]);
+  if (!devices) {
+    return devices.error();
   }
-  if (driver_index >= driver_count) {
-    return 0u;
+  return static_cast<uint32_t>(devices->size());
+}
+
+Expected<uint32_t> Device::gpuDriverIndex(const Api& api) {
+  Expected<std::vector<ze_driver_handle_t>> drivers = listDrivers(api);
+  if (!drivers) {
+    return drivers.error();
   }
-  uint32_t device_count = 0;
-  result = api.zeDeviceGet(drivers[driver_index], &device_count, nullptr);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDeviceGet", result, "listing Level Zero devices");
+  for (size_t d = 0; d < drivers->size(); ++d) {
+    Expected<std::vector<ze_device_handle_t>> devices =
+        listDevices(api, (*drivers)[d]);
+    if (!devices) {
+      return devices.error();
+    }
+    for (ze_device_handle_t device : *devices) {
+      ze_device_properties_t props;
+      std::memset(&props, 0, sizeof(props));
+      props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+      const ze_result_t result = api.zeDeviceGetProperties(device, &props);
+      if (result != ZE_RESULT_SUCCESS) {
+        return zeError(
+            "zeDeviceGetProperties", result, "finding the GPU driver");
+      }
+      if (props.type == ZE_DEVICE_TYPE_GPU) {
+        return static_cast<uint32_t>(d);
+      }
+    }
   }
-  return device_count;
+  return 0u;
+}
+
+Expected<Device> Device::gpuByIndex(uint32_t device_index) {
+  Expected<const Api*> table = level_zero::api();
+  if (!table) {
+    return table.error();
+  }
+  Expected<uint32_t> driver_index = gpuDriverIndex(**table);
+  if (!driver_index) {
+    return driver_index.error();
+  }
+  return byIndex(**table, device_index, *driver_index);
 }
 
 Expected<Device> Device::byIndex(uint32_t device_index, uint32_t driver_index) {
@@ -107,18 +176,11 @@ Expected<Device> Device::byIndex(
     const Api& api,
     uint32_t device_index,
     uint32_t driver_index) {
-  uint32_t driver_count = 0;
-  ze_result_t result = api.zeDriverGet(&driver_count, nullptr);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDriverGet", result, "listing Level Zero drivers");
+  Expected<std::vector<ze_driver_handle_t>> drivers = listDrivers(api);
+  if (!drivers) {
+    return drivers.error();
   }
-  std::vector<ze_driver_handle_t> drivers(driver_count);
-  if (driver_count > 0) {
-    result = api.zeDriverGet(&driver_count, drivers.data());
-    if (result != ZE_RESULT_SUCCESS) {
-      return zeError("zeDriverGet", result, "listing Level Zero drivers");
-    }
-  }
+  const size_t driver_count = drivers->size();
   if (driver_index >= driver_count) {
     return Error(
         "Level Zero driver " + std::to_string(driver_index) +
@@ -129,19 +191,13 @@ Expected<Device> Device::byIndex(
   const std::string driver_label = driver_count == 1
       ? std::string("the Level Zero driver")
       : "Level Zero driver " + std::to_string(driver_index);
-  ze_driver_handle_t driver = drivers[driver_index];
-  uint32_t device_count = 0;
-  result = api.zeDeviceGet(driver, &device_count, nullptr);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDeviceGet", result, "listing Level Zero devices");
+  ze_driver_handle_t driver = (*drivers)[driver_index];
+  Expected<std::vector<ze_device_handle_t>> listed = listDevices(api, driver);
+  if (!listed) {
+    return listed.error();
   }
-  std::vector<ze_device_handle_t> devices(device_count);
-  if (device_count > 0) {
-    result = api.zeDeviceGet(driver, &device_count, devices.data());
-    if (result != ZE_RESULT_SUCCESS) {
-      return zeError("zeDeviceGet", result, "listing Level Zero devices");
-    }
-  }
+  const std::vector<ze_device_handle_t>& devices = *listed;
+  const size_t device_count = devices.size();
   if (device_count == 0) {
     return Error(
         "XPU device " + std::to_string(device_index) +
@@ -265,7 +321,7 @@ Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index) {
   if (found != contexts->end()) {
     return found->second;
   }
-  Expected<Device> device = Device::byIndex(device_index);
+  Expected<Device> device = Device::gpuByIndex(device_index);
   if (!device) {
     return device.error();
   }

@@ -71,6 +71,14 @@ class Device {
       uint32_t driver_index = 0);
   // Devices of driver `driver_index` (0 if that driver does not exist).
   static Expected<uint32_t> count(const Api& api, uint32_t driver_index = 0);
+  // The first driver with a GPU device: torch's XPU devices are the GPUs of
+  // the first Level Zero platform that has any, and on Core Ultra machines
+  // the loader may list Intel's NPU driver before the GPU driver. 0 when no
+  // driver has a GPU (byIndex then says what driver 0 has instead).
+  static Expected<uint32_t> gpuDriverIndex(const Api& api);
+  // Device `device_index` of that driver, through api(): how torch numbers
+  // XPU devices.
+  static Expected<Device> gpuByIndex(uint32_t device_index);
   // An existing device handle (e.g. from SYCL's native interop).
   Device(
       const Api& api,
@@ -141,8 +149,8 @@ class Context {
 };
 
 // One context per device index, created on first use through api() and kept
-// for the life of the process; thread-safe. The device must be an Intel GPU
-// (checkIntelGpu).
+// for the life of the process; thread-safe. The device is
+// Device::gpuByIndex(device_index) and must be an Intel GPU (checkIntelGpu).
 Expected<std::shared_ptr<Context>> sharedContext(uint32_t device_index);
 
 // Why a device cannot be used, by who has to act.

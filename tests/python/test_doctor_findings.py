@@ -311,14 +311,25 @@ def test_level_zero_driver_installed_but_no_gpu_is_not_a_missing_driver():
     assert "apt-get install intel-level-zero-gpu" in missing.fix
 
 
-def test_level_zero_npu_next_to_a_gpu_is_a_warning():
+def test_level_zero_npu_driver_before_the_gpu_driver_is_fine():
+    # Core Ultra machines: the loader may list Intel's NPU driver first; the
+    # launcher, like torch, takes its devices from the first driver with a GPU.
     gpu = dict(ARC, driver=1)
     probes = FakeProbes(env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll"},
                         ze={"drivers": 2, "devices": [NPU, gpu]})
     findings = doctor.check_level_zero(probes)
-    assert [f.severity for f in findings] == [doctor.OK, doctor.OK, doctor.WARNING]
+    assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
     assert "XPU device 0 of driver 1" in findings[1].title
-    assert findings[2].title.startswith("XPU device 0 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086")
+    assert "Intel(R) AI Boost" in findings[1].detail
+
+
+def test_level_zero_non_gpu_device_in_the_gpu_driver_is_a_warning():
+    npu = dict(NPU, index=1)
+    probes = FakeProbes(env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll"},
+                        ze={"drivers": 1, "devices": [ARC, npu]})
+    findings = doctor.check_level_zero(probes)
+    assert [f.severity for f in findings] == [doctor.OK, doctor.OK, doctor.WARNING]
+    assert findings[2].title.startswith("XPU device 1 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086")
 
 
 def test_main_json_runs_every_check_through_the_probes(capsys):

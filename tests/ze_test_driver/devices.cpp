@@ -109,8 +109,12 @@ void configureDevice(DeviceObject& device, uint32_t index) {
   }
 }
 
-// XSL_TEST_DRIVER_DEVICE_TYPE: gpu (default), cpu, fpga, mca or vpu.
+// XSL_TEST_DRIVER_DEVICE_TYPE: gpu (default), cpu, fpga, mca or vpu. The
+// NPU build (XSL_TEST_DRIVER_AS_NPU) always has one NPU.
 ze_device_type_t deviceType() {
+#if defined(XSL_TEST_DRIVER_AS_NPU)
+  return ZE_DEVICE_TYPE_VPU;
+#else
   const char* text = envOr("XSL_TEST_DRIVER_DEVICE_TYPE", "gpu");
   const char* const names[] = {"gpu", "cpu", "fpga", "mca", "vpu"};
   const ze_device_type_t types[] = {
@@ -125,14 +129,20 @@ ze_device_type_t deviceType() {
     }
   }
   return ZE_DEVICE_TYPE_GPU;
+#endif
 }
 
 void initializeDevices(DriverState& s) {
+#if defined(XSL_TEST_DRIVER_AS_NPU)
+  const unsigned long count = 1;
+  const std::string name = "Intel(R) AI Boost";
+#else
   unsigned long count =
       std::strtoul(envOr("XSL_TEST_DRIVER_DEVICES", "1"), nullptr, 10);
   count = std::min<unsigned long>(count, kMaxDevices);
   const std::string name =
       envOr("XSL_TEST_DRIVER_DEVICE_NAME", "XSL test device");
+#endif
   const uint32_t vendor_id = static_cast<uint32_t>(
       std::strtoul(envOr("XSL_TEST_DRIVER_VENDOR", "0x8086"), nullptr, 0));
   const ze_device_type_t type = deviceType();

@@ -770,6 +770,36 @@ TEST(ScenarioNpuDevice, DeviceThatIsNotAnIntelGpuIsRefused) {
       << context.error().message();
 }
 
+TEST(ScenarioNpuDriverFirst, DevicesAreTheGpuDriversDevices) {
+  // ZE_ENABLE_ALT_DRIVERS lists the NPU stand-in first, then the GPU
+  // driver, as the loader may order them on Core Ultra machines.
+  SKIP_UNLESS_SCENARIO("npu_driver_first");
+  Expected<const Api*> table = api();
+  ASSERT_TRUE(table.ok()) << table.error().message();
+  Expected<uint32_t> gpu_driver = Device::gpuDriverIndex(**table);
+  ASSERT_TRUE(gpu_driver.ok()) << gpu_driver.error().message();
+  EXPECT_EQ(*gpu_driver, 1u);
+  Expected<Device> npu = Device::byIndex(0, 0);
+  ASSERT_TRUE(npu.ok()) << npu.error().message();
+  EXPECT_EQ(npu->properties()->name, "Intel(R) AI Boost");
+  // Device indices (sharedContext's) count the GPU driver's devices, both
+  // of them. No process-lifetime context here: with two drivers the loader
+  // wraps their handles and frees the wrappers at exit, which LeakSanitizer
+  // would then report.
+  for (uint32_t index : {0u, 1u}) {
+    Expected<Device> device = Device::gpuByIndex(index);
+    ASSERT_TRUE(device.ok()) << device.error().message();
+    EXPECT_TRUE(checkIntelGpu(*device).ok());
+    EXPECT_EQ(device->index(), index);
+  }
+  Expected<Device> third = Device::gpuByIndex(2);
+  ASSERT_FALSE(third.ok());
+  EXPECT_TRUE(contains(
+      third.error().message(),
+      "XPU device 2 not found: Level Zero driver 1 has 2 device(s)"))
+      << third.error().message();
+}
+
 TEST(ScenarioDg2Device, Dg2ZebinLoadsAndPvcZebinDoesNot) {
   SKIP_UNLESS_SCENARIO("dg2");
   REQUIRE_CORPUS_FILE("add_dg2_grf128.zebin");
