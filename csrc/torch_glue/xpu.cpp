@@ -130,26 +130,12 @@ std::unique_ptr<sycl::kernel> makeSyclKernel(const LoadedKernel& loaded) {
 // command list where that is ordered exactly like a SYCL submit, else one
 // submit with the packed arguments.
 //
-// Appending to the list directly is ordered like a submit when the queue is
-// in order, not batched (below), and the Unified Runtime's Level Zero adapter
-// is v2: v2 puts every command of such a queue on that one immediate list
-// when it is submitted, queue.wait() synchronizes the whole list
-// (zeCommandListHostSynchronize), and the events torch records are barriers
-// appended to it. Adapter v1 is excluded: its queue.wait() waits for the
-// last event SYCL made, which a direct append comes after.
-bool adapterAppendsInOrder(const sycl::device& device) {
-  const std::string platform =
-      device.get_platform().get_info<sycl::info::platform::name>();
-  const std::string_view v2_suffix = "Level-Zero V2";
-  return platform.size() >= v2_suffix.size() &&
-      platform.compare(
-          platform.size() - v2_suffix.size(), v2_suffix.size(), v2_suffix) == 0;
-}
-
 // Adapter v2 batches a queue's commands in regular lists that it submits
 // later when the queue has no_immediate_command_list or the process sets
 // UR_L0_V2_FORCE_BATCHED (read as the adapter reads it); get_native still
 // gives the immediate list, where a direct append would run before them.
+// The variable is process-wide, so it is read once (at kernel load); the
+// property is the queue's, checked at each launch.
 bool forcedBatchedSubmission() {
   static const bool forced = [] {
     const char* value = std::getenv("UR_L0_V2_FORCE_BATCHED");
@@ -166,8 +152,24 @@ bool forcedBatchedSubmission() {
   return forced;
 }
 
+// Appending to the list directly is ordered like a submit when the queue is
+// in order, not batched (above), and the Unified Runtime's Level Zero adapter
+// is v2: v2 puts every command of such a queue on that one immediate list
+// when it is submitted, queue.wait() synchronizes the whole list
+// (zeCommandListHostSynchronize), and the events torch records are barriers
+// appended to it. Adapter v1 is excluded: its queue.wait() waits for the
+// last event SYCL made, which a direct append comes after.
+bool adapterAppendsInOrder(const sycl::device& device) {
+  const std::string platform =
+      device.get_platform().get_info<sycl::info::platform::name>();
+  const std::string_view v2_suffix = "Level-Zero V2";
+  return !forcedBatchedSubmission() && platform.size() >= v2_suffix.size() &&
+      platform.compare(
+          platform.size() - v2_suffix.size(), v2_suffix.size(), v2_suffix) == 0;
+}
+
 ze_command_list_handle_t directCommandList(sycl::queue& queue) {
-  if (!queue.is_in_order() || forcedBatchedSubmission() ||
+  if (!queue.is_in_order() ||
       queue.has_property<
           sycl::ext::intel::property::queue::no_immediate_command_list>()) {
     return nullptr;

@@ -308,7 +308,7 @@ def test_launches_run_in_order_with_the_queues_sycl_kernels(
     # adapter v2 batches it, v1 gives it regular lists) runs its commands at
     # the flush, so a launch that skipped the batch would run first.
     queue = (glue.current_raw_stream(0) if queue_kind == "current"
-             else glue.new_batched_queue(0))
+             else glue.new_queue(0, True))
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     reference = glue.upstream_style_load(add_zebin, ADD, 0)
     args = (buffers[0], buffers[1], 1, None, None)

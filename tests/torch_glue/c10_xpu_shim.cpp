@@ -124,23 +124,16 @@ uintptr_t currentQueue(int device) {
            .queue());
 }
 
-uintptr_t newQueue(int device) {
+uintptr_t newQueue(int device, bool batched) {
   Runtime& r = runtime();
   const size_t index = checkedIndex(static_cast<c10::DeviceIndex>(device));
-  r.queues[index].emplace_back(
-      *r.context, r.devices[index], sycl::property::queue::in_order());
-  return reinterpret_cast<uintptr_t>(&r.queues[index].back());
-}
-
-uintptr_t newBatchedQueue(int device) {
-  Runtime& r = runtime();
-  const size_t index = checkedIndex(static_cast<c10::DeviceIndex>(device));
-  r.queues[index].emplace_back(
-      *r.context,
-      r.devices[index],
-      sycl::property_list{
-          sycl::property::queue::in_order(),
-          sycl::ext::intel::property::queue::no_immediate_command_list()});
+  sycl::property_list properties{sycl::property::queue::in_order()};
+  if (batched) {
+    properties = sycl::property_list{
+        sycl::property::queue::in_order(),
+        sycl::ext::intel::property::queue::no_immediate_command_list()};
+  }
+  r.queues[index].emplace_back(*r.context, r.devices[index], properties);
   return reinterpret_cast<uintptr_t>(&r.queues[index].back());
 }
 

@@ -16,11 +16,10 @@ std::string platformName();
 // &getCurrentXPUStream(device).queue(): what torch._C._xpu_getCurrentRawStream
 // returns.
 uintptr_t currentQueue(int device);
-// A further in-order queue on the device (a non-default stream).
-uintptr_t newQueue(int device);
-// An in-order queue with no_immediate_command_list: adapter v2 batches its
-// commands in regular lists and runs them when the queue is flushed.
-uintptr_t newBatchedQueue(int device);
+// A further in-order queue on the device (a non-default stream); batched:
+// with no_immediate_command_list, whose commands adapter v2 batches in
+// regular lists and runs when the queue is flushed.
+uintptr_t newQueue(int device, bool batched);
 // queue.wait() on every queue above (batched queues run their commands then).
 void waitAll();
 // The Level Zero immediate command list under a queue (0 if it has none).

@@ -39,25 +39,14 @@ PyObject* currentRawStream(PyObject* /*self*/, PyObject* arg) {
   });
 }
 
-PyObject* newQueue(PyObject* /*self*/, PyObject* arg) {
-  const long device = PyLong_AsLong(arg);
-  if (device == -1 && PyErr_Occurred()) {
+PyObject* newQueue(PyObject* /*self*/, PyObject* args) {
+  int device = 0;
+  int batched = 0;
+  if (!PyArg_ParseTuple(args, "i|p", &device, &batched)) {
     return nullptr;
   }
-  return guarded([device] {
-    return PyLong_FromUnsignedLongLong(
-        shim::newQueue(static_cast<int>(device)));
-  });
-}
-
-PyObject* newBatchedQueue(PyObject* /*self*/, PyObject* arg) {
-  const long device = PyLong_AsLong(arg);
-  if (device == -1 && PyErr_Occurred()) {
-    return nullptr;
-  }
-  return guarded([device] {
-    return PyLong_FromUnsignedLongLong(
-        shim::newBatchedQueue(static_cast<int>(device)));
+  return guarded([device, batched] {
+    return PyLong_FromUnsignedLongLong(shim::newQueue(device, batched != 0));
   });
 }
 
@@ -139,13 +128,9 @@ PyMethodDef kMethods[] = {
      "torch._C._xpu_getCurrentRawStream(device): the current queue's address"},
     {"new_queue",
      newQueue,
-     METH_O,
-     "new_queue(device): address of a further in-order sycl::queue"},
-    {"new_batched_queue",
-     newBatchedQueue,
-     METH_O,
-     "new_batched_queue(device): an in-order queue with "
-     "no_immediate_command_list"},
+     METH_VARARGS,
+     "new_queue(device, batched=False): address of a further in-order "
+     "sycl::queue; batched: with no_immediate_command_list"},
     {"wait_all", waitAll, METH_NOARGS, "queue.wait() on every queue"},
     {"native_command_list",
      nativeCommandList,
