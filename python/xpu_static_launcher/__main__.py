@@ -4,6 +4,12 @@ start, or stop it; or check what install() does here.
   enable-at-startup [--user | --site-dir DIR]   write the .pth file
   disable-at-startup [--user | --site-dir DIR]  remove it
   check [--no-zebin]                            run install() once and print it
+  verify [--no-install]                         compile one tiny kernel with torch.compile
+                                                and say whether it was launched statically
+
+check exits 0 for installed (the launcher is set and kernels are zebins) and
+present (torch has one), 1 otherwise: installed-spirv (the launcher is set but
+kernels stay SPIR-V, so none is launched statically) names the fix.
 
 The .pth file goes into this environment's site-packages (``--user``: the
 user site folder; ``--site-dir``: any folder Python processes .pth files
@@ -74,6 +80,9 @@ def check(zebin: Optional[bool]) -> int:
 
     result = install(zebin, verbose=False)
     print(result.message)
+    if result.status == "installed-spirv":
+        print("check: no kernel will be launched statically until Triton-XPU can make zebins "
+              "(the fix is named above); python scripts/doctor.py says more", file=sys.stderr)
     return 0 if result.status in ("installed", "present") else 1
 
 
@@ -89,7 +98,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         where.add_argument("--site-dir", help="this folder instead of site-packages")
     chk = sub.add_parser("check", help="run install() in this process and print what it did")
     chk.add_argument("--no-zebin", action="store_true", help="do not switch Inductor to zebin")
+    ver = sub.add_parser("verify", help="compile one tiny Triton kernel with torch.compile and report whether it "
+                                        "went through the static launcher (needs Triton-XPU and an Intel GPU)")
+    ver.add_argument("--no-install", action="store_true",
+                     help="do not run install() first (a torch with its own launcher)")
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        from . import verify
+
+        return verify.run(install_first=not args.no_install)
     if args.command == "check":
         return check(False if args.no_zebin else None)
     folder = site_dir(args.user, args.site_dir)

@@ -180,7 +180,8 @@ def _decide(environ: MutableMapping[str, str], find_ocloc: OclocFinder,
     compiler is available to Triton-XPU, ocloc or a matching GPU driver."""
     requested = _requested(environ)
     if requested is not None:
-        return requested, f"{ENV_VAR}={requested}", None
+        unset = "; unset it for zebin" if requested == "spv" else ""
+        return requested, f"{ENV_VAR}={requested}{unset}", None
     if not is_windows():
         return "zebin", "zebin is the default off Windows", None
     folder, where = find_ocloc()
@@ -267,6 +268,16 @@ def readers() -> Dict[str, Any]:
     return {m.__name__: m.__dict__[BINDING] for m in _inductor_modules() if BINDING in m.__dict__}
 
 
+def zebin_decision(*, environ: Optional[Mapping[str, str]] = None,
+                   find_ocloc: Optional[OclocFinder] = None,
+                   find_driver: Optional[DriverFinder] = None) -> Tuple[str, str]:
+    """(format, reason) that ``enable_zebin`` would choose, changing nothing;
+    the reason names the fix when it is SPIR-V."""
+    target, reason, _ = _decide(dict(os.environ if environ is None else environ),
+                                find_ocloc or find_ocloc_folder, find_driver or find_driver_compiler)
+    return target, reason
+
+
 def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
                      find_driver: Optional[DriverFinder] = None) -> bool:
     """``install()``'s default for ``zebin``: on Windows when Triton-XPU has a
@@ -279,4 +290,4 @@ def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
 
 
 __all__ = ["ENV_VAR", "FormatChange", "current_format", "disable_zebin", "enable_zebin",
-           "find_driver_compiler", "find_ocloc_folder", "readers", "zebin_by_default"]
+           "find_driver_compiler", "find_ocloc_folder", "readers", "zebin_by_default", "zebin_decision"]

@@ -15,9 +15,13 @@
 It never installs the Level Zero launcher (``xpu_static_launcher.launcher.
 StaticXpuLauncher``): that one takes Level Zero command lists, not torch's
 queues, and stays under its own name for tools and tests. ``zebin`` (default:
-on Windows when an ocloc is found) also switches Inductor to zebin with
-``inductor_format.enable_zebin``. The result names what happened in one line;
-``uninstall()`` undoes both.
+on Windows when Triton-XPU has a zebin compiler) also switches Inductor to
+zebin with ``inductor_format.enable_zebin``. The status is ``installed`` only
+when Inductor then keeps kernels as zebin; when they stay SPIR-V (no ocloc
+and no driver compiler on Windows, ``TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv``,
+``zebin=False``) the launcher is set but Inductor refuses static launch for
+every kernel, and the status is ``installed-spirv`` with the fix named. The
+result names what happened in one line; ``uninstall()`` undoes both.
 """
 
 from __future__ import annotations
@@ -39,15 +43,20 @@ ABI = ("_load_kernel", "_launch_kernel")
 # Lists the file names of the shared libraries loaded in this process.
 LibraryProbe = Callable[[], Iterable[str]]
 
+# install() set the launcher: with zebins, or with kernels that stay SPIR-V.
+INSTALLED = ("installed", "installed-spirv")
+
 _LINUX_SYCL = re.compile(r"^libsycl\.so\.(\d+)(?:\.|$)")
 _WINDOWS_SYCL = re.compile(r"^sycl(\d+)d?\.dll$", re.IGNORECASE)
 
 
 @dataclass
 class InstallResult:
-    """``status`` is one of: installed, present, no-torch, not-xpu,
-    no-backend, sycl-mismatch, sycl-unknown (install); uninstalled,
-    not-installed (uninstall). ``message`` is the one line that says it."""
+    """``status`` is one of: installed, installed-spirv, present, no-torch,
+    not-xpu, no-backend, sycl-mismatch, sycl-unknown (install); uninstalled,
+    not-installed (uninstall). ``message`` is the one line that says it.
+    ``installed`` is true when this call set the launcher (both installed
+    statuses); ``static`` only when kernels will also be zebins."""
 
     status: str
     message: str
@@ -55,6 +64,11 @@ class InstallResult:
 
     @property
     def installed(self) -> bool:
+        return self.status in INSTALLED
+
+    @property
+    def static(self) -> bool:
+        """True when Inductor will launch kernels statically (zebin)."""
         return self.status == "installed"
 
     def __str__(self) -> str:
@@ -203,18 +217,41 @@ def install(zebin: Optional[bool] = None, *, verbose: bool = True,
                              "(pip install --no-build-isolation .) in the environment torch runs in"), verbose)
     setattr(torch_c, ATTRIBUTE, launcher)
     _installed = _Installed(torch_c, launcher, None)
+    by_default = zebin is None
     if zebin is None:
         zebin = inductor_format.zebin_by_default(find_ocloc)
     message = f"installed the SYCL backend (libsycl {built}) as torch._C.{ATTRIBUTE}"
+    spirv_why = ""
     if zebin:
         try:
             _installed.zebin = inductor_format.enable_zebin(find_ocloc=find_ocloc)
         except ValueError as err:  # a bad TORCHINDUCTOR_XPU_KERNEL_FORMAT
             message += f"; Inductor XPU kernel format unchanged: {err}"
+            spirv_why = str(err)
         else:
             change = _installed.zebin
             message += f"; Inductor XPU kernel format: {change.format} ({change.reason})"
-    return _report(InstallResult("installed", message, _installed.zebin), verbose)
+            spirv_why = change.reason
+    if inductor_format.current_format() != "spv":
+        return _report(InstallResult("installed", message, _installed.zebin), verbose)
+    if spirv_why:
+        message += "; so Inductor launches no kernel statically"
+    else:
+        message += ("; but kernels stay SPIR-V, so Inductor launches none of them statically: "
+                    + _spirv_reason(by_default, find_ocloc))
+    return _report(InstallResult("installed-spirv", message, _installed.zebin), verbose)
+
+
+def _spirv_reason(by_default: bool, find_ocloc: Optional[inductor_format.OclocFinder]) -> str:
+    """Why Inductor reports SPIR-V when install() did not run the zebin
+    switch, and the fix."""
+    if not by_default:
+        return "the zebin switch is off (zebin=False or check --no-zebin); leave it on"
+    target, reason = inductor_format.zebin_decision(find_ocloc=find_ocloc)
+    if target == "spv":
+        return reason
+    return (f"torch._inductor.utils.{inductor_format.BINDING} is 'spv' although {reason}; "
+            "call xpu_static_launcher.enable_zebin() or install(zebin=True)")
 
 
 def uninstall(*, verbose: bool = True) -> InstallResult:
@@ -237,4 +274,4 @@ def uninstall(*, verbose: bool = True) -> InstallResult:
     return _report(InstallResult("uninstalled", message, state.zebin), verbose)
 
 
-__all__ = ["InstallResult", "install", "uninstall", "loaded_libraries", "sycl_majors"]
+__all__ = ["INSTALLED", "InstallResult", "install", "uninstall", "loaded_libraries", "sycl_majors"]

@@ -209,7 +209,7 @@ def test_users_format_wins_even_on_windows(version, stand_in):
     mods = stand_in(version)
     change = fmt.enable_zebin(environ={fmt.ENV_VAR: "spv"}, find_ocloc=lambda: OCLOC)
     assert change.format == "spv" and not change.changed
-    assert change.reason == f"{fmt.ENV_VAR}=spv"
+    assert change.reason == f"{fmt.ENV_VAR}=spv; unset it for zebin"
     assert set(formats(mods).values()) == {"spv"}
     environ = {fmt.ENV_VAR: "zebin"}
     change = fmt.enable_zebin(environ=environ, find_ocloc=lambda: (None, "no ocloc anywhere"))

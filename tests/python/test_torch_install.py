@@ -274,8 +274,55 @@ def test_bad_format_variable_still_installs_and_says_so(monkeypatch):
     monkeypatch.setenv(inductor_format.ENV_VAR, "ptx")
     result = xpu_static_launcher.install(True, verbose=False, libraries=libsycl(9))
     assert result.installed and result.zebin is None
+    # The stand-in Inductor stays at spv: the launcher is set, nothing launches statically.
+    assert result.status == "installed-spirv" and not result.static
     assert result.message.endswith("; Inductor XPU kernel format unchanged: TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' "
-                                   "is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it")
+                                   "is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it; "
+                                   "so Inductor launches no kernel statically")
     assert utils.XPU_KERNEL_FORMAT == "spv"
     assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
     assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+def test_windows_without_a_zebin_compiler_is_installed_spirv_with_the_fix(monkeypatch, capsys):
+    torch = fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    utils = _fake_inductor(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(inductor_format, "find_driver_compiler",
+                        lambda: (False, "this Triton-XPU cannot compile with the GPU driver"))
+    result = torch_install.install(libraries=libsycl(9), find_ocloc=lambda: (None, "ocloc was not found"))
+    assert result.status == "installed-spirv" and result.installed and not result.static
+    assert torch._C._StaticXpuLauncher is _Launcher and utils.XPU_KERNEL_FORMAT == "spv"
+    line = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
+            "Inductor launches none of them statically: kept SPIR-V (.spv), which cannot be launched statically: "
+            "ocloc was not found; this Triton-XPU cannot compile with the GPU driver; install the intel_ocloc "
+            "wheel or oneAPI's ocloc, or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin")
+    assert result.message == line
+    assert capsys.readouterr().err == f"xpu_static_launcher: {line}\n"
+    assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
+    assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+@pytest.mark.parametrize("zebin, why", [
+    (False, "the zebin switch is off (zebin=False or check --no-zebin); leave it on"),
+    (None, "torch._inductor.utils.XPU_KERNEL_FORMAT is 'spv' although zebin is the default off Windows; "
+           "call xpu_static_launcher.enable_zebin() or install(zebin=True)"),
+])
+def test_spirv_after_install_names_the_reason(monkeypatch, zebin, why):
+    fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    _fake_inductor(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "linux")
+    result = xpu_static_launcher.install(zebin, verbose=False, libraries=libsycl(9))
+    assert result.status == "installed-spirv"
+    assert result.message.endswith("; but kernels stay SPIR-V, so Inductor launches none of them statically: " + why)
+
+
+def test_zebin_after_install_is_installed_and_static(monkeypatch):
+    fake_torch(monkeypatch)
+    fake_backend(monkeypatch)
+    _fake_inductor(monkeypatch, "zebin")
+    monkeypatch.setattr(sys, "platform", "linux")
+    result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
+    assert result.status == "installed" and result.static
