@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Explains why XPU Triton kernels are (not) launched statically.
 
-Each check returns findings with a concrete fix. Every platform access goes
+It knows both routes to a static launcher on Windows: (a) a published torch
+XPU wheel plus the xpu_static_launcher package (its install() is run in the
+probed Python, after torch's Inductor is imported, as enable-at-startup does),
+and (b) a torch built with the PR stack. A route (a) user is never told to
+rebuild torch. Each check returns findings with a concrete fix. Every platform access goes
 through a `Probes` object (environment, files, registry, subprocesses,
 libraries), so tests run the Windows checks on Linux with fakes.
 
@@ -381,10 +385,29 @@ try:
     # its checkout names the Triton-XPU release it was tested with.
     info["source_root"] = os.path.dirname(os.path.dirname(torch.__file__))
     info["xpu_compiled"] = bool(torch.xpu._is_compiled())
-    info["static_launcher"] = hasattr(torch._C, "_StaticXpuLauncher")
+    # Inductor first: importing it runs enable-at-startup's install(), as in
+    # the user's own programs.
     import torch._inductor.utils as u
+    info["startup_hook"] = "xpu_static_launcher._startup" in sys.modules
+    info["static_launcher"] = hasattr(torch._C, "_StaticXpuLauncher")
     info["kernel_format"] = u.XPU_KERNEL_FORMAT
     info["utils_patched"] = hasattr(u, "_xpu_kernel_format")
+    try:
+        rt = md.version("intel-sycl-rt")
+        headers = [str(f.locate()) for f in (md.files("intel-sycl-rt") or []) if f.name == "sycl.hpp"]
+        info["sycl_rt"] = {"version": rt, "header": headers[0] if headers else None}
+    except md.PackageNotFoundError:
+        info["sycl_rt"] = None
+    import importlib.util
+    if importlib.util.find_spec("xpu_static_launcher") is not None:
+        try:
+            import xpu_static_launcher as xsl
+            result = xsl.install(verbose=False)
+            info["package"] = {"version": getattr(xsl, "__version__", "?"), "file": xsl.__file__,
+                               "status": result.status, "message": result.message,
+                               "kernel_format": u.XPU_KERNEL_FORMAT}
+        except Exception as err:
+            info["package"] = {"error": f"{type(err).__name__}: {err}"}
     try:
         import triton
         info["triton"] = getattr(triton, "__version__", "?")
@@ -463,14 +486,17 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[
         if (report.source or "").lower() == "path":
             return [Finding("ocloc", OK, f"ocloc found: {report.path} (from {report.source}{version})", data=dataclasses.asdict(report))]
         folder = report.path.rsplit("\\" if probes.windows else "/", 1)[0]
-        fix = f"set PATH={folder};%PATH%" if probes.windows else f'export PATH="{folder}:$PATH"'
+        fix = (f"cmd: set PATH={folder};%PATH%   PowerShell: $env:PATH = '{folder};' + $env:PATH"
+               if probes.windows else f'export PATH="{folder}:$PATH"')
         return [
             Finding(
                 "ocloc",
                 WARNING,
                 f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
-                "Triton-XPU runs `ocloc` by its bare name and Inductor (patch 0003) asks shutil.which(\"ocloc\"): "
-                "both only look on PATH, so kernels stay SPIR-V.",
+                "Triton-XPU runs `ocloc` by its bare name, and a torch with the PR stack (PR 2, \"Inductor: use "
+                "zebin for XPU on Windows when ocloc is available\") asks shutil.which(\"ocloc\"): both look only "
+                "on PATH. xpu_static_launcher.install() puts this folder first on PATH in its own process; "
+                "anything else keeps kernels SPIR-V.",
                 fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
                 data=dataclasses.asdict(report),
             )
@@ -518,22 +544,55 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[
     ]
 
 
+PR2_SUBJECT = "Inductor: use zebin for XPU on Windows when ocloc is available"
+PACKAGE_INSTALLED = ("installed", "installed-spirv")
+ROUTE_A = (
+    "Route (a), no torch rebuild: install the xpu_static_launcher package into this environment (README, "
+    "\"Windows: route (a)\"), then run: python -m xpu_static_launcher check"
+)
+ZEBIN_COMPILER_FIX = (
+    "Give Triton-XPU a zebin compiler: pip install an ocloc wheel built with scripts\\ocloc_wheel.py, or "
+    "oneAPI's ocloc (its ocloc\\latest\\env\\vars.bat puts it on PATH); xpu_static_launcher.install() then "
+    "switches Inductor to zebin."
+)
+
+
+def _package(info: Mapping[str, Any]) -> dict[str, Any]:
+    """What the probe learned about the xpu_static_launcher package ({} when not installed)."""
+    return dict(info.get("package") or {})
+
+
 def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding]:
     fmt = info.get("kernel_format")
     if fmt is None:
         return []
     if fmt == "zebin":
         return [Finding("kernel-format", OK, "XPU_KERNEL_FORMAT resolves to zebin")]
+    package = _package(info)
+    if package.get("kernel_format") == "zebin":
+        return [
+            Finding(
+                "kernel-format",
+                OK,
+                "XPU_KERNEL_FORMAT: this torch picks spv, xpu_static_launcher.install() switches it to zebin",
+                str(package.get("message", "")),
+            )
+        ]
     env_value = probes.env.get("TORCHINDUCTOR_XPU_KERNEL_FORMAT")
     if env_value is not None:
         why = f"TORCHINDUCTOR_XPU_KERNEL_FORMAT={env_value} is set."
         fix = "Unset TORCHINDUCTOR_XPU_KERNEL_FORMAT (or set it to zebin)."
     elif probes.windows and not info.get("utils_patched"):
-        why = "This torch forces spv on Windows and ignores TORCHINDUCTOR_XPU_KERNEL_FORMAT there (torch/_inductor/utils.py)."
-        fix = (
-            f"Rebuild torch with the patchset ({build_with_patches_fix(windows=True)}); this torch cannot use "
-            "zebin on Windows whatever the environment says."
-        )
+        why = "This torch picks spv on Windows in torch/_inductor/utils.py, whatever TORCHINDUCTOR_XPU_KERNEL_FORMAT says."
+        if package.get("status") in PACKAGE_INSTALLED:
+            why += f" xpu_static_launcher.install() kept it: {package.get('message')}"
+            fix = ZEBIN_COMPILER_FIX
+        else:
+            fix = (
+                f"{ROUTE_A}; its install() switches Inductor to zebin at run time when Triton-XPU has a zebin "
+                f"compiler (ocloc). Route (b): a torch built with the PR stack (PR 2, \"{PR2_SUBJECT}\"): "
+                f"{build_with_patches_fix(windows=True)}."
+            )
     else:
         why = "No ocloc was found on PATH when torch._inductor.utils was imported."
         fix = "Make ocloc available (see the ocloc finding), or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin."
@@ -583,18 +642,157 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
                 + (" or build one: python scripts/harness.py all." if windows else "."),
             )
         ]
+    package = _package(info)
+    status, message = package.get("status"), str(package.get("message", ""))
     if info.get("static_launcher"):
+        if info.get("startup_hook") and "installed by xpu_static_launcher already" in message:
+            return [Finding("static-launcher", OK, f"torch._C._StaticXpuLauncher is xpu_static_launcher's SYCL "
+                                                   f"backend, set at start-up (torch {version})")]
         return [Finding("static-launcher", OK, f"torch._C._StaticXpuLauncher exists (torch {version})")]
+    if "error" in package:
+        return [
+            Finding(
+                "static-launcher",
+                ERROR,
+                f"torch {version} has no _StaticXpuLauncher, and the xpu_static_launcher package fails to import",
+                str(package["error"]),
+                "Reinstall the package in this environment: pip install --no-build-isolation <this repository> "
+                "(README, \"Windows: route (a)\").",
+            )
+        ]
+    if status in PACKAGE_INSTALLED:
+        return [
+            Finding(
+                "static-launcher",
+                WARNING,
+                f"torch {version} has no _StaticXpuLauncher of its own; xpu_static_launcher "
+                f"{package.get('version', '?')} provides its SYCL backend when install() runs",
+                f"install() here: {message}",
+                "Make every Python start get it: python -m xpu_static_launcher enable-at-startup (or call "
+                "xpu_static_launcher.install() in your program).",
+                data={"package": package},
+            )
+        ]
+    if status:
+        return [
+            Finding(
+                "static-launcher",
+                ERROR,
+                f"torch {version} has no _StaticXpuLauncher, and xpu_static_launcher.install() refuses ({status})",
+                message,
+                "Follow the line above; for the package's own build: pip install --no-build-isolation "
+                "<this repository> in the environment torch runs in (README, \"Windows: route (a)\").",
+                data={"package": package},
+            )
+        ]
+    route_b = f"Route (b): build torch with the PR stack (patches/pytorch, PR 1 enables the launcher): {build_with_patches_fix(windows)}."
     return [
         Finding(
             "static-launcher",
             ERROR,
-            f"torch._C._StaticXpuLauncher is missing in torch {version}",
+            f"torch._C._StaticXpuLauncher is missing in torch {version}, and the xpu_static_launcher package is "
+            "not installed",
             "The build compiled the XPU launcher out (upstream guards it with #ifndef _WIN32), "
             "so every XPU kernel uses Triton's Python launcher.",
-            f"Build torch with the PyTorch PR stack (patches/pytorch, PR 1 enables the launcher): {build_with_patches_fix(windows)}.",
+            f"{ROUTE_A}. {route_b}",
         )
     ]
+
+
+def _on_path(probes: Probes, name: str) -> str | None:
+    """The first `name` in the PATH of the probed environment, or None."""
+    sep, slash = (";", "\\") if probes.windows else (":", "/")
+    for folder in probes.env.get("PATH", "").split(sep):
+        if folder and probes.is_file(folder.rstrip("\\/") + slash + name):
+            return folder.rstrip("\\/") + slash + name
+    return None
+
+
+def check_msvc(probes: Probes, info: Mapping[str, Any]) -> list[Finding]:
+    """Triton-XPU builds its driver and launcher modules with cl.exe on Windows."""
+    if not probes.windows or not info.get("xpu_compiled"):
+        return []
+    found = _on_path(probes, "cl.exe")
+    if found:
+        return [Finding("msvc", OK, f"cl.exe on PATH: {found}")]
+    return [
+        Finding(
+            "msvc",
+            ERROR,
+            "cl.exe is not on PATH: torch.compile on XPU fails when Triton-XPU builds its helper modules",
+            "At the first torch.compile, Triton-XPU compiles its driver (driver.c) and each kernel's launcher "
+            "with the C++ compiler on PATH (triton/runtime/build.py); on Windows that is MSVC's cl.exe "
+            "(intel/intel-xpu-backend-for-triton#4465). It is needed even when kernels launch statically.",
+            "Start Python from an \"x64 Native Tools Command Prompt for VS\" (VS 2022 or 2026), or run "
+            "vcvars64.bat of Visual Studio (C++ tools) in that shell first; after a harness build, "
+            "<work>\\activate.cmd does it.",
+        )
+    ]
+
+
+def check_sycl_headers(probes: Probes, info: Mapping[str, Any]) -> list[Finding]:
+    """Triton-XPU's find_sycl: icpx on PATH, ONEAPI_ROOT, else intel-sycl-rt's
+    headers (a 2025 or newer wheel); else an AssertionError at compile time."""
+    if not info.get("xpu_compiled"):
+        return []
+    icpx = _on_path(probes, "icpx.exe" if probes.windows else "icpx")
+    if icpx:
+        return [Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: from the compiler {icpx}")]
+    root = probes.env.get("ONEAPI_ROOT")
+    if root:
+        header = root.rstrip("\\/") + ("\\compiler\\latest\\include\\sycl\\sycl.hpp" if probes.windows
+                                       else "/compiler/latest/include/sycl/sycl.hpp")
+        if probes.is_file(header):
+            return [Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: {header} (ONEAPI_ROOT)")]
+        return [
+            Finding(
+                "sycl-headers",
+                ERROR,
+                f"ONEAPI_ROOT={root} has no compiler\\latest\\include\\sycl\\sycl.hpp",
+                "Triton-XPU takes its SYCL headers from ONEAPI_ROOT when it is set, and does not look further.",
+                "Install the oneAPI DPC++ compiler there, or unset ONEAPI_ROOT so that intel-sycl-rt's headers "
+                "are used.",
+            )
+        ]
+    rt = info.get("sycl_rt") or {}
+    if rt.get("header") and not str(rt.get("version", "")).startswith("2024"):
+        return [Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: intel-sycl-rt {rt['version']} ({rt['header']})")]
+    have = f"intel-sycl-rt {rt['version']} has no usable headers" if rt else "intel-sycl-rt is not installed"
+    return [
+        Finding(
+            "sycl-headers",
+            ERROR,
+            f"no SYCL headers for Triton-XPU ({have}): torch.compile fails in find_sycl with "
+            "\"AssertionError: sycl headers not found\"",
+            "Triton-XPU looks for icpx on PATH, then ONEAPI_ROOT, then the intel-sycl-rt wheel (2025.0 or newer).",
+            "pip install the intel-sycl-rt version your torch XPU wheel requires (pip show torch lists it), or "
+            "run oneAPI's compiler\\latest\\env\\vars.bat in the shell first.",
+        )
+    ]
+
+
+# cmd.exe's longest command line; `set PATH=...;%PATH%` must fit in it.
+CMD_LINE_LIMIT = 8191
+# What the doctor keeps free for the VS and oneAPI env scripts to add.
+PATH_HEADROOM = 2000
+
+
+def check_path_length(probes: Probes) -> list[Finding]:
+    if not probes.windows:
+        return []
+    length = len(probes.env.get("PATH", ""))
+    data = {"path_chars": length, "limit": CMD_LINE_LIMIT}
+    detail = (f"PATH has {length} characters. vcvarsall.bat and oneAPI's vars.bat prepend to it with "
+              f"`set PATH=...;%PATH%`, a cmd line of at most {CMD_LINE_LIMIT} characters.")
+    fix = ("Remove stale folders from the user and system PATH (System Properties > Environment Variables), "
+           "then open a new shell.")
+    if length > CMD_LINE_LIMIT - len("set PATH="):
+        return [Finding("path-length", ERROR, f"PATH is {length} characters: cmd.exe cannot set it again",
+                        detail + " Env scripts then fail with \"The input line is too long\".", fix, data)]
+    if length > CMD_LINE_LIMIT - PATH_HEADROOM:
+        return [Finding("path-length", WARNING, f"PATH is {length} characters: chaining the VS and oneAPI env "
+                        f"scripts may pass cmd's {CMD_LINE_LIMIT}", detail, fix, data)]
+    return [Finding("path-length", OK, f"PATH is {length} characters (cmd's limit is {CMD_LINE_LIMIT})", data=data)]
 
 
 def _required_triton(requires: Sequence[str]) -> tuple[str, str] | None:
@@ -676,6 +874,13 @@ def deepest_cache_path(triton_dir: str, kernel_name: str = REALISTIC_KERNEL_NAME
     return sep.join([triton_dir.rstrip("\\/"), key, temp, TRITON_LONGEST_FILE.format(name=kernel_name)])
 
 
+SHORT_CACHE_FIX = (
+    "Use short cache folders. cmd: set TORCHINDUCTOR_CACHE_DIR=C:\\tic and set TRITON_CACHE_DIR=C:\\tic\\tr; "
+    "PowerShell: $env:TORCHINDUCTOR_CACHE_DIR = 'C:\\tic' and $env:TRITON_CACHE_DIR = 'C:\\tic\\tr'; "
+    "for every new shell: setx TORCHINDUCTOR_CACHE_DIR C:\\tic and setx TRITON_CACHE_DIR C:\\tic\\tr."
+)
+
+
 def check_long_paths(probes: Probes) -> list[Finding]:
     inductor, triton = cache_dirs(probes)
     deepest = deepest_cache_path(triton, windows=probes.windows)
@@ -690,10 +895,22 @@ def check_long_paths(probes: Probes) -> list[Finding]:
         return [Finding("long-paths", INFO, f"long paths: not limited on {probes.platform} (deepest cache path {length} chars)", detail, data=data)]
     enabled = probes.registry_dword(LONG_PATHS_KEY, LONG_PATHS_VALUE) == 1
     data["long_paths_enabled"] = enabled
-    if enabled:
-        return [Finding("long-paths", OK, f"LongPathsEnabled=1 (deepest cache path {length} chars)", detail, data=data)]
     if length < MAX_PATH:
-        return [Finding("long-paths", OK, f"cache paths fit in MAX_PATH ({length} of {MAX_PATH - 1} chars), long paths are off", detail, data=data)]
+        state = "on" if enabled else "off"
+        return [Finding("long-paths", OK, f"cache paths fit in MAX_PATH ({length} of {MAX_PATH - 1} chars), long paths are {state}", detail, data=data)]
+    if enabled:
+        return [
+            Finding(
+                "long-paths",
+                WARNING,
+                f"LongPathsEnabled=1, but cache paths reach {length} characters: not known to be enough",
+                detail + "\nLongPathsEnabled=1 helps only programs that declare themselves long-path aware "
+                "(python.exe does). Whether cl.exe and ocloc.exe, which Triton-XPU runs on files in these "
+                "folders, do is not verified: short cache folders avoid the question.",
+                SHORT_CACHE_FIX,
+                data,
+            )
+        ]
     return [
         Finding(
             "long-paths",
@@ -702,8 +919,7 @@ def check_long_paths(probes: Probes) -> list[Finding]:
             detail + "\nSymptom: Triton or Inductor fails with 'cannot find the file' for a temp file.",
             "Either enable long paths (admin PowerShell: New-ItemProperty -Path "
             "'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem' -Name LongPathsEnabled -Value 1 "
-            "-PropertyType DWORD -Force, then open a new shell), or use short caches: "
-            "set TORCHINDUCTOR_CACHE_DIR=C:\\tic and TRITON_CACHE_DIR=C:\\tic\\tr.",
+            "-PropertyType DWORD -Force, then open a new shell), or " + SHORT_CACHE_FIX[0].lower() + SHORT_CACHE_FIX[1:],
             data,
         )
     ]
@@ -864,6 +1080,9 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
         findings += check_static_launcher(info, probes.windows)
         findings += check_kernel_format(probes, info)
         findings += check_triton(info)
+        findings += check_msvc(probes, info)
+        findings += check_sycl_headers(probes, info)
+    findings += check_path_length(probes)
     findings += check_long_paths(probes)
     findings += level_zero
     return findings

@@ -80,7 +80,9 @@ def test_ocloc_off_path_is_a_warning_with_the_folder_to_add():
     report = doctor.OclocReport(r"C:\oneAPI\ocloc\latest\bin\ocloc.exe", "25.05", "oneAPI", [])
     [finding] = doctor.check_ocloc(FakeProbes(ocloc=report))
     assert finding.severity == doctor.WARNING and "not on PATH" in finding.title
-    assert finding.fix.startswith(r"set PATH=C:\oneAPI\ocloc\latest\bin;%PATH%")
+    assert finding.fix.startswith(r"cmd: set PATH=C:\oneAPI\ocloc\latest\bin;%PATH%")
+    assert r"PowerShell: $env:PATH = 'C:\oneAPI\ocloc\latest\bin;' + $env:PATH" in finding.fix
+    assert "patch 0003" not in finding.detail and "PR 2, \"Inductor: use zebin" in finding.detail
 
 
 def test_real_discovery_module_is_loaded():
@@ -104,7 +106,7 @@ def test_ocloc_discovery_module_result_is_used():
 @pytest.mark.parametrize(
     "env,patched,expect",
     [
-        ({}, False, "forces spv on Windows"),
+        ({}, False, "picks spv on Windows"),
         ({}, True, "No ocloc was found on PATH"),
         ({"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "spv"}, True, "TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv is set"),
     ],
@@ -247,8 +249,9 @@ def test_long_paths_disabled_and_default_cache_too_deep():
 
 
 def test_long_paths_enabled_or_short_cache_is_fine():
-    [enabled] = doctor.check_long_paths(FakeProbes(registry={(doctor.LONG_PATHS_KEY, "LongPathsEnabled"): 1}))
-    assert enabled.severity == doctor.OK
+    on = {(doctor.LONG_PATHS_KEY, "LongPathsEnabled"): 1}
+    [enabled] = doctor.check_long_paths(FakeProbes(registry=on, env={"TRITON_CACHE_DIR": r"C:\t"}))
+    assert enabled.severity == doctor.OK and "long paths are on" in enabled.title
     [short] = doctor.check_long_paths(FakeProbes(env={"TRITON_CACHE_DIR": r"C:\t"}))
     assert short.severity == doctor.OK and short.data["deepest_path_chars"] < 260
     # TORCHINDUCTOR_CACHE_DIR alone also moves Triton's default.
@@ -369,3 +372,111 @@ def test_no_ocloc_with_an_intel_gpu_names_the_driver_path():
     assert forced.severity == doctor.ERROR
     [no_gpu] = doctor.check_ocloc(FakeProbes(env={"PATH": r"C:\Windows"}), [])
     assert no_gpu.severity == doctor.ERROR
+
+
+def test_long_paths_enabled_with_deep_caches_is_not_taken_as_enough():
+    on = {(doctor.LONG_PATHS_KEY, "LongPathsEnabled"): 1}
+    [finding] = doctor.check_long_paths(FakeProbes(registry=on))
+    assert finding.severity == doctor.WARNING and "not known to be enough" in finding.title
+    assert "cl.exe and ocloc.exe" in finding.detail and "not verified" in finding.detail
+    assert "$env:TORCHINDUCTOR_CACHE_DIR = 'C:\\tic'" in finding.fix and "setx TRITON_CACHE_DIR" in finding.fix
+    [off] = doctor.check_long_paths(FakeProbes(registry={}))
+    assert "set TORCHINDUCTOR_CACHE_DIR=C:\\tic" in off.fix and "$env:TRITON_CACHE_DIR" in off.fix
+
+
+XPU = {"torch": "2.15.0+xpu", "xpu_compiled": True, "static_launcher": False}
+REFUSED = "nothing installed: the SYCL backend xpu_static_launcher._sycl_launcher cannot be used (no module)"
+
+
+@pytest.mark.parametrize("package, severity, title, fix", [
+    ({"version": "0.1.0", "status": "installed", "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher"},
+     doctor.WARNING, "provides its SYCL backend when install() runs", "python -m xpu_static_launcher enable-at-startup"),
+    ({"version": "0.1.0", "status": "no-backend", "message": REFUSED},
+     doctor.ERROR, "install() refuses (no-backend)", "pip install --no-build-isolation"),
+    ({"error": "ImportError: DLL load failed"}, doctor.ERROR, "fails to import", "pip install --no-build-isolation"),
+])
+def test_route_a_user_is_never_told_to_rebuild_torch(package, severity, title, fix):
+    [finding] = doctor.check_static_launcher(dict(XPU, package=package), windows=True)
+    assert finding.severity == severity and title in finding.title
+    assert fix in finding.fix
+    assert "harness.py" not in finding.fix and "PR stack" not in finding.fix
+
+
+def test_launcher_set_at_startup_is_ok():
+    package = {"status": "present", "message": "torch._C._StaticXpuLauncher is present (installed by "
+                                               "xpu_static_launcher already)"}
+    [finding] = doctor.check_static_launcher(dict(XPU, static_launcher=True, startup_hook=True, package=package),
+                                             windows=True)
+    assert finding.severity == doctor.OK and "set at start-up" in finding.title
+
+
+def test_no_launcher_and_no_package_names_both_routes_package_first():
+    [finding] = doctor.check_static_launcher(XPU, windows=True)
+    assert finding.severity == doctor.ERROR and "package is not installed" in finding.title
+    assert finding.fix.index("Route (a)") < finding.fix.index("Route (b)")
+    assert "python -m xpu_static_launcher check" in finding.fix and "harness.py all" in finding.fix
+
+
+@pytest.mark.parametrize("package, severity, text", [
+    ({"status": "installed", "kernel_format": "zebin", "message": "installed ...; Inductor XPU kernel format: zebin"},
+     doctor.OK, "install() switches it to zebin"),
+    ({"status": "installed-spirv", "kernel_format": "spv", "message": "installed ...; kept SPIR-V (.spv)"},
+     doctor.ERROR, "ocloc_wheel.py"),
+])
+def test_kernel_format_with_the_package(package, severity, text):
+    info = {"kernel_format": "spv", "utils_patched": False, "package": package}
+    [finding] = doctor.check_kernel_format(FakeProbes(), info)
+    assert finding.severity == severity
+    assert text in finding.title + finding.fix
+    assert "harness.py" not in finding.fix and "whatever the environment says" not in finding.fix
+
+
+def test_cl_on_path():
+    probes = FakeProbes(env={"PATH": r"C:\Windows;C:\VS\VC\Tools\MSVC\14.44\bin\Hostx64\x64"},
+                        files={r"C:\VS\VC\Tools\MSVC\14.44\bin\Hostx64\x64\cl.exe"})
+    [ok] = doctor.check_msvc(probes, XPU)
+    assert ok.severity == doctor.OK and ok.title.endswith(r"x64\cl.exe")
+    [missing] = doctor.check_msvc(FakeProbes(env={"PATH": r"C:\Windows"}), XPU)
+    assert missing.severity == doctor.ERROR and "cl.exe is not on PATH" in missing.title
+    assert "#4465" in missing.detail and "vcvars64.bat" in missing.fix
+    assert doctor.check_msvc(FakeProbes(platform="linux"), XPU) == []
+    assert doctor.check_msvc(FakeProbes(), dict(XPU, xpu_compiled=False)) == []
+
+
+@pytest.mark.parametrize("env, files, sycl_rt, severity, text", [
+    ({"PATH": r"C:\oneAPI\compiler\bin"}, {r"C:\oneAPI\compiler\bin\icpx.exe"}, None, doctor.OK, "from the compiler"),
+    ({"ONEAPI_ROOT": r"C:\oneAPI"}, {r"C:\oneAPI\compiler\latest\include\sycl\sycl.hpp"}, None, doctor.OK, "(ONEAPI_ROOT)"),
+    ({"ONEAPI_ROOT": r"C:\oneAPI"}, set(), None, doctor.ERROR, r"has no compiler\latest\include\sycl\sycl.hpp"),
+    ({}, set(), {"version": "2025.3.3", "header": r"C:\env\Library\include\sycl\sycl.hpp"}, doctor.OK, "intel-sycl-rt 2025.3.3"),
+    ({}, set(), {"version": "2024.2.1", "header": r"C:\env\Library\include\sycl\sycl.hpp"}, doctor.ERROR, "has no usable headers"),
+    ({}, set(), None, doctor.ERROR, "intel-sycl-rt is not installed"),
+])
+def test_sycl_headers_follow_triton_xpus_search(env, files, sycl_rt, severity, text):
+    [finding] = doctor.check_sycl_headers(FakeProbes(env=env, files=files), dict(XPU, sycl_rt=sycl_rt))
+    assert finding.severity == severity and text in finding.title
+    if severity == doctor.ERROR and not env:
+        assert "AssertionError: sycl headers not found" in finding.title
+
+
+@pytest.mark.parametrize("length, severity", [(3000, doctor.OK), (6500, doctor.WARNING), (8190, doctor.ERROR)])
+def test_path_length_is_measured(length, severity):
+    [finding] = doctor.check_path_length(FakeProbes(env={"PATH": "x" * length}))
+    assert finding.severity == severity and finding.data["path_chars"] == length
+    assert str(length) in finding.title
+    assert doctor.check_path_length(FakeProbes(platform="linux", env={"PATH": "x" * 9000})) == []
+
+
+def test_probe_imports_inductor_before_it_reads_the_launcher():
+    # enable-at-startup installs the launcher when torch._inductor is imported.
+    probe = doctor.TORCH_PROBE
+    assert probe.index("import torch._inductor.utils") < probe.index('info["static_launcher"]')
+
+
+def test_real_probe_reports_the_package(monkeypatch):
+    pytest.importorskip("torch")
+    package_parent = str(doctor.SCRIPTS.parent / "python")
+    probes = doctor.Probes(env=dict(__import__("os").environ, PYTHONPATH=package_parent))
+    info = doctor.probe_torch(probes)
+    assert "torch_import_error" not in info, info
+    assert info["package"]["status"] in ("not-xpu", "installed", "installed-spirv", "present"), info["package"]
+    assert "startup_hook" in info and "sycl_rt" in info
