@@ -18,10 +18,10 @@ if not defined XSL_PY goto nopython
 if "%XSL_PY_BITS%"=="64" goto run
 call :has_python_option %*
 if defined XSL_HAS_PYTHON goto run
-echo error: %XSL_PY% is a 32-bit Python; PyTorch needs a 64-bit Python 3.10-3.13. Activate a 64-bit venv or conda environment, or install 64-bit Python from python.org, or pass one with --python C:\path\to\python.exe. 1>&2
+echo error: %XSL_PY% is a 32-bit Python; PyTorch needs a 64-bit Python. Activate a 64-bit venv or conda environment, or install 64-bit Python from python.org, or pass one with --python C:\path\to\python.exe. 1>&2
 exit /b 2
 :nopython
-echo error: no Python found. Install 64-bit Python 3.10-3.13 from python.org (or activate a venv or conda environment) and retry. 1>&2
+echo error: no Python found. Install a 64-bit Python from python.org, or activate a venv or conda environment, and retry (the harness then checks the version torch needs). 1>&2
 exit /b 2
 :run
 %XSL_PY% "%~dp0harness.py" %*

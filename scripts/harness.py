@@ -16,6 +16,12 @@ GPU the default run builds and tests the portable C++ (CMake preset), compiles
 the sample kernels with ocloc and prints zebin-info for them, checks the
 patchset, and lists what it skipped and why.
 
+The build installs torch into the Python that runs it: it refuses to replace
+a torch it did not build from --src unless --force is given (use a fresh
+venv). After the environment capture, <work>/activate.cmd and activate.ps1
+set up a new shell for the built torch (cl.exe, the SYCL runtime, ocloc); the
+final doctor of `all` runs in that environment.
+
 Exit codes: 0 every step that ran passed, 1 a step failed, 2 nothing ran
 (e.g. `all` on a machine that is not Windows).
 
@@ -59,6 +65,16 @@ winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
 
 DEFAULT_REF = "v2.15.0"
 DEFAULT_ARCH = "bmg"
+# The CPython versions (first, last) of PyPI's torch wheels for win_amd64, by
+# torch release: a source build of that tag supports the same ones.
+TORCH_PYTHON_RANGE = {"2.13": ("3.10", "3.14"), "2.14": ("3.10", "3.14"), "2.15": ("3.11", "3.15")}
+# Memory one parallel compile of a PyTorch XPU build may take (SYCL sources
+# are the largest); --jobs by default is cores, at most one job per this much.
+GIB = 1024**3
+MEMORY_PER_JOB = 4 * GIB
+# Visual Studio 2022 (17.x) and 2026 (18.x).
+VS_VERSIONS = "[17.0,19.0)"
+VS_NAMES = "Visual Studio 2022 or 2026"
 PYTORCH_URL = "https://github.com/pytorch/pytorch.git"
 TRITON_XPU_URL = "https://github.com/intel/intel-xpu-backend-for-triton"
 # In a PyTorch checkout: the Triton-XPU release and commit it was tested with.
@@ -331,7 +347,7 @@ def write_junit(results: Sequence[StepResult], path: Path, suite: str = "harness
 
 
 def find_vcvarsall(probes: Any) -> str | None:
-    """VS 2022 (17.x) x64 tools via vswhere; None if absent."""
+    """VS 2022 (17.x) or 2026 (18.x) x64 tools via vswhere; None if absent."""
     program_files = probes.env.get("ProgramFiles(x86)", r"C:\Program Files (x86)")
     vswhere = program_files + r"\Microsoft Visual Studio\Installer\vswhere.exe"
     if not probes.is_file(vswhere):
@@ -343,7 +359,7 @@ def find_vcvarsall(probes: Any) -> str | None:
             "-products",
             "*",
             "-version",
-            "[17.0,18.0)",
+            VS_VERSIONS,
             "-requires",
             "Microsoft.VisualStudio.Component.VC.Tools.x86.x64",
             "-property",
@@ -381,8 +397,8 @@ def msvc_environment(ctx: Context) -> tuple[dict[str, str], str]:
     vcvars = find_vcvarsall(ctx.probes)
     if not vcvars:
         raise StepFailed(
-            "Visual Studio 2022 with the x64 C++ tools not found (vswhere): install VS 2022 or its Build Tools "
-            "with 'Desktop development with C++', or run from an 'x64 Native Tools Command Prompt for VS 2022'"
+            f"{VS_NAMES} with the x64 C++ tools not found (vswhere): install one (or its Build Tools) "
+            "with 'Desktop development with C++', or run from an 'x64 Native Tools Command Prompt for VS'"
         )
     return capture_build_env(ctx.probes, [(vcvars, "x64")]), f'"{vcvars}" x64'
 
@@ -424,20 +440,32 @@ def git_longpaths_enabled(probes: Any) -> bool:
     return rc == 0 and out.strip().lower() in ("true", "1", "yes")
 
 
-def windows_prerequisites(probes: Any) -> list[Any]:
-    """Build prerequisites as doctor findings (VS 2022, oneAPI, git, Python)."""
+def python_range(ref: str) -> tuple[str, str]:
+    """(first, last) CPython version torch `ref` (v2.15.0, a commit) supports;
+    the default ref's range for a ref that names no known release."""
+    release = ref.lstrip("v").split(".")
+    key = ".".join(release[:2])
+    return TORCH_PYTHON_RANGE.get(key, TORCH_PYTHON_RANGE[".".join(DEFAULT_REF.lstrip("v").split(".")[:2])])
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def windows_prerequisites(probes: Any, ref: str = DEFAULT_REF) -> list[Any]:
+    """Build prerequisites as doctor findings (Visual Studio, oneAPI, git, Python)."""
     F = doctor.Finding
     findings = []
     vcvars = find_vcvarsall(probes)
     findings.append(
-        F("vs2022", doctor.OK, f"VS 2022 x64 tools: {vcvars}")
+        F("visual-studio", doctor.OK, f"Visual Studio x64 tools: {vcvars}")
         if vcvars
         else F(
-            "vs2022",
+            "visual-studio",
             doctor.ERROR,
-            "Visual Studio 2022 with the x64 C++ tools not found (vswhere)",
+            f"{VS_NAMES} with the x64 C++ tools not found (vswhere)",
             "",
-            "Install VS 2022 (Community or Build Tools) with 'Desktop development with C++'.",
+            f"Install {VS_NAMES} (Community or Build Tools) with 'Desktop development with C++'.",
         )
     )
     scripts = oneapi_scripts(probes)
@@ -472,7 +500,8 @@ def windows_prerequisites(probes: Any) -> list[Any]:
         findings.append(F("git-longpaths", doctor.OK, "git core.longpaths=true"))
     rc, out, _ = probes.run([probes.python, "-c", "import struct, sys; print('%d.%d' % sys.version_info[:2], 8 * struct.calcsize('P'))"])
     version, _, bits = out.strip().partition(" ")
-    good = rc == 0 and version in ("3.10", "3.11", "3.12", "3.13") and bits == "64"
+    first, last = python_range(ref)
+    good = rc == 0 and bits == "64" and _version_key(first) <= _version_key(version or "0") <= _version_key(last)
     findings.append(
         F(
             "python",
@@ -481,8 +510,8 @@ def windows_prerequisites(probes: Any) -> list[Any]:
             "",
             ""
             if good
-            else "Use 64-bit Python 3.10-3.13 (python.org, a venv or conda): activate it before harness.cmd, "
-            "or pass it with --python C:\\path\\to\\python.exe.",
+            else f"Use a 64-bit Python {first}-{last} (the versions torch {ref} is built for; python.org, a venv "
+            "or conda): activate it before harness.cmd, or pass it with --python C:\\path\\to\\python.exe.",
         )
     )
     return findings
@@ -506,7 +535,7 @@ def _print_findings(ctx: Context, findings: Sequence[Any], log: StepLog) -> Outc
 def all_findings(ctx: Context) -> list[Any]:
     findings = doctor.run_checks(ctx.probes, src=ctx.src)
     if ctx.probes.windows:
-        findings = windows_prerequisites(ctx.probes) + findings
+        findings = windows_prerequisites(ctx.probes, ctx.ref) + findings
     return findings
 
 
@@ -514,9 +543,62 @@ def step_doctor(ctx: Context, log: StepLog) -> Outcome:
     return _print_findings(ctx, all_findings(ctx), log)
 
 
+def step_doctor_built(ctx: Context, log: StepLog) -> Outcome:
+    """The doctor on the built torch, in the environment the tests ran in
+    (the captured VS + oneAPI one, as activate.cmd sets it up)."""
+    build_environment(ctx)
+    assert ctx.env is not None
+    probes = doctor.Probes(python=ctx.python, env=ctx.env)
+    probes.platform = ctx.probes.platform
+    log.write(f"environment: the captured build environment (as {ctx.work / 'activate.cmd'} sets it)")
+    return _print_findings(ctx, all_findings(dataclasses.replace(ctx, probes=probes)), log)
+
+
+TORCH_PROBE = (
+    "import importlib.metadata as m, importlib.util as u, json\n"
+    "try:\n    version = m.version('torch')\nexcept m.PackageNotFoundError:\n    version = None\n"
+    "spec = u.find_spec('torch') if version else None\n"
+    "print('XSL-TORCH ' + json.dumps({'version': version, 'origin': getattr(spec, 'origin', None)}))\n"
+)
+
+
+def installed_torch(ctx: Context) -> dict[str, Any]:
+    """The torch the build would replace in ctx.python, without importing
+    it: {"version", "origin"} (version None when there is none)."""
+    rc, out, err = ctx.probes.run([ctx.python, "-c", TORCH_PROBE])
+    for line in out.splitlines():
+        if line.startswith("XSL-TORCH "):
+            return dict(json.loads(line[len("XSL-TORCH "):]))
+    raise StepFailed(f"cannot ask {ctx.python} for its torch (exit {rc}): {err.strip()[-200:] or 'no output'}")
+
+
+def fresh_environment_finding(ctx: Context) -> Any:
+    """ERROR when ctx.python already has a torch that this harness did not
+    build from ctx.src: the build would replace it (--force allows it)."""
+    found = installed_torch(ctx)
+    origin = str(found.get("origin") or "")
+    ours = bool(origin) and Path(origin).resolve().is_relative_to(ctx.src.resolve())
+    if not found.get("version") or ours:
+        what = "no torch yet" if not found.get("version") else f"torch {found['version']} built here from {ctx.src}"
+        return doctor.Finding("fresh-environment", doctor.OK, f"{ctx.python}: {what}")
+    title = f"{ctx.python} already has torch {found['version']} ({origin}); the build replaces it"
+    if ctx.force:
+        return doctor.Finding("fresh-environment", doctor.WARNING, title + " (--force)")
+    return doctor.Finding(
+        "fresh-environment",
+        doctor.ERROR,
+        title,
+        "The PyTorch build installs into the Python that runs it (pip install -e), over any torch there.",
+        "Build in a fresh virtual environment: py -3.12 -m venv C:\\xsl\\venv, then C:\\xsl\\venv\\Scripts\\activate.bat "
+        "(PowerShell: C:\\xsl\\venv\\Scripts\\Activate.ps1) and run the harness again; or pass --force to replace it.",
+    )
+
+
 def step_prerequisites(ctx: Context, log: StepLog) -> Outcome:
     """Before a build: toolchain and machine only (torch is not built yet)."""
-    findings = windows_prerequisites(ctx.probes)
+    findings = windows_prerequisites(ctx.probes, ctx.ref)
+    findings.append(fresh_environment_finding(ctx))
+    findings += doctor.check_path_length(ctx.probes)
     findings += doctor.check_ocloc(ctx.probes)
     findings += doctor.check_long_paths(ctx.probes)
     findings += doctor.check_level_zero(ctx.probes)
@@ -761,6 +843,7 @@ def build_environment(ctx: Context) -> dict[str, str]:
         if missing:
             raise StepFailed(f"missing {', '.join(missing)}: run 'harness.py doctor' for the fix")
         ctx.env = capture_build_env(ctx.probes, [(vcvars, "x64"), (scripts["compiler"], ""), (scripts["ocloc"], "")])
+        write_activate_scripts(ctx.work, ctx.probes.env, ctx.env)
     env = dict(ctx.env)
     env.update(
         {
@@ -776,7 +859,43 @@ def build_environment(ctx: Context) -> dict[str, str]:
     return env
 
 
+ACTIVATE_NOTE = ("Generated by scripts/harness.py: the Visual Studio (cl.exe), oneAPI compiler (SYCL runtime and "
+                 "headers) and ocloc environment a source-built torch needs in a new shell.")
+
+
+def environment_changes(base: Mapping[str, str], captured: Mapping[str, str]) -> dict[str, str]:
+    """The variables the env scripts set or changed (names compared as
+    Windows does, without case)."""
+    before = {key.upper(): value for key, value in base.items()}
+    return {key: value for key, value in sorted(captured.items(), key=lambda kv: kv[0].upper())
+            if before.get(key.upper()) != value}
+
+
+def write_activate_scripts(work: Path, base: Mapping[str, str], captured: Mapping[str, str]) -> tuple[Path, Path]:
+    """<work>/activate.cmd and activate.ps1: set what the captured build
+    environment changed, so later shells need no vcvarsall/vars.bat chain
+    (which can pass cmd's line limit)."""
+    changes = environment_changes(base, captured)
+    work.mkdir(parents=True, exist_ok=True)
+    cmd = ["@echo off", f"rem {ACTIVATE_NOTE}"]
+    cmd += ['set "{}={}"'.format(key, value.replace("%", "%%")) for key, value in changes.items()]
+    ps1 = [f"# {ACTIVATE_NOTE}"]
+    ps1 += ["Set-Item -LiteralPath 'Env:{}' -Value '{}'".format(key, value.replace("'", "''")) for key, value in changes.items()]
+    paths = (work / "activate.cmd", work / "activate.ps1")
+    text = "\r\n".join(cmd) + "\r\n"
+    try:  # cmd.exe reads a batch file in the console's OEM code page
+        data = text.encode("oem")
+    except (LookupError, UnicodeEncodeError):  # not Windows, or a name the OEM page lacks
+        data = text.replace("@echo off\r\n", "@echo off\r\nchcp 65001 >nul\r\n", 1).encode("utf-8")
+    paths[0].write_bytes(data)
+    paths[1].write_bytes(("\r\n".join(ps1) + "\r\n").encode("utf-8-sig"))
+    return paths
+
+
 def step_build(ctx: Context, log: StepLog) -> Outcome:
+    guard = fresh_environment_finding(ctx)
+    if guard.severity == doctor.ERROR:
+        raise StepFailed(f"{guard.title}: {guard.fix}")
     env = build_environment(ctx)
     for key in ("USE_XPU", "TORCH_XPU_ARCH_LIST", "CMAKE_GENERATOR", "MAX_JOBS"):
         log.write(f"{key}={env[key]}")
@@ -919,7 +1038,7 @@ def plan_for(command: str | None) -> list[Step]:
     if command in (None, "run"):
         return portable_steps()
     if command == "all":
-        return windows_steps() + [Step("doctor", "doctor on the built torch", step_doctor, resumable=False)]
+        return windows_steps() + [Step("doctor", "doctor on the built torch, in the build environment", step_doctor_built, resumable=False)]
     if command == "doctor":
         return [Step("doctor", "doctor", step_doctor, resumable=False)]
     return [steps[command]]
@@ -927,6 +1046,38 @@ def plan_for(command: str | None) -> list[Step]:
 
 # --------------------------------------------------------------------------
 # Command line
+
+
+def physical_memory() -> int | None:
+    """Bytes of RAM, or None when it cannot be read."""
+    if sys.platform == "win32":  # pragma: no cover - Windows only
+        import ctypes
+
+        class MemoryStatus(ctypes.Structure):
+            _fields_ = [("dwLength", ctypes.c_uint32), ("dwMemoryLoad", ctypes.c_uint32)] + [
+                (name, ctypes.c_uint64) for name in ("total", "avail", "page_total", "page_avail", "virt_total",
+                                                     "virt_avail", "ext_avail")]
+
+        status = MemoryStatus()
+        status.dwLength = ctypes.sizeof(status)
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+            return int(status.total)
+        return None
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def default_jobs(cores: int, memory: int | None, windows: bool) -> int:
+    """Cores, at most one job per MEMORY_PER_JOB (SYCL compiles are large);
+    off Windows at most 2 (the portable run on small CI machines)."""
+    jobs = cores
+    if memory:
+        jobs = min(jobs, memory // MEMORY_PER_JOB)
+    if not windows:
+        jobs = min(jobs, 2)
+    return max(1, jobs)
 
 
 def default_src(probes: Any) -> Path:
@@ -984,13 +1135,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs",
         type=int,
-        default=max(1, min(os.cpu_count() or 2, 2 if sys.platform != "win32" else 16)),
-        help="parallel build/test jobs (default: %(default)s)",
+        default=default_jobs(os.cpu_count() or 2, physical_memory(), sys.platform == "win32"),
+        help=f"parallel build/test jobs (default: %(default)s: the cores, at most one per "
+        f"{MEMORY_PER_JOB // GIB} GiB of memory; 2 at most off Windows)",
     )
     parser.add_argument(
         "--force",
         action="store_true",
-        help="rerun steps that finished earlier; apply: reset a --src checkout with local changes to its tag first (discards them)",
+        help="rerun steps that finished earlier; apply: reset a --src checkout with local changes to its tag first "
+        "(discards them); build: replace a torch in this Python that was not built from --src",
     )
     parser.add_argument("--json", action="store_true", help="doctor only: machine-readable output")
     return parser
@@ -1032,6 +1185,10 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
         ctx.out("Nothing ran: every step was skipped (reasons above).")
         return NOTHING_RAN
     ctx.out(f"All {ran} step(s) that can run here passed" + (f"; {len(skipped)} skipped (listed above)." if skipped else "."))
+    activate = ctx.work / "activate.cmd"
+    if args.command in ("all", "build", "test") and activate.is_file():
+        ctx.out(f"For your own Python sessions with this torch, set up each new shell first: cmd: call \"{activate}\"; "
+                f"PowerShell: . \"{activate.with_suffix('.ps1')}\"")
     return 0
 
 

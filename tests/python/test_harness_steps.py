@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -199,7 +200,7 @@ def test_vcvarsall_found_through_vswhere():
         responses={"vswhere": (0, vs + "\r\n", "")},
     )
     assert harness.find_vcvarsall(probes) == vs + r"\VC\Auxiliary\Build\vcvarsall.bat"
-    assert "[17.0,18.0)" in probes.commands[0]
+    assert "[17.0,19.0)" in probes.commands[0]  # VS 2022 (17.x) and VS 2026 (18.x)
     assert harness.find_vcvarsall(FakeProbes(platform="win32")) is None
 
 
@@ -234,7 +235,8 @@ def test_windows_prerequisites_report_each_missing_piece():
         responses={"--version": (0, "git version 2.45", ""), "core.longpaths": (1, "", ""), "version_info": (0, "3.12 64\n", "")},
     )
     findings = {f.check: f for f in harness.windows_prerequisites(probes)}
-    assert findings["vs2022"].severity == doctor.ERROR
+    assert findings["visual-studio"].severity == doctor.ERROR
+    assert "Visual Studio 2022 or 2026" in findings["visual-studio"].title
     assert findings["oneapi-compiler"].severity == doctor.OK
     assert findings["oneapi-ocloc"].severity == doctor.ERROR and "ocloc" in findings["oneapi-ocloc"].title
     assert findings["git-longpaths"].severity == doctor.ERROR and findings["git-longpaths"].fix == "git config --global core.longpaths true"
@@ -346,8 +348,11 @@ def recorded_step_io(monkeypatch, tmp_path, name, runner=None):
     return runner, harness.StepLog(tmp_path / f"{name}.log", lambda line: None)
 
 
+NO_TORCH = (0, 'XSL-TORCH {"version": null, "origin": null}\n', "")
+
+
 def windows_ctx(tmp_path):
-    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32"))
+    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32", responses={"XSL-TORCH": NO_TORCH}))
     ctx.env = {"Path": r"C:\oneAPI\compiler\bin;C:\oneAPI\ocloc\bin"}
     ctx.src.mkdir(parents=True)
     (ctx.src / ".ci/docker").mkdir(parents=True)
@@ -467,7 +472,7 @@ def test_windows_portable_build_without_headers_names_what_to_install(tmp_path, 
 
 def test_windows_portable_build_without_vs_says_so(tmp_path):
     ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32"))
-    with pytest.raises(harness.StepFailed, match="Visual Studio 2022 with the x64 C\\+\\+ tools not found"):
+    with pytest.raises(harness.StepFailed, match="Visual Studio 2022 or 2026 with the x64 C\\+\\+ tools not found"):
         harness.msvc_environment(ctx)
     prompt = FakeProbes(platform="win32", env={"VCToolsInstallDir": r"C:\VS\VC\Tools\MSVC\14.40", "PATH": "x"})
     env, source = harness.msvc_environment(make_ctx(tmp_path, probes=prompt))
@@ -649,3 +654,111 @@ def test_launcher_option_defaults_to_the_upstream_stack_and_changes_the_fingerpr
     upstream = harness._patch_digest(ctx)
     ctx.launcher = "project"
     assert harness._patch_digest(ctx) != upstream
+
+
+@pytest.mark.parametrize("ref, version, ok", [
+    ("v2.15.0", "3.14", True), ("v2.15.0", "3.15", True), ("v2.15.0", "3.10", False), ("v2.15.0", "3.16", False),
+    ("v2.13.0", "3.10", True), ("v2.13.0", "3.15", False), ("0123abcd", "3.11", True),
+])
+def test_python_versions_follow_the_torch_release(ref, version, ok):
+    probes = FakeProbes(platform="win32", responses={"version_info": (0, f"{version} 64\n", "")})
+    finding = next(f for f in harness.windows_prerequisites(probes, ref) if f.check == "python")
+    assert (finding.severity == doctor.OK) is ok
+    if not ok:
+        first, last = harness.python_range(ref)
+        assert f"64-bit Python {first}-{last} (the versions torch {ref} is built for" in finding.fix
+
+
+def test_the_default_refs_python_range_is_known():
+    assert harness.python_range(harness.DEFAULT_REF) == harness.TORCH_PYTHON_RANGE["2.15"] == ("3.11", "3.15")
+
+
+def torch_in(python_probe_origin, version="2.15.0+xpu"):
+    line = json.dumps({"version": version, "origin": python_probe_origin})
+    return (0, f"XSL-TORCH {line}\n", "")
+
+
+def test_the_build_refuses_to_replace_a_torch_it_did_not_build(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    ctx.probes.responses = {"XSL-TORCH": torch_in(r"C:\venv\Lib\site-packages\torch\__init__.py")}
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "build")
+    with pytest.raises(harness.StepFailed, match="already has torch 2.15.0\\+xpu .*the build replaces it") as err:
+        harness.step_build(ctx, log)
+    assert "fresh virtual environment" in str(err.value) and "--force" in str(err.value)
+    assert runner.calls == []
+    forced = harness.fresh_environment_finding(dataclasses.replace(ctx, force=True))
+    assert forced.severity == doctor.WARNING and forced.title.endswith("(--force)")
+
+
+def test_a_torch_built_from_the_checkout_may_be_rebuilt(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    ctx.probes.responses = {"XSL-TORCH": torch_in(str(ctx.src / "torch" / "__init__.py"), "2.15.0a0+git")}
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "build")
+    assert harness.step_build(ctx, log).status == harness.OK
+    finding = harness.fresh_environment_finding(ctx)
+    assert finding.severity == doctor.OK and "built here from" in finding.title
+
+
+def test_the_real_torch_probe_runs_without_importing_torch():
+    ctx = make_ctx(Path("."), probes=doctor.Probes())
+    found = harness.installed_torch(ctx)
+    assert set(found) == {"version", "origin"}
+
+
+@pytest.mark.parametrize("cores, memory_gib, windows, jobs", [
+    (16, 16, True, 4), (16, 32, True, 8), (16, 128, True, 16), (8, None, True, 8), (16, 64, False, 2), (4, 2, True, 1),
+])
+def test_default_jobs_follow_memory_and_cores(cores, memory_gib, windows, jobs):
+    memory = memory_gib * harness.GIB if memory_gib else None
+    assert harness.default_jobs(cores, memory, windows) == jobs
+
+
+def test_activate_scripts_set_what_the_env_scripts_changed(tmp_path):
+    base = {"Path": r"C:\Windows", "USERNAME": "me", "TEMP": r"C:\t"}
+    captured = {"PATH": r"C:\VS\bin;C:\oneAPI\bin;C:\Windows", "USERNAME": "me", "TEMP": r"C:\t",
+                "INCLUDE": r"C:\VS\include", "ODD": "100% it's Jürgen's"}
+    cmd, ps1 = harness.write_activate_scripts(tmp_path, base, captured)
+    cmd_bytes, ps1_bytes = cmd.read_bytes(), ps1.read_bytes()
+    assert cmd_bytes.count(b"\r\n") == cmd_bytes.count(b"\n") and ps1_bytes.startswith(b"\xef\xbb\xbf")
+    cmd_text = cmd_bytes.decode("utf-8")  # no "oem" codec off Windows: UTF-8 behind chcp 65001
+    lines = cmd_text.splitlines()
+    assert lines[0] == "@echo off" and lines[1] == "chcp 65001 >nul"
+    assert 'set "INCLUDE=C:\\VS\\include"' in lines and 'set "PATH=C:\\VS\\bin;C:\\oneAPI\\bin;C:\\Windows"' in lines
+    assert 'set "ODD=100%% it\'s Jürgen\'s"' in lines
+    assert not any("USERNAME" in line or "TEMP" in line for line in lines)
+    ps1_lines = ps1_bytes.decode("utf-8-sig").splitlines()
+    assert "Set-Item -LiteralPath 'Env:ODD' -Value '100% it''s Jürgen''s'" in ps1_lines
+    assert not any("USERNAME" in line for line in ps1_lines)
+
+
+def test_capturing_the_build_environment_writes_the_activate_scripts(tmp_path):
+    vswhere = r"C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe"
+    vs = r"C:\VS"
+    oneapi = r"C:\Program Files (x86)\Intel\oneAPI"
+    files = {vswhere, vs + r"\VC\Auxiliary\Build\vcvarsall.bat", oneapi + r"\compiler\latest\env\vars.bat",
+             oneapi + r"\ocloc\latest\env\vars.bat"}
+    output = "XSL-ENV-BEGIN\r\nPath=C:\\VS\\bin;C:\\Windows\r\n"
+    probes = FakeProbes(platform="win32", env={"Path": r"C:\Windows"}, files=files,
+                        responses={"vswhere": (0, vs + "\r\n", ""), "XSL-ENV-BEGIN": (0, output, "")})
+    ctx = make_ctx(tmp_path, probes=probes)
+    harness.build_environment(ctx)
+    assert 'set "Path=C:\\VS\\bin;C:\\Windows"' in (ctx.work / "activate.cmd").read_text(encoding="utf-8")
+
+
+def test_the_final_doctor_runs_in_the_captured_environment(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    seen = []
+    monkeypatch.setattr(harness, "all_findings", lambda c: seen.append(c.probes) or [])
+    log = harness.StepLog(tmp_path / "doctor.log", lambda line: None)
+    assert harness.step_doctor_built(ctx, log).status == harness.OK
+    [probes] = seen
+    assert probes.env == ctx.env and probes.windows
+    last = harness.plan_for("all")[-1]
+    assert last.name == "doctor" and last.action is harness.step_doctor_built
+
+
+def test_harness_ps1_probes_python_without_stop():
+    text = (harness.REPO / "scripts" / "harness.ps1").read_text()
+    probe = text.index("struct.calcsize('P')")
+    assert text.rindex("$ErrorActionPreference = 'Continue'", 0, probe) > text.index("foreach ($candidate")
+    assert "-ExecutionPolicy Bypass -File scripts\\harness.ps1" in text
