@@ -89,6 +89,9 @@ XPU_WHEEL_INDEX = "https://download.pytorch.org/whl/xpu"
 # In a PyTorch checkout: the pytorch-triton-xpu release it was tested with.
 TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
 PYTORCH_BLOB_URL = "https://github.com/pytorch/pytorch/blob"
+# PRs of the stack in patches/pytorch, by subject (their order may change).
+LAUNCHER_PR = "Enable the XPU static Triton launcher on Windows"
+ZEBIN_PR = "Inductor: use zebin for XPU on Windows when ocloc is available"
 
 
 @dataclasses.dataclass
@@ -493,8 +496,8 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[
                 "ocloc",
                 WARNING,
                 f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
-                "Triton-XPU runs `ocloc` by its bare name, and a torch with the PR stack (PR 2, \"Inductor: use "
-                "zebin for XPU on Windows when ocloc is available\") asks shutil.which(\"ocloc\"): both look only "
+                f"Triton-XPU runs `ocloc` by its bare name, and a torch with the PR stack (its PR \"{ZEBIN_PR}\") "
+                "asks shutil.which(\"ocloc\"): both look only "
                 "on PATH. xpu_static_launcher.install() puts this folder first on PATH in its own process; "
                 "anything else keeps kernels SPIR-V.",
                 fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
@@ -544,7 +547,6 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[
     ]
 
 
-PR2_SUBJECT = "Inductor: use zebin for XPU on Windows when ocloc is available"
 PACKAGE_INSTALLED = ("installed", "installed-spirv")
 ROUTE_A = (
     "Route (a), no torch rebuild: install the xpu_static_launcher package into this environment (README, "
@@ -590,7 +592,7 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
         else:
             fix = (
                 f"{ROUTE_A}; its install() switches Inductor to zebin at run time when Triton-XPU has a zebin "
-                f"compiler (ocloc). Route (b): a torch built with the PR stack (PR 2, \"{PR2_SUBJECT}\"): "
+                f"compiler (ocloc). Route (b): a torch built with the PR stack (its PR \"{ZEBIN_PR}\"): "
                 f"{build_with_patches_fix(windows=True)}."
             )
     else:
@@ -685,7 +687,7 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
                 data={"package": package},
             )
         ]
-    route_b = f"Route (b): build torch with the PR stack (patches/pytorch, PR 1 enables the launcher): {build_with_patches_fix(windows)}."
+    route_b = f"Route (b): build torch with the PR stack (patches/pytorch; its PR \"{LAUNCHER_PR}\"): {build_with_patches_fix(windows)}."
     return [
         Finding(
             "static-launcher",
