@@ -806,8 +806,19 @@ def file_diff_text(path: str, old: TextFile | None, new: TextFile | None, contex
 # What `git format-patch` is run with, here and when the committed stacks
 # were made: full blob names, no commit ids, diffstat or version signature,
 # and no function names in hunk headers (they depend on lines outside the
-# hunk). The same flags make `export` reproduce the committed files.
-FORMAT_PATCH_ARGS = ("format-patch", "-q", "--full-index", "--zero-commit", "--no-signature", "--no-stat")
+# hunk). The same flags make `export` reproduce the committed files. The
+# histogram algorithm aligns a hunk by the changed region alone; Myers also
+# weighs how often a line (e.g. a blank one) occurs in the whole file, which
+# differs between upstream files and trees rebuilt from the patches.
+FORMAT_PATCH_ARGS = (
+    "format-patch",
+    "-q",
+    "--full-index",
+    "--zero-commit",
+    "--no-signature",
+    "--no-stat",
+    "--diff-algorithm=histogram",
+)
 NO_FUNCNAME = ("-c", "diff.xsl.xfuncname=^xsl-no-funcname$")
 PATCH_HEADER = re.compile(r"^From: (.*) <(.*)>$|^Date: (.*)$")
 

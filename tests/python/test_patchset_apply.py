@@ -37,6 +37,14 @@ GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="needs git")
 XPU = "torch/csrc/inductor/static_launcher/xpu.cpp"
 MODULE = "torch/csrc/Module.cpp"
+TEST_MODULE = "test/inductor/test_static_triton_launcher.py"
+NEW_FILE = "new file mode 100644\nindex 0000000000000000000000000000000000000000.."
+SUBJECTS = [
+    "XPU static launcher: fix the capsule leak and the grid-size overflow",
+    "Enable the XPU static Triton launcher on Windows",
+    "Inductor: use zebin for XPU on Windows when ocloc is available",
+    "Run test_static_triton_launcher on XPU Windows",
+]
 
 
 def blob(data: bytes) -> str:
@@ -58,7 +66,8 @@ def test_each_series_is_four_format_patch_prs(name):
     files = sorted(p.name for p in s.directory.glob("*.patch"))
     assert meta["patches"] == files and [f[:4] for f in files] == ["0001", "0002", "0003", "0004"]
     subjects = [p.subject for p in s.patches()]
-    assert subjects[0] == "Enable the XPU static Triton launcher on Windows"
+    # The bug fix leads (a cherry-pick candidate); the Windows feature follows.
+    assert subjects == SUBJECTS
     for number, path in enumerate(files, start=1):
         text = (s.directory / path).read_text()
         assert text.startswith("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n")
@@ -67,13 +76,26 @@ def test_each_series_is_four_format_patch_prs(name):
             assert heading in text, (path, heading)
         assert "Xsl-Replaces" not in text
         for file_path, section in sections(text):
+            if NEW_FILE in section:
+                continue
             has_index = INDEX.search(section) is not None
             assert has_index == (file_path not in s.context_only()), (path, file_path)
 
 
 @pytest.mark.parametrize("name", SERIES_NAMES)
-def test_pr1_is_small_and_only_touches_guards_file_open_and_includes(name):
-    patch = series(name).patches()[0]
+def test_the_fix_leads_and_stands_alone(name):
+    fix = series(name).patches()[0]
+    assert {f.path for f in fix.files} == {XPU, TEST_MODULE}
+    added = "\n".join(line for f in fix.files for h in f.hunks for line in h.new_lines)
+    assert 'Py_BuildValue("(Nii)"' in added and "gridX <= 0 || gridY <= 0 || gridZ <= 0" in added
+    # Its tests use upstream's own helpers, not ones a later PR adds.
+    assert "_write_binary" not in added and "write_cubin_to_tmp" in added
+    assert "@slowTest" in added and "num_warps=1" in added and "sys.getrefcount(baseline)" in added
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_enable_pr_is_small_and_only_touches_guards_file_open_and_includes(name):
+    patch = series(name).patches()[1]
     changed = [line for f in patch.files for h in f.hunks for line in h.old_lines + h.new_lines]
     removed = [line for f in patch.files for h in f.hunks for line in h.old_lines if line not in h.new_lines]
     added = [line for f in patch.files for h in f.hunks for line in h.new_lines if line not in h.old_lines]
@@ -94,6 +116,9 @@ def test_index_lines_chain_from_the_recorded_blobs(name):
     seen = set()
     for path in sorted(s.directory.glob("*.patch")):
         for file_path, section in sections(path.read_text()):
+            if NEW_FILE in section:
+                assert file_path not in current, (path.name, file_path)
+                continue
             assert file_path in current, (path.name, file_path)
             m = INDEX.search(section)
             if m is None:
@@ -171,7 +196,8 @@ def test_drift_names_file_expected_text_and_nearest_match(tmp_path):
     result = patchset.run_series(series("v2.15.0").patches(), root)
     assert not result.ok and snapshot(root) == before  # all-or-nothing
     report = "\n".join(result.lines)
-    assert result.lines[0].startswith("DRIFT") and result.lines[1].startswith("would apply")
+    # Module.cpp is the Enable PR's (the second); the fix before it fits.
+    assert result.lines[0].startswith("would apply") and result.lines[1].startswith("DRIFT")
     assert f"{MODULE}: expected text not found" in report
     assert "| #if defined(USE_XPU) && !defined(_WIN32)" in report
     lineno = module_cpp.read_text().split("\n").index("#if defined(USE_XPU) && !defined(_MSC_VER)") + 1
@@ -180,8 +206,10 @@ def test_drift_names_file_expected_text_and_nearest_match(tmp_path):
 
 def test_drift_in_the_last_patch_blocks_the_whole_stack(tmp_path):
     root = make_checkout(tmp_path, "v2.15.0")
-    xpu = root / XPU
-    xpu.write_text(xpu.read_text().replace("if (gridX * gridY * gridZ <= 0) {", "if (gridX * gridY <= 0) {"))
+    test_module = root / TEST_MODULE
+    text = test_module.read_text()
+    assert "    if not (HAS_XPU_AND_TRITON and IS_WINDOWS):" in text
+    test_module.write_text(text.replace("    if not (HAS_XPU_AND_TRITON and IS_WINDOWS):", "    if not IS_WINDOWS:"))
     before = snapshot(root)
     result = patchset.run_series(series("v2.15.0").patches(), root)
     assert not result.ok and result.written == [] and snapshot(root) == before
