@@ -923,45 +923,15 @@ def triton_requirement(src: Path) -> tuple[str, list[str]]:
     raise StepFailed(f"neither {TRITON_XPU_VERSION_FILE} nor {TRITON_XPU_COMMIT_FILE} in {src}: is it a PyTorch checkout?")
 
 
-VERIFY_SCRIPT = r"""
-# Asserts the static launcher exists and compiled kernels really used it.
-import sys, torch
-from unittest import mock
-import torch._inductor.config as config
-from torch._inductor.runtime import triton_heuristics as th
-import torch._inductor.utils as utils
-
-problems = []
-if not hasattr(torch._C, "_StaticXpuLauncher"):
-    problems.append("torch._C._StaticXpuLauncher is missing")
-if utils.XPU_KERNEL_FORMAT != "zebin":
-    problems.append(f"XPU_KERNEL_FORMAT is {utils.XPU_KERNEL_FORMAT!r}, not 'zebin'")
-static_calls, fallback_calls = [], []
-real_static = th.StaticTritonCompileResult.make_launcher
-real_triton = th.TritonCompileResult.make_launcher
-def counting_static(self):
-    static_calls.append(type(self.kernel).__name__)
-    return real_static(self)
-def counting_triton(self):
-    fallback_calls.append(getattr(self.kernel, "name", "?"))
-    return real_triton(self)
-with mock.patch.object(th.StaticTritonCompileResult, "make_launcher", counting_static), \
-     mock.patch.object(th.TritonCompileResult, "make_launcher", counting_triton), \
-     config.patch({"use_static_triton_launcher": True, "strict_static_triton_launcher": True, "compile_threads": 1}):
-    torch._dynamo.reset()
-    fn = torch.compile(lambda x, y: (x * 2 + y).relu().sum(dim=-1))
-    x = torch.randn(64, 128, device="xpu")
-    y = torch.randn(64, 128, device="xpu")
-    torch.testing.assert_close(fn(x, y), (x * 2 + y).relu().sum(dim=-1))
-if not static_calls:
-    problems.append("no kernel went through StaticTritonCompileResult")
-if fallback_calls:
-    problems.append(f"kernels fell back to Triton's launcher: {fallback_calls}")
-print(f"static launches set up: {len(static_calls)} ({', '.join(sorted(set(static_calls)))}); fallbacks: {len(fallback_calls)}")
-for p in problems:
-    print("PROBLEM:", p)
-sys.exit(1 if problems else 0)
-"""
+def verify_command(ctx: Context, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    """`python -m xpu_static_launcher verify --no-install` from this checkout's
+    package sources (stdlib only until torch): the built torch must launch a
+    compiled kernel through its own launcher, with no fallback."""
+    run_env = dict(env)
+    package = str(REPO / "python")
+    key = next((k for k in run_env if k.upper() == "PYTHONPATH"), "PYTHONPATH")
+    run_env[key] = package + (os.pathsep + run_env[key] if run_env.get(key) else "")
+    return [ctx.python, "-m", "xpu_static_launcher", "verify", "--no-install"], run_env
 
 
 def step_test(ctx: Context, log: StepLog) -> Outcome:
@@ -979,9 +949,8 @@ def step_test(ctx: Context, log: StepLog) -> Outcome:
         rc = run_logged([ctx.python, "-m", "pytest", "-v", *args, f"--junitxml={junit}"], log, cwd=ctx.src, env=env)
         if rc != 0:
             failed.append(name)
-    verify = ctx.work / "verify_static_launch.py"
-    verify.write_text(VERIFY_SCRIPT, encoding="utf-8")
-    rc = run_logged([ctx.python, str(verify)], log, cwd=ctx.work, env=env)
+    argv, verify_env = verify_command(ctx, env)
+    rc = run_logged(argv, log, cwd=ctx.work, env=verify_env)
     if rc != 0:
         failed.append("static-launch verification")
     if failed:
@@ -1073,8 +1042,8 @@ def default_jobs(cores: int, memory: int | None, windows: bool) -> int:
     """Cores, at most one job per MEMORY_PER_JOB (SYCL compiles are large);
     off Windows at most 2 (the portable run on small CI machines)."""
     jobs = cores
-    if memory:
-        jobs = min(jobs, memory // MEMORY_PER_JOB)
+    if memory:  # Windows reports a little less than the installed memory
+        jobs = min(jobs, (memory + GIB // 2) // MEMORY_PER_JOB)
     if not windows:
         jobs = min(jobs, 2)
     return max(1, jobs)
@@ -1187,7 +1156,7 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
     ctx.out(f"All {ran} step(s) that can run here passed" + (f"; {len(skipped)} skipped (listed above)." if skipped else "."))
     activate = ctx.work / "activate.cmd"
     if args.command in ("all", "build", "test") and activate.is_file():
-        ctx.out(f"For your own Python sessions with this torch, set up each new shell first: cmd: call \"{activate}\"; "
+        ctx.out(f"To use this torch in a new shell, set it up first: cmd: call \"{activate}\"; "
                 f"PowerShell: . \"{activate.with_suffix('.ps1')}\"")
     return 0
 

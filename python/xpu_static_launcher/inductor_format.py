@@ -191,7 +191,8 @@ def _decide(environ: MutableMapping[str, str], find_ocloc: OclocFinder,
     if driver:
         return "zebin", f"zebin: Triton-XPU makes it with {driver_where} ({where})", None
     return "spv", (f"kept SPIR-V (.spv), which cannot be launched statically: {where}; {driver_where}; "
-                   f"install the intel_ocloc wheel or oneAPI's ocloc, or set {ENV_VAR}=zebin"), None
+                   "install the intel_ocloc wheel (scripts/ocloc_wheel.py) or oneAPI's ocloc, so that Triton-XPU "
+                   "can make zebins"), None
 
 
 def enable_zebin(*, environ: Optional[MutableMapping[str, str]] = None,

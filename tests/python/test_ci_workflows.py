@@ -27,8 +27,9 @@ def load(path: Path) -> dict:
     return data
 
 
-def test_the_three_workflows_exist():
-    assert [p.name for p in WORKFLOWS] == ["linux.yml", "windows-msvc.yml", "windows-xpu.yml"]
+def test_the_four_workflows_exist():
+    assert [p.name for p in WORKFLOWS] == ["linux.yml", "windows-msvc.yml", "windows-wheel-route.yml",
+                                           "windows-xpu.yml"]
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -200,3 +201,24 @@ def test_msvc_builds_the_package_against_intel_sycl_rt_without_cmake_defines():
     assert (REPO / "tests" / "python" / "sycl_layout_check.py").is_file()
     uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact")]
     assert "pip-install-sycl.log" in uploads[0]["with"]["path"]
+
+
+def test_the_wheel_route_runs_check_verify_and_the_inductor_tests_on_a_gpu():
+    data = load(CI / "windows-wheel-route.yml")
+    [job] = data["jobs"].values()
+    assert job["runs-on"] == ["self-hosted", "windows", "xpu"]
+    runs = "\n".join(s.get("run", "") for s in job["steps"])
+    assert "--index-url https://download.pytorch.org/whl/xpu" in runs and "torch==%XSL_TORCH%" in runs
+    for command in ("xpu_static_launcher check", "xpu_static_launcher enable-at-startup",
+                    "xpu_static_launcher verify", "test/inductor/test_static_triton_launcher.py",
+                    "test_autotune_cache_warm_start", "--no-build-isolation", "XSL_PACKAGE_WHEEL"):
+        assert command in runs, command
+    # Every package the workflow installs is pinned.
+    for line in runs.splitlines():
+        if "pip install" not in line or "--no-build-isolation" in line or "XSL_PACKAGE_WHEEL" in line:
+            continue
+        words = line.split("||")[0].split("*>")[0].split("pip install", 1)[1].split()
+        names = [w.strip('"') for w in words if not w.startswith(("-", "https:"))]
+        assert names and all("==" in name for name in names), line
+    uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["if"] == "always()"

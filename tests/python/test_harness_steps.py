@@ -323,11 +323,12 @@ def test_apply_on_a_clean_drifted_checkout_reports_drift_without_reset(tmp_path,
     assert runner.calls == []  # nothing to discard: no checkout/clean
 
 
-def test_verify_script_checks_for_silent_fallback():
-    script = harness.VERIFY_SCRIPT
-    compile(script, "verify_static_launch.py", "exec")
-    for needle in ("_StaticXpuLauncher", "StaticTritonCompileResult", "TritonCompileResult", "strict_static_triton_launcher", 'device="xpu"'):
-        assert needle in script
+def test_verification_is_the_packages_verify_command_from_this_checkout(tmp_path):
+    ctx = make_ctx(tmp_path)
+    argv, env = harness.verify_command(ctx, {"Path": r"C:\VS", "PYTHONPATH": "elsewhere"})
+    assert argv == [ctx.python, "-m", "xpu_static_launcher", "verify", "--no-install"]
+    assert env["PYTHONPATH"].split(harness.os.pathsep) == [str(harness.REPO / "python"), "elsewhere"]
+    assert env["Path"] == r"C:\VS"
 
 
 class RecordingRunner:
@@ -378,15 +379,14 @@ def test_test_step_installs_pinned_triton_runs_both_tests_and_verifies(tmp_path,
     assert any("pytorch-triton-xpu==3.5.0 --index-url https://download.pytorch.org/whl/xpu" in c for c in commands)
     assert any("test/inductor/test_static_triton_launcher.py" in c and "--junitxml=" in c for c in commands)
     assert any("test_codecache.py -k test_autotune_cache_warm_start" in c for c in commands)
-    assert commands[-1].endswith("verify_static_launch.py")
-    assert (ctx.work / "verify_static_launch.py").read_text() == harness.VERIFY_SCRIPT
+    assert commands[-1].endswith("-m xpu_static_launcher verify --no-install")
     # The oneAPI runtime must be on PATH for the tests too.
     assert all(env and env.get("Path", "").startswith(r"C:\oneAPI") for _, _, env in runner.calls)
 
 
 def test_test_step_names_what_failed(tmp_path, monkeypatch):
     ctx = windows_ctx(tmp_path)
-    monkeypatch.setattr(harness, "run_logged", RecordingRunner(fail_on=("test_codecache", "verify_static")))
+    monkeypatch.setattr(harness, "run_logged", RecordingRunner(fail_on=("test_codecache", "verify --no-install")))
     log = harness.StepLog(tmp_path / "test.log", lambda line: None)
     with pytest.raises(harness.StepFailed, match="autotune_cache_warm_start, static-launch verification"):
         harness.step_test(ctx, log)
@@ -706,10 +706,11 @@ def test_the_real_torch_probe_runs_without_importing_torch():
 
 
 @pytest.mark.parametrize("cores, memory_gib, windows, jobs", [
-    (16, 16, True, 4), (16, 32, True, 8), (16, 128, True, 16), (8, None, True, 8), (16, 64, False, 2), (4, 2, True, 1),
+    (16, 16, True, 4), (16, 15.7, True, 4), (16, 32, True, 8), (16, 128, True, 16), (8, None, True, 8),
+    (16, 64, False, 2), (4, 2, True, 1),
 ])
 def test_default_jobs_follow_memory_and_cores(cores, memory_gib, windows, jobs):
-    memory = memory_gib * harness.GIB if memory_gib else None
+    memory = int(memory_gib * harness.GIB) if memory_gib else None
     assert harness.default_jobs(cores, memory, windows) == jobs
 
 

@@ -297,7 +297,7 @@ def test_windows_without_a_zebin_compiler_is_installed_spirv_with_the_fix(monkey
     line = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
             "Inductor launches none of them statically: kept SPIR-V (.spv), which cannot be launched statically: "
             "ocloc was not found; this Triton-XPU cannot compile with the GPU driver; install the intel_ocloc "
-            "wheel or oneAPI's ocloc, or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin")
+            "wheel (scripts/ocloc_wheel.py) or oneAPI's ocloc, so that Triton-XPU can make zebins")
     assert result.message == line
     assert capsys.readouterr().err == f"xpu_static_launcher: {line}\n"
     assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
