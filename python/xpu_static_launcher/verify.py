@@ -75,9 +75,12 @@ def require_xpu(import_module: Callable[[str], Any] = importlib.import_module) -
     return torch
 
 
-def count_launches(torch: Any, fn: Callable[..., Any], *args: Any) -> Launches:
+def count_launches(torch: Any, fn: Callable[..., Any], *args: Any,
+                   backend: str = "inductor") -> Launches:
     """Runs ``torch.compile(fn)(*args)`` with the static launcher on and the
-    caches off, compiling in this process, and records every launcher choice."""
+    caches off, compiling in this process, and records every launcher choice.
+    ``backend`` is torch.compile's (tests pass "eager" to check the hooks
+    without a compile)."""
     from unittest import mock
 
     config = importlib.import_module("torch._inductor.config")
@@ -115,7 +118,7 @@ def count_launches(torch: Any, fn: Callable[..., Any], *args: Any) -> Launches:
             mock.patch.object(triton_cls, "make_launcher", counting_triton), \
             config.patch(settings):
         torch._dynamo.reset()
-        compiled = torch.compile(fn)
+        compiled = torch.compile(fn, backend=backend)
         torch.testing.assert_close(compiled(*args), fn(*args))
     return launches
 
