@@ -417,6 +417,17 @@ try:
         info["triton_file"] = triton.__file__
     except Exception as err:
         info["triton_import_error"] = f"{type(err).__name__}: {err}"
+    # Whether Triton-XPU falls back to the GPU driver without ocloc: only with
+    # patches/triton-xpu (0001 adds its ocloc module, 0002 the driver path).
+    try:
+        import triton.backends.intel
+        try:
+            import triton.backends.intel.ocloc as triton_ocloc
+            info["triton_driver_compiler"] = hasattr(triton_ocloc, "zebin_compile_command")
+        except ImportError:
+            info["triton_driver_compiler"] = False
+    except Exception:
+        pass
     if "triton" in info:
         try:
             import torch._inductor.runtime.triton_heuristics  # noqa: F401
@@ -480,9 +491,11 @@ def driver_gpus(level_zero: Sequence[Finding]) -> list[dict[str, Any]]:
     return []
 
 
-def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[Finding]:
+def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_driver: bool | None = None) -> list[Finding]:
     """ocloc, and without it the driver backend: the Intel GPU driver
-    compiles SPIR-V for `gpus` (from the Level Zero check) itself."""
+    compiles SPIR-V for `gpus` (from the Level Zero check) itself.
+    `triton_driver`: whether the installed Triton-XPU can use it (patch
+    0002); False turns "the driver instead" into an error, None is unknown."""
     report = probes.find_ocloc()
     if report.path:
         version = f", version {report.version}" if report.version else ""
@@ -506,6 +519,19 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[
         ]
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
     forced = probes.env.get("XSL_ZEBIN_COMPILER", "")
+    if gpus and forced != "ocloc" and triton_driver is False:
+        return [
+            Finding(
+                "ocloc",
+                ERROR,
+                "ocloc not found, and the installed Triton-XPU cannot compile with the GPU driver: kernels stay SPIR-V",
+                "The Intel GPU driver could make zebins for this machine's GPU, but only a Triton-XPU with "
+                "patches/triton-xpu 0002 falls back to it; this one runs `ocloc` from PATH only.\nLooked for ocloc in:\n"
+                + where,
+                _install_ocloc_fix(probes.windows),
+                data=dataclasses.asdict(report),
+            )
+        ]
     if gpus and forced != "ocloc":
         names = ", ".join(
             f"'{d.get('name')}'" + (f" (IP {ip_version_text(int(d['ip_version']))})" if d.get("ip_version") else "")
@@ -525,26 +551,29 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = ()) -> list[
                 data=dict(dataclasses.asdict(report), compiler="driver", gpus=list(gpus)),
             )
         ]
-    if probes.windows:
-        fix = (
-            "Install the oneAPI ocloc component (Intel oneAPI Base Toolkit, or the standalone "
-            "'Intel Graphics Offline Compiler'), then in the same shell run "
-            '"%ONEAPI_ROOT%\\ocloc\\latest\\env\\vars.bat"; or pip install an ocloc wheel built with '
-            "scripts\\ocloc_wheel.py into this environment (its `ocloc` console script lands on PATH). "
-            "Triton-XPU runs it by the bare name `ocloc`, so it must be on PATH."
-        )
-    else:
-        fix = "Install it: `sudo apt-get install intel-opencl-icd` (Debian/Ubuntu) or intel-ocloc, or pip install an ocloc wheel built with scripts/ocloc_wheel.py."
     return [
         Finding(
             "ocloc",
             ERROR,
             "ocloc not found: Triton-XPU cannot make zebins, kernels stay SPIR-V",
             f"Looked in:\n{where}",
-            fix,
+            _install_ocloc_fix(probes.windows),
             data=dataclasses.asdict(report),
         )
     ]
+
+
+def _install_ocloc_fix(windows: bool) -> str:
+    if windows:
+        return (
+            "Install the oneAPI ocloc component (Intel oneAPI Base Toolkit, or the standalone "
+            "'Intel Graphics Offline Compiler'), then in the same shell run "
+            '"%ONEAPI_ROOT%\\ocloc\\latest\\env\\vars.bat"; or pip install an ocloc wheel built with '
+            "scripts\\ocloc_wheel.py into this environment (its `ocloc` console script lands on PATH). "
+            "Triton-XPU runs it by the bare name `ocloc`, so it must be on PATH."
+        )
+    return ("Install it: `sudo apt-get install intel-opencl-icd` (Debian/Ubuntu) or intel-ocloc, or pip install an "
+            "ocloc wheel built with scripts/ocloc_wheel.py.")
 
 
 PACKAGE_INSTALLED = ("installed", "installed-spirv")
@@ -587,7 +616,8 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     elif probes.windows and not info.get("utils_patched"):
         why = "This torch picks spv on Windows in torch/_inductor/utils.py, whatever TORCHINDUCTOR_XPU_KERNEL_FORMAT says."
         if package.get("status") in PACKAGE_INSTALLED:
-            why += f" xpu_static_launcher.install() kept it: {package.get('message')}"
+            reason = str(package.get("message", "")).split("statically: ", 1)[-1].rstrip(".")
+            why += f" xpu_static_launcher.install() kept it: {reason}."
             fix = ZEBIN_COMPILER_FIX
         else:
             fix = (
@@ -1075,9 +1105,9 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
     # Level Zero first: without ocloc, its GPUs decide whether the driver can
     # compile zebins. The findings keep their order (ocloc first).
     level_zero = check_level_zero(probes)
-    findings += check_ocloc(probes, driver_gpus(level_zero))
+    info = probe_torch(probes) if with_torch else {}
+    findings += check_ocloc(probes, driver_gpus(level_zero), info.get("triton_driver_compiler"))
     if with_torch:
-        info = probe_torch(probes)
         add_source_pin(info, [info.get("source_root"), src])
         findings += check_static_launcher(info, probes.windows)
         findings += check_kernel_format(probes, info)

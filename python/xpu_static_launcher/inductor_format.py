@@ -86,9 +86,13 @@ def find_driver_compiler() -> Tuple[bool, str]:
     (``zebin_compile_command`` in its ``ocloc`` module), and only when a
     Level Zero driver of an Intel GPU is installed."""
     try:
-        triton_ocloc = importlib.import_module("triton.backends.intel.ocloc")
+        importlib.import_module("triton.backends.intel")
     except ImportError:
         return False, "Triton-XPU (triton.backends.intel) is not installed"
+    try:  # the module patches/triton-xpu 0001 adds; stock Triton-XPU has none
+        triton_ocloc = importlib.import_module("triton.backends.intel.ocloc")
+    except ImportError:
+        triton_ocloc = None
     if not hasattr(triton_ocloc, "zebin_compile_command"):
         return False, "this Triton-XPU cannot compile with the GPU driver (it lacks patches/triton-xpu 0002)"
     from .compile import ZebinCompileError, find_compiler

@@ -480,3 +480,28 @@ def test_real_probe_reports_the_package(monkeypatch):
     assert "torch_import_error" not in info, info
     assert info["package"]["status"] in ("not-xpu", "installed", "installed-spirv", "present"), info["package"]
     assert "startup_hook" in info and "sycl_rt" in info
+
+
+def test_driver_path_needs_a_triton_xpu_that_can_use_it():
+    probes = FakeProbes(env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"},
+                        files={r"C:\Windows\System32\ze_loader.dll"}, ze={"drivers": 1, "devices": [ARC]})
+    gpus = doctor.driver_gpus(doctor.check_level_zero(probes))
+    [stock] = doctor.check_ocloc(probes, gpus, triton_driver=False)
+    assert stock.severity == doctor.ERROR and "cannot compile with the GPU driver" in stock.title
+    assert "patches/triton-xpu 0002" in stock.detail and "ocloc_wheel.py" in stock.fix
+    [patched] = doctor.check_ocloc(probes, gpus, triton_driver=True)
+    assert patched.severity == doctor.WARNING and "from the Intel GPU driver instead" in patched.title
+    # The probe's answer reaches the check.
+    probes.torch_info = {"torch": "2.15.0+xpu", "xpu_compiled": True, "triton_driver_compiler": False, "dists": {}}
+    [ocloc] = by_check(doctor.run_checks(probes), "ocloc")
+    assert ocloc.severity == doctor.ERROR
+
+
+def test_kernel_format_with_the_package_says_the_reason_once():
+    message = ("installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
+               "Inductor launches none of them statically: kept SPIR-V (.spv): ocloc was not found")
+    info = {"kernel_format": "spv", "utils_patched": False,
+            "package": {"status": "installed-spirv", "kernel_format": "spv", "message": message}}
+    [finding] = doctor.check_kernel_format(FakeProbes(), info)
+    assert finding.detail.count("ocloc was not found") == 1
+    assert "kept it: kept SPIR-V (.spv): ocloc was not found. triton_heuristics" in finding.detail

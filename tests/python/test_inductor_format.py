@@ -247,10 +247,14 @@ def test_windows_without_ocloc_uses_zebin_when_triton_compiles_with_the_driver(v
 def test_the_driver_probe_needs_triton_xpu_with_the_driver_fallback(monkeypatch):
     import types as _types
 
-    monkeypatch.setitem(sys.modules, "triton.backends.intel.ocloc", _types.ModuleType("stock_ocloc"))
+    monkeypatch.setitem(sys.modules, "triton.backends.intel", _types.ModuleType("triton_xpu"))
+    monkeypatch.setitem(sys.modules, "triton.backends.intel.ocloc", _types.ModuleType("ocloc_without_0002"))
     found, why = fmt.find_driver_compiler()
     assert not found and "patches/triton-xpu 0002" in why
-    monkeypatch.setitem(sys.modules, "triton.backends.intel.ocloc", None)  # not installed
+    monkeypatch.setitem(sys.modules, "triton.backends.intel.ocloc", None)  # stock Triton-XPU: no such module
+    found, why = fmt.find_driver_compiler()
+    assert not found and "patches/triton-xpu 0002" in why
+    monkeypatch.setitem(sys.modules, "triton.backends.intel", None)  # no Triton-XPU at all
     found, why = fmt.find_driver_compiler()
     assert not found and "not installed" in why
 
