@@ -8,6 +8,8 @@ Submodules:
                    ``torch._C._StaticXpuLauncher`` in a published XPU wheel
   inductor_format  ``enable_zebin()``/``disable_zebin()``: Inductor's XPU
                    kernel format at run time
+  verify           ``python -m xpu_static_launcher verify``: one tiny kernel
+                   through torch.compile, launched statically or not
 
 ``install()`` never puts the Level Zero launcher into torch, whose ABI passes
 SYCL queues; it installs only the SYCL backend, and only when that is safe.

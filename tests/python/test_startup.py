@@ -159,5 +159,5 @@ def test_check_runs_install_once_and_says_what_it_did():
 def test_help_lists_the_commands():
     proc = run(["--help"])
     assert proc.returncode == 0
-    for word in ("enable-at-startup", "disable-at-startup", "check"):
+    for word in ("enable-at-startup", "disable-at-startup", "check", "verify"):
         assert word in proc.stdout
