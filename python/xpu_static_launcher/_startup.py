@@ -9,7 +9,9 @@ imported, it calls ``install()`` once and takes itself off. Stdlib only.
 
 It prints nothing when it installs, when torch already has a launcher or is
 not an XPU build; it prints its one line to stderr when it refuses (backend
-missing, libsycl mismatch). ``XSL_STARTUP_VERBOSE=1`` prints every outcome,
+missing, libsycl mismatch), and once per program (not again in the compile
+workers, which inherit ``XSL_STARTUP_WARNED``) when it installs but kernels
+stay SPIR-V. ``XSL_STARTUP_VERBOSE=1`` prints every outcome,
 ``XSL_STARTUP=0`` turns it off for one run.
 """
 
@@ -24,6 +26,9 @@ from typing import Any, Optional, Sequence
 
 TRIGGER = "torch._inductor"
 QUIET = ("installed", "present", "no-torch", "not-xpu")
+# Set once installed-spirv has been reported: Inductor's compile workers
+# inherit it, so a program prints that line once, not once per worker.
+WARNED_ENV = "XSL_STARTUP_WARNED"
 
 
 def _torch_ready() -> bool:
@@ -77,7 +82,12 @@ class StartupHook(importlib.abc.MetaPathFinder):
         except Exception as err:  # noqa: BLE001 - never break the user's import
             print(f"xpu_static_launcher: install() at start-up failed: {err!r}", file=sys.stderr)
             return
-        if result.status not in QUIET or os.environ.get("XSL_STARTUP_VERBOSE") == "1":
+        verbose = os.environ.get("XSL_STARTUP_VERBOSE") == "1"
+        if result.status == "installed-spirv" and not verbose:
+            if os.environ.get(WARNED_ENV) == "1":
+                return
+            os.environ[WARNED_ENV] = "1"
+        if result.status not in QUIET or verbose:
             print(f"xpu_static_launcher: {result.message}", file=sys.stderr)
 
 

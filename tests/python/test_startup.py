@@ -133,6 +133,25 @@ def test_pth_installs_when_inductor_is_imported(tmp_path, major, installed):
     assert off.stdout.split("\n")[:2] == ["before False", "after False"]
 
 
+def test_spirv_kernels_are_reported_once_per_program(tmp_path):
+    site_dir, fake = tmp_path / "site", tmp_path / "fake"
+    _fake_torch(fake)
+    # An Inductor that keeps SPIR-V (on Linux only the variable does that).
+    (fake / "torch" / "_inductor" / "utils.py").write_text('XPU_KERNEL_FORMAT = "spv"\n')
+    (fake / "torch" / "_inductor" / "__init__.py").write_text("from . import utils\n")
+    assert run(["enable-at-startup", "--site-dir", str(site_dir)]).returncode == 0
+    args = [str(site_dir), str(fake), "9"]
+    code = STARTUP_SCRIPT + "import os; print('warned', os.environ.get('XSL_STARTUP_WARNED'))\n"
+    proc = run(args, code=code)
+    assert proc.stdout.split("\n")[1:3] == ["after True", "warned 1"], proc.stderr
+    assert proc.stderr.startswith("xpu_static_launcher: installed the SYCL backend (libsycl 9) as "
+                                  "torch._C._StaticXpuLauncher; but kernels stay SPIR-V")
+    assert proc.stderr.count("\n") == 1
+    # A compile worker inherits the variable and stays quiet; verbose still prints.
+    assert run(args, {"XSL_STARTUP_WARNED": "1"}, code).stderr == ""
+    assert "kernels stay SPIR-V" in run(args, {"XSL_STARTUP_WARNED": "1", "XSL_STARTUP_VERBOSE": "1"}, code).stderr
+
+
 def test_pth_left_behind_after_the_package_is_gone_is_harmless(tmp_path):
     site_dir = tmp_path / "site"
     assert run(["enable-at-startup", "--site-dir", str(site_dir)]).returncode == 0
