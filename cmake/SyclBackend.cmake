@@ -1,5 +1,6 @@
-# torch as the target Python environment has it, and the SYCL backend of the
-# package built from it and the SYCL runtime (cmake/SyclRuntime.cmake).
+# torch as the target Python environment has it (for the PyTorch glue's test
+# build, tests/torch_glue), and the package's SYCL backend, built from the
+# SYCL runtime alone (cmake/SyclRuntime.cmake).
 #
 # xsl_locate_torch() runs scripts/find_torch.py with the build's Python and
 # sets, in the caller's scope (the first three empty when torch is absent):
@@ -66,44 +67,16 @@ function(xsl_torch_sycl_target target)
   xsl_set_warnings(${target})
 endfunction()
 
-# _sycl_launcher: csrc/torch_glue/xpu.cpp (the same source as the PyTorch
-# glue) as a module of the package, for torch XPU wheels that have no
-# _StaticXpuLauncher. It links the environment's torch, its libsycl
-# (xsl_sycl_runtime, cmake/SyclRuntime.cmake) and torch's c10_xpu for the
-# c10::xpu functions; with a CPU wheel (no c10_xpu) the tests' c10::xpu
-# shim stands in, when the tests are built.
+# _sycl_launcher: the package's torch-free SYCL backend
+# (csrc/python/sycl_launcher_module.cpp): the glue's launch
+# (csrc/sycl_interop) with torch's devices and context found on the SYCL
+# runtime. It links Python and libsycl only, so one build serves every torch
+# on that libsycl major.
 function(xsl_add_sycl_backend)
-  if(NOT TARGET xsl_sycl_runtime)
+  if(NOT TARGET xsl_sycl_interop)
     return() # SyclRuntime.cmake said why
   endif()
-  xsl_locate_torch()
-  if(XSL_TORCH_LIB STREQUAL "")
-    message(STATUS "SYCL backend (_sycl_launcher) skipped: needs torch in this "
-                   "Python environment")
-    return()
-  endif()
-  if(CMAKE_CROSSCOMPILING)
-    return() # the host's wheels are not the target's
-  endif()
-  xsl_torch_libraries(torch_libraries "${XSL_TORCH_LIB}")
-  find_library(_xsl_c10_xpu NAMES c10_xpu PATHS "${XSL_TORCH_LIB}" NO_DEFAULT_PATH)
-  if(_xsl_c10_xpu)
-    set(c10_xpu "${_xsl_c10_xpu}")
-  elseif(XSL_BUILD_TESTS AND NOT WIN32)
-    set(c10_xpu xsl_c10_xpu_shim) # tests/torch_glue (Linux)
-  else()
-    message(STATUS "SYCL backend (_sycl_launcher) skipped: this torch has no "
-                   "c10_xpu (a CPU build)")
-    return()
-  endif()
-  if(torch_libraries STREQUAL "")
-    message(STATUS "SYCL backend skipped: torch libraries not found in ${XSL_TORCH_LIB}")
-    return()
-  endif()
   xsl_add_python_extension(_sycl_launcher
-    SOURCES "${PROJECT_SOURCE_DIR}/csrc/torch_glue/xpu.cpp" sycl_launcher_module.cpp
-    LIBS xsl_launcher ${torch_libraries} ${c10_xpu} xsl_sycl_runtime)
-  xsl_torch_sycl_target(_sycl_launcher)
-  message(STATUS "SYCL backend (_sycl_launcher): torch ${XSL_TORCH_LIB}, "
-                 "c10::xpu from ${c10_xpu}")
+    SOURCES sycl_launcher_module.cpp LIBS xsl_sycl_interop)
+  message(STATUS "SYCL backend (_sycl_launcher): libsycl major ${XSL_SYCL_MAJOR}, no torch")
 endfunction()

@@ -1,13 +1,17 @@
-"""The PyTorch glue (csrc/torch_glue/xpu.cpp) run for real, as the package's
-SYCL backend xpu_static_launcher._sycl_launcher: compiled against the
-installed torch wheel and intel-sycl-rt, launching through libsycl, the
-Unified Runtime's Level Zero adapter and the test driver's stand-in loader.
+"""The PyTorch glue (csrc/torch_glue/xpu.cpp, the test module
+_xsl_glue_launcher on the c10::xpu shim) and the package's torch-free SYCL
+backend (xpu_static_launcher._sycl_launcher) run for real: launching
+through libsycl, the Unified Runtime's Level Zero adapter and the test
+driver's stand-in loader, in one process with the installed torch wheel.
 
 Run by test_glue_sycl_runtime.py in a subprocess whose environment selects
 the adapter (the devices' IP version), the device count and the validation
 layer; the library search path must be set before the process starts, which
 is why this file is not named test_*.py (pytest does not collect it). The
-adapter under test is named by XSL_GLUE_EXPECT_ADAPTER (v1 or v2).
+adapter under test is named by XSL_GLUE_EXPECT_ADAPTER (v1 or v2), the
+launcher by XSL_GLUE_UNDER_TEST: glue (default), backend (the package's
+_sycl_launcher, which finds torch's devices and context on the SYCL runtime
+itself) or upstream.
 
 test_upstream_glue_runtime.py runs the same cases on PyTorch's own
 static_launcher/xpu.cpp (XSL_GLUE_UNDER_TEST=upstream, the module
@@ -34,7 +38,9 @@ STANDIN_LOADER = glue_support.LOADER_DIR / "libze_loader.so.1"
 if os.environ.get("XSL_GLUE_RUNTIME") != "1":
     pytest.skip("run through test_glue_sycl_runtime.py", allow_module_level=True)
 
-UPSTREAM = os.environ.get("XSL_GLUE_UNDER_TEST") == "upstream"
+UNDER_TEST = os.environ.get("XSL_GLUE_UNDER_TEST", "glue")
+UPSTREAM = UNDER_TEST == "upstream"
+BACKEND = UNDER_TEST == "backend"
 # PR 4's fixes (capsule reference, grid product): the project's glue has them.
 CAPSULE_FIX = not UPSTREAM or os.environ.get("XSL_UPSTREAM_CAPSULE_FIX") == "1"
 
@@ -44,13 +50,16 @@ if UPSTREAM:
     # Level Zero stub, before torch first asks for the hooks.
     import _xsl_upstream_launcher as upstream  # noqa: E402
 torch = pytest.importorskip("torch")
+import _xsl_glue_launcher as project_glue  # noqa: E402
 import _xsl_torch_glue as glue  # noqa: E402
 from xpu_static_launcher import _sycl_launcher  # noqa: E402
 
 from torch._inductor.runtime import static_triton_launcher as stl  # noqa: E402
 
-L = upstream._StaticXpuLauncher if UPSTREAM else _sycl_launcher._StaticXpuLauncher
-PROJECT_ONLY = pytest.mark.skipif(UPSTREAM, reason="the project's glue only")
+L = (upstream._StaticXpuLauncher if UPSTREAM else _sycl_launcher._StaticXpuLauncher if BACKEND
+     else project_glue._StaticXpuLauncher)
+PROJECT_ONLY = pytest.mark.skipif(UPSTREAM, reason="the project's launchers only")
+BACKEND_ONLY = pytest.mark.skipif(not BACKEND, reason="the package's SYCL backend only")
 # UR_L0_V2_FORCE_BATCHED=1: adapter v2 batches every queue's commands in
 # regular lists and runs them when the queue is flushed.
 FORCED_BATCHES = os.environ.get("UR_L0_V2_FORCE_BATCHED") == "1"
@@ -143,6 +152,47 @@ def test_built_against_the_libsycl_this_process_loaded():
     maps = Path("/proc/self/maps").read_text()
     loaded = {line.rsplit("/", 1)[-1].strip() for line in maps.splitlines() if "libsycl.so." in line}
     assert loaded == {f"libsycl.so.{_sycl_launcher.SYCL_MAJOR}"}, loaded
+
+
+@BACKEND_ONLY
+def test_the_backend_finds_the_very_devices_and_context_torch_uses():
+    # torch's side is the c10::xpu shim, which follows c10/xpu/XPUFunctions.cpp;
+    # the backend applies the same rules on the same libsycl without torch.
+    # Same Level Zero handles: the same objects, not equal copies.
+    context, devices = _sycl_launcher._native_handles()
+    torch_context, torch_devices = glue.native_handles()
+    assert context != 0 and len(devices) == DEVICES
+    assert (context, devices) == (torch_context, torch_devices)
+
+
+@BACKEND_ONLY
+def test_torch_memory_in_a_backend_loaded_kernel(add_zebin, records):
+    # Device memory torch allocated (in its context) is accepted by the
+    # backend's pointer check (zeMemGetAllocProperties in the backend's
+    # context) and reaches the kernel, given as tensors whose data_ptr() is
+    # that memory (the backend reads them through data_ptr()).
+    import ctypes
+
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    addresses = [glue.malloc_device(1024, 0) for _ in range(2)]
+    tensors = [torch.frombuffer((ctypes.c_char * 1024).from_address(a), dtype=torch.float32)
+               for a in addresses]
+    assert [t.data_ptr() for t in tensors] == addresses
+    records.clear()
+    launch(function, (2, 1, 1), 1, 0, "OOiOO", (tensors[0], tensors[1], 256, None, None))
+    got = records.launch(0)
+    assert [a["bytes"] for a in got["args"][:2]] == [support.le_bytes(a, 8) for a in addresses]
+
+
+@BACKEND_ONLY
+def test_stream_zero_without_torchs_raw_stream_query_is_one_clear_error(
+        add_zebin, records, buffers, monkeypatch):
+    function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
+    monkeypatch.delattr(torch._C, "_xpu_getCurrentRawStream")
+    records.clear()
+    with pytest.raises(RuntimeError, match="stream=0 .*_xpu_getCurrentRawStream"):
+        launch(function, (1, 1, 1), 1, 0, "OOiOO", (buffers[0], buffers[1], 1, None, None), 0)
+    assert records.count() == 0
 
 
 def test_launch_records_geometry_and_argument_bytes(add_zebin, records, buffers):
@@ -439,7 +489,7 @@ def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
 # ------------------------------------- install() on a torch without a launcher
 
 
-@PROJECT_ONLY
+@BACKEND_ONLY
 def test_install_puts_the_sycl_backend_into_torch_and_uninstall_undoes_it(
         add_zebin, records, buffers, tmp_path, monkeypatch):
     import xpu_static_launcher

@@ -19,8 +19,8 @@ from launcher_support import BUILD_DIR, PACKAGE_DIR
 
 CASES = Path(__file__).with_name("glue_runtime_cases.py")
 
-# The test helpers module _xsl_torch_glue; the glue itself is the package's
-# _sycl_launcher under PACKAGE_DIR.
+# The test modules _xsl_torch_glue (helpers) and _xsl_glue_launcher (the
+# glue); the package's torch-free backend _sycl_launcher is under PACKAGE_DIR.
 RUNTIME_MODULE_DIR = BUILD_DIR / "tests" / "torch_glue"
 LOADER_DIR = BUILD_DIR / "tests" / "ze_test_driver" / "loader"
 
@@ -36,9 +36,10 @@ def missing() -> Optional[str]:
         return "the glue runtime module is built on Linux only"
     if not list((PACKAGE_DIR / "xpu_static_launcher").glob("_sycl_launcher*")):
         return (f"the SYCL backend _sycl_launcher is not built under {PACKAGE_DIR} "
-                "(needs torch and intel-sycl-rt: bash scripts/dev.sh setup)")
-    if not list(RUNTIME_MODULE_DIR.glob("_xsl_torch_glue*")):
-        return f"test helpers module _xsl_torch_glue not built under {RUNTIME_MODULE_DIR}"
+                "(needs intel-sycl-rt: bash scripts/dev.sh setup)")
+    for module in ("_xsl_torch_glue", "_xsl_glue_launcher"):
+        if not list(RUNTIME_MODULE_DIR.glob(f"{module}*")):
+            return f"test module {module} not built under {RUNTIME_MODULE_DIR}"
     if not (LOADER_DIR / "libze_loader.so.1").is_file():
         return f"stand-in loader not built under {LOADER_DIR}"
     return None

@@ -1,8 +1,9 @@
 // The c10::xpu functions the PyTorch glue calls, which the torch CPU wheel
 // does not ship (it has the headers, not libc10_xpu). Built on the real SYCL
-// runtime, the way c10/xpu does it: one SYCL context over every GPU of the
-// first Level Zero platform, and one in-order queue per device as each
-// device's current stream. Tests only; the stream pool, events and caching
+// runtime, the way c10/xpu/XPUFunctions.cpp does it (Linux): the GPUs of the
+// first Level Zero platform that has a GPU (the test driver's are dGPUs),
+// that platform's default context, and one in-order queue per device as
+// each device's current stream. Tests only; the stream pool, events and caching
 // allocator of the real c10_xpu are out of scope.
 
 #include <c10/xpu/XPUFunctions.h>
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -46,7 +48,14 @@ Runtime& runtime() {
       }
     }
     if (!made->devices.empty()) {
-      made->context = std::make_unique<sycl::context>(made->devices);
+      const sycl::platform platform = made->devices.front().get_platform();
+#if __SYCL_COMPILER_VERSION >= 20250200
+      made->context =
+          std::make_unique<sycl::context>(platform.khr_get_default_context());
+#else
+      made->context = std::make_unique<sycl::context>(
+          platform.ext_oneapi_get_default_context());
+#endif
       made->queues.resize(made->devices.size());
       for (size_t i = 0; i < made->devices.size(); ++i) {
         made->queues[i].emplace_back(
@@ -150,6 +159,26 @@ uintptr_t nativeCommandList(uintptr_t queue) {
       *reinterpret_cast<sycl::queue*>(queue));
   auto* list = std::get_if<ze_command_list_handle_t>(&native);
   return list != nullptr ? reinterpret_cast<uintptr_t>(*list) : 0;
+}
+
+uintptr_t nativeContext() {
+  return reinterpret_cast<uintptr_t>(
+      sycl::get_native<sycl::backend::ext_oneapi_level_zero>(
+          c10::xpu::get_device_context()));
+}
+
+std::vector<std::pair<uintptr_t, uintptr_t>> nativeDevices() {
+  std::vector<std::pair<uintptr_t, uintptr_t>> handles;
+  for (c10::DeviceIndex i = 0; i < c10::xpu::device_count(); ++i) {
+    const sycl::device& device = c10::xpu::get_raw_device(i);
+    handles.emplace_back(
+        reinterpret_cast<uintptr_t>(
+            sycl::get_native<sycl::backend::ext_oneapi_level_zero>(
+                device.get_platform())),
+        reinterpret_cast<uintptr_t>(
+            sycl::get_native<sycl::backend::ext_oneapi_level_zero>(device)));
+  }
+  return handles;
 }
 
 uintptr_t mallocDevice(size_t bytes, int device) {

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace xsl {
 namespace torch_glue_test {
@@ -24,6 +26,10 @@ uintptr_t newQueue(int device, bool batched);
 void waitAll();
 // The Level Zero immediate command list under a queue (0 if it has none).
 uintptr_t nativeCommandList(uintptr_t queue);
+// The Level Zero handles under c10::xpu's context and devices (driver,
+// device), to compare with what another module finds.
+uintptr_t nativeContext();
+std::vector<std::pair<uintptr_t, uintptr_t>> nativeDevices();
 // sycl::malloc_device in the shared context.
 uintptr_t mallocDevice(size_t bytes, int device);
 

@@ -88,6 +88,31 @@ PyObject* platformName(PyObject* /*self*/, PyObject* /*unused*/) {
   });
 }
 
+PyObject* nativeHandles(PyObject* /*self*/, PyObject* /*unused*/) {
+  return guarded([]() -> PyObject* {
+    PyObject* devices = PyList_New(0);
+    if (devices == nullptr) {
+      return nullptr;
+    }
+    for (const auto& [driver, device] : shim::nativeDevices()) {
+      PyObject* pair = Py_BuildValue(
+          "(KK)",
+          static_cast<unsigned long long>(driver),
+          static_cast<unsigned long long>(device));
+      if (pair == nullptr || PyList_Append(devices, pair) < 0) {
+        Py_XDECREF(pair);
+        Py_DECREF(devices);
+        return nullptr;
+      }
+      Py_DECREF(pair);
+    }
+    return Py_BuildValue(
+        "(KN)",
+        static_cast<unsigned long long>(shim::nativeContext()),
+        devices);
+  });
+}
+
 PyObject* deviceCount(PyObject* /*self*/, PyObject* /*unused*/) {
   return guarded([] { return PyLong_FromLong(c10::xpu::device_count()); });
 }
@@ -98,6 +123,11 @@ PyMethodDef kMethods[] = {
      METH_NOARGS,
      "name of the SYCL platform the devices come from"},
     {"device_count", deviceCount, METH_NOARGS, "c10::xpu::device_count()"},
+    {"native_handles",
+     nativeHandles,
+     METH_NOARGS,
+     "(ze_context, [(ze_driver, ze_device), ...]) under c10::xpu's context "
+     "and devices"},
     {"upstream_style_load",
      shim::upstreamStyleLoad,
      METH_VARARGS,

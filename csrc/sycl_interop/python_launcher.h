@@ -1,0 +1,217 @@
+#pragma once
+
+// _load_kernel and _launch_kernel of torch._C._StaticXpuLauncher on SYCL,
+// shared by the PyTorch glue (csrc/torch_glue/xpu.cpp) and the package's
+// torch-free backend (csrc/python/sycl_launcher_module.cpp). They differ
+// only in where the device, context and current queue come from: c10::xpu
+// for the glue, torch's own rules re-applied on the SYCL runtime for the
+// backend (torch_devices.h). Header-only; include <Python.h> (or
+// torch/csrc/python_headers.h) first.
+
+#include <sycl/sycl.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "launcher/python_bridge.h"
+#include "sycl_interop/sycl_kernel.h"
+
+namespace xsl {
+namespace sycl_interop {
+
+// Where a launcher finds torch's XPU devices. Each function that can fail
+// returns empty/null with a Python error set.
+struct SyclRuntime {
+  // The number of XPU devices torch numbers (device indices are below it).
+  long long (*device_count)();
+  // Device `index` (already checked against device_count).
+  std::optional<sycl::device> (*device)(int index);
+  // The context torch's queues and allocations on `index` use.
+  std::optional<sycl::context> (*context)(int index);
+  // Torch's current queue on `index`: what stream=0 means.
+  sycl::queue* (*current_queue)(int index);
+};
+
+struct PythonSyclKernel {
+  std::unique_ptr<SyclKernel> kernel;
+  launcher::python::PlanCache plan_cache;
+  int device = 0;
+};
+
+constexpr const char* kKernelCapsuleName = "torch._C._StaticXpuLauncher.kernel";
+
+inline void destroyPythonSyclKernel(PyObject* capsule) {
+  auto* held = static_cast<PythonSyclKernel*>(
+      PyCapsule_GetPointer(capsule, kKernelCapsuleName));
+  if (held == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  held->plan_cache.clear();
+  delete held;
+}
+
+inline PythonSyclKernel* kernelFromCapsule(PyObject* obj) {
+  namespace bridge = launcher::python;
+  if (PyCapsule_CheckExact(obj) &&
+      PyCapsule_GetName(obj) == kKernelCapsuleName) {
+    return static_cast<PythonSyclKernel*>(PyCapsule_GetContext(obj));
+  }
+  return bridge::raise(
+      PyExc_TypeError,
+      std::string("function must be a kernel from "
+                  "_StaticXpuLauncher._load_kernel, got ") +
+          bridge::typeName(obj));
+}
+
+// _load_kernel(path, name, shared_mem_bytes, device)
+//     -> (function, n_regs, n_spills)
+inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
+  namespace bridge = launcher::python;
+  const char* path = nullptr;
+  const char* name = nullptr;
+  long long shared = 0;
+  long long device = 0;
+  if (!PyArg_ParseTuple(args, "ssLL", &path, &name, &shared, &device)) {
+    return nullptr;
+  }
+  if (shared < 0 || shared > static_cast<long long>(UINT32_MAX)) {
+    return bridge::raise(
+        PyExc_ValueError, "shared_mem_bytes must be in [0, 2**32)");
+  }
+  const long long count = runtime.device_count();
+  if (count < 0) {
+    return nullptr;
+  }
+  if (device < 0 || device >= count) {
+    return bridge::raise(
+        PyExc_ValueError,
+        "device = " + std::to_string(device) +
+            " is not an XPU device index (torch has " + std::to_string(count) +
+            ")");
+  }
+  const int index = static_cast<int>(device);
+  std::optional<sycl::device> sycl_device = runtime.device(index);
+  if (!sycl_device) {
+    return nullptr;
+  }
+  std::optional<sycl::context> context = runtime.context(index);
+  if (!context) {
+    return nullptr;
+  }
+  auto loaded = SyclKernel::load(
+      *sycl_device,
+      *context,
+      static_cast<uint32_t>(index),
+      path,
+      name,
+      static_cast<uint64_t>(shared));
+  if (!loaded) {
+    return bridge::raiseError(PyExc_RuntimeError, loaded.error());
+  }
+  auto held = std::make_unique<PythonSyclKernel>();
+  held->kernel = std::move(*loaded);
+  held->device = index;
+  const long long n_regs = held->kernel->loaded().registerCount();
+  const long long n_spills = held->kernel->loaded().spillCount();
+  PyObject* capsule =
+      PyCapsule_New(held.get(), kKernelCapsuleName, destroyPythonSyclKernel);
+  if (capsule == nullptr) {
+    return nullptr;
+  }
+  PythonSyclKernel* owned = held.release(); // the capsule owns it now
+  if (PyCapsule_SetContext(capsule, owned) < 0) {
+    Py_DECREF(capsule);
+    return nullptr;
+  }
+  // "N": the tuple takes our capsule reference (upstream's "O" leaked it).
+  return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);
+}
+
+// _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
+//                arg_types, args, stream); stream: a sycl::queue*, 0 for
+// torch's current queue on the kernel's device.
+inline PyObject* launchKernel(
+    const SyclRuntime& runtime,
+    PyObject* const* args,
+    Py_ssize_t nargs) {
+  namespace bridge = launcher::python;
+  if (!bridge::checkLaunchArgCount(nargs)) {
+    return nullptr;
+  }
+  PythonSyclKernel* held = kernelFromCapsule(args[0]);
+  if (held == nullptr) {
+    return nullptr;
+  }
+  launcher::LoadedKernel& loaded = held->kernel->loaded();
+  bridge::LaunchCall call;
+  const launcher::ArgPlan* plan = nullptr;
+  switch (bridge::prepareLaunch(
+      args, nargs, loaded, held->plan_cache, &call, &plan)) {
+    case bridge::Prepared::kError:
+      return nullptr;
+    case bridge::Prepared::kEmptyGrid:
+      Py_RETURN_NONE;
+    case bridge::Prepared::kReady:
+      break;
+  }
+  if (plan->binds_shared_memory && call.shared_bytes == 0) {
+    return bridge::raise(
+        PyExc_ValueError,
+        "kernel '" + loaded.name() +
+            "' takes a dynamic shared memory argument but shared is 0");
+  }
+  launcher::ArgStorage storage(plan->args.size());
+  if (!bridge::packLaunchArgs(call, *plan, loaded, storage)) {
+    return nullptr;
+  }
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): Inductor's raw stream.
+  sycl::queue* queue =
+      reinterpret_cast<sycl::queue*>(static_cast<uintptr_t>(call.stream));
+  if (queue == nullptr) {
+    queue = runtime.current_queue(held->device);
+    if (queue == nullptr) {
+      return nullptr;
+    }
+  }
+  Status launched = held->kernel->launch(
+      *queue, *plan, storage, call.geometry, call.shared_bytes);
+  if (!launched.ok()) {
+    return bridge::raiseError(PyExc_RuntimeError, launched.error());
+  }
+  Py_RETURN_NONE;
+}
+
+using LoadFunction = PyObject* (*)(PyObject* type, PyObject* args);
+using LaunchFunction =
+    PyObject* (*)(PyObject* type, PyObject* const* args, Py_ssize_t nargs);
+
+// A new _StaticXpuLauncher type named `qualified_name` with the two static
+// methods; one per instantiation (the type keeps pointers to its tables).
+template <LoadFunction Load, LaunchFunction Launch>
+PyObject* newLauncherType(const char* qualified_name) {
+  static PyMethodDef methods[] = {
+      {"_load_kernel",
+       reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(Load)),
+       METH_VARARGS | METH_STATIC,
+       "Load an XPU kernel from a zebin file: (function, n_regs, n_spills)"},
+      {"_launch_kernel",
+       reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(Launch)),
+       METH_FASTCALL | METH_STATIC,
+       "Statically launch a Triton-compiled XPU kernel"},
+      {nullptr, nullptr, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_methods, methods},
+      {Py_tp_doc,
+       const_cast<char*>(
+           "Statically defined launchers for triton compiled XPU kernels")},
+      {0, nullptr}};
+  static PyType_Spec spec = {qualified_name, 0, 0, Py_TPFLAGS_DEFAULT, slots};
+  return PyType_FromSpec(&spec);
+}
+
+} // namespace sycl_interop
+} // namespace xsl
