@@ -99,6 +99,7 @@ run_tests() {
     log "fuzzers"
     build/linux-asan/tests/fuzz/run_fuzzers.sh
   fi
+  setup_triton_xpu
   log "pytest"
   # The glue's runtime tests must run here, not skip.
   export XSL_REQUIRE_GLUE_RUNTIME=1
@@ -148,6 +149,26 @@ run_glue_on_latest_torch() {
   XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q \
     tests/python/test_glue_sycl_runtime.py tests/python/test_torch_install.py tests/python/test_inductor_format.py \
     tests/python/test_verify_command.py tests/python/test_patchset_pr_tests.py
+}
+
+# triton-xpu 3.3.0b1 (PyPI, cp311 only) in a venv of its own that sees this
+# environment's packages (torch, intel-sycl-rt, pytest): the pytest run then
+# runs Triton-XPU's own launch path (tests/python/test_triton_xpu_launch.py).
+setup_triton_xpu() {
+  local venv="$root/.venv-triton"
+  if ! python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+    log "Triton-XPU launch tests skipped: triton-xpu 3.3.0b1 has CPython 3.11 wheels only"
+    return
+  fi
+  log "triton-xpu 3.3.0b1 in $venv"
+  if [ ! -x "$venv/bin/python3" ]; then
+    python3 -m venv "$venv"
+    local site
+    site=$("$venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/xsl-base-environment.pth"
+  fi
+  "$venv/bin/python3" -m pip install -q --no-deps --require-hashes -r tests/triton_xpu/requirements.txt
+  export XSL_REQUIRE_TRITON_XPU=1
 }
 
 case "${1:-}" in
