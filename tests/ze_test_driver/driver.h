@@ -1,9 +1,9 @@
 #pragma once
 
 // The test driver's implementation of the Level Zero calls the project uses.
-// driver.cpp fills the loader's DDI tables with these; on Windows,
-// standin_loader.cpp also exports them under their ze* names so the same code
-// serves as a stand-in ze_loader.dll.
+// driver.cpp fills the loader's DDI tables with these; the stand-in loader
+// build (loader_exports.cpp) also exports them under their ze* names, so the
+// same code serves as libze_loader.so.1 and ze_loader.dll.
 
 #include <level_zero/ze_api.h>
 

@@ -5,11 +5,47 @@
 #include <cstdlib>
 #include <cstring>
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <dlfcn.h>
+#endif
 
 #include <level_zero/ze_ddi.h>
 
 namespace {
+
+// The validation layer, by the name each platform's loader gives it.
+#ifdef _WIN32
+constexpr char kValidationLayer[] = "ze_validation_layer.dll";
+
+void* openLayer() {
+  return reinterpret_cast<void*>(LoadLibraryA(kValidationLayer));
+}
+
+void* layerSymbol(void* layer, const char* name) {
+  return reinterpret_cast<void*>(
+      GetProcAddress(static_cast<HMODULE>(layer), name));
+}
+
+const char* layerError() {
+  return "LoadLibrary failed";
+}
+#else
+constexpr char kValidationLayer[] = "libze_validation_layer.so.1";
+
+void* openLayer() {
+  return dlopen(kValidationLayer, RTLD_NOW | RTLD_LOCAL);
+}
+
+void* layerSymbol(void* layer, const char* name) {
+  return dlsym(layer, name);
+}
+
+const char* layerError() {
+  return dlerror();
+}
+#endif
 
 // ZE_ENABLE_VALIDATION_LAYER=1 puts the installed validation layer between
 // caller and driver, as the real loader does: the layer's getter receives
@@ -20,14 +56,15 @@ void* validationLayer() {
     if (enabled == nullptr || std::strcmp(enabled, "1") != 0) {
       return static_cast<void*>(nullptr);
     }
-    void* loaded = dlopen("libze_validation_layer.so.1", RTLD_NOW | RTLD_LOCAL);
+    void* loaded = openLayer();
     if (loaded == nullptr) {
       std::fprintf(
           stderr,
-          "xsl test driver: ZE_ENABLE_VALIDATION_LAYER=1 but "
-          "libze_validation_layer.so.1 does not load (%s); install libze1 "
-          "(Debian) or unset the variable\n",
-          dlerror());
+          "xsl test driver: ZE_ENABLE_VALIDATION_LAYER=1 but %s does not "
+          "load (%s); install the Level Zero validation layer (Debian: "
+          "libze1) or unset the variable\n",
+          kValidationLayer,
+          layerError());
       std::abort();
     }
     return loaded;
@@ -44,7 +81,7 @@ const Table& tableOf(Getter getter, const char* getter_name) {
       return Table{};
     }
     if (void* layer = validationLayer()) {
-      auto layer_getter = reinterpret_cast<Getter>(dlsym(layer, getter_name));
+      auto layer_getter = reinterpret_cast<Getter>(layerSymbol(layer, getter_name));
       if (layer_getter != nullptr &&
           layer_getter(ZE_API_VERSION_CURRENT, &filled) != ZE_RESULT_SUCCESS) {
         return Table{};
