@@ -81,7 +81,8 @@ const Table& tableOf(Getter getter, const char* getter_name) {
       return Table{};
     }
     if (void* layer = validationLayer()) {
-      auto layer_getter = reinterpret_cast<Getter>(layerSymbol(layer, getter_name));
+      auto layer_getter =
+          reinterpret_cast<Getter>(layerSymbol(layer, getter_name));
       if (layer_getter != nullptr &&
           layer_getter(ZE_API_VERSION_CURRENT, &filled) != ZE_RESULT_SUCCESS) {
         return Table{};
