@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import glue_support
 import launcher_support as support
@@ -88,12 +90,13 @@ RESULT_PREFIX = "result: "
 
 
 def bench_in_child(script: str, argv: List[str], build_dir: str, adapter: str,
-                   extra: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
+                   extra: Optional[Dict[str, str]] = None,
+                   expect_result: bool = True) -> Optional[Dict[str, Any]]:
     """Runs a benchmark script's measurement in a child with triton-xpu's
     Python (the library search path is read at process start); prints its
     lines and returns its result line's JSON, or None (with the reason on
-    stderr) when it cannot run or fails."""
-    os.environ["XSL_BUILD_DIR"] = build_dir
+    stderr) when it cannot run or fails. XSL_BUILD_DIR must name build_dir
+    before this module is imported."""
     why = missing()
     if why is not None:
         print(f"cannot run: {why}", file=sys.stderr)
@@ -109,7 +112,26 @@ def bench_in_child(script: str, argv: List[str], build_dir: str, adapter: str,
             result = json.loads(line[len(RESULT_PREFIX):])
         else:
             print(f"[{adapter}] {line}")
-    if child.returncode != 0 or result is None:
+    if child.returncode != 0 or (result is None and expect_result):
         print(f"the {adapter} run failed (exit {child.returncode})", file=sys.stderr)
         return None
     return result
+
+
+def perf_profile(run: Callable[[], None], output: Path) -> None:
+    """`perf record` of this process while `run` runs, then the top shared
+    objects and symbols by share of samples (for the benchmarks' --profile)."""
+    recorder = subprocess.Popen(["perf", "record", "-q", "-F", "2999", "-o", str(output),
+                                 "-p", str(os.getpid())])
+    time.sleep(1.0)  # perf attaches
+    run()
+    recorder.send_signal(signal.SIGINT)
+    recorder.wait()
+    for keys, rows in (("dso", 12), ("dso,sym", 25)):
+        report = subprocess.run(["perf", "report", "-i", str(output), "--stdio", "--no-children",
+                                 "--sort", keys, "--percent-limit", "0.5"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+        lines = [line for line in report.splitlines() if line.strip() and not line.startswith("#")]
+        print(f"profile by {keys}:")
+        for line in lines[:rows]:
+            print("  " + line.strip())

@@ -49,9 +49,9 @@ from xpu_static_launcher import _sycl_launcher  # noqa: E402
 
 ADAPTER = os.environ.get("XSL_TRITON_EXPECT_ADAPTER", "v1")
 SOURCES = triton_cache.kernel_sources()
-# Kernels launched here, and their grids.
-GRIDS = {"vector_add": (7, 1, 1), "softmax": (5, 1, 1), "add8": (3, 1, 1), "add24": (2, 1, 1),
-         "spill": (4, 1, 1)}
+# Kernels launched here, and their grids (each signature costs Triton one
+# launcher build; bench_triton_launch.py also runs add8).
+GRIDS = {"vector_add": (7, 1, 1), "softmax": (5, 1, 1), "add24": (2, 1, 1), "spill": (4, 1, 1)}
 LARGE = "vector_add_large_grf"
 
 
