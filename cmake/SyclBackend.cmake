@@ -67,16 +67,48 @@ function(xsl_torch_sycl_target target)
   xsl_set_warnings(${target})
 endfunction()
 
-# _sycl_launcher: the package's torch-free SYCL backend
-# (csrc/python/sycl_launcher_module.cpp): the glue's launch
-# (csrc/sycl_interop) with torch's devices and context found on the SYCL
-# runtime. It links Python and libsycl only, so one build serves every torch
-# on that libsycl major.
+# The package's torch-free SYCL backend (csrc/python/sycl_launcher_module.cpp):
+# the glue's launch (csrc/sycl_interop) with torch's devices and context found
+# on the SYCL runtime. It links Python and libsycl only, so one build serves
+# every torch on that libsycl major; it is named for that major,
+# _sycl_launcher_sycl<N>, so one wheel can carry one per major (the Python
+# module _sycl_launcher imports the one for the libsycl torch loaded).
+# XSL_SYCL_BACKEND_ABI3: built for Python's limited API 3.10 (abi3), one
+# module for every CPython >= 3.10. Off: tests/bench/bench_backend_launch.py
+# measured its launch 1.12x the full API's on adapter v2 (data_ptr() through
+# PyObject_CallFunctionObjArgs instead of a vectorcall), beyond the 10% the
+# project allows; and _launcher, _zebin, _compile are full-API anyway.
+option(XSL_SYCL_BACKEND_ABI3 "Build the SYCL backend for Python's limited API (abi3, CPython >= 3.10)" OFF)
+
+# Compile settings of a backend module named `module` (abi3: ON/OFF).
+function(xsl_sycl_backend_settings target module abi3)
+  target_compile_definitions(${target} PRIVATE XSL_SYCL_BACKEND_MODULE=${module})
+  if(abi3)
+    # 3.10: METH_FASTCALL and PyUnicode_AsUTF8AndSize are in the limited API.
+    target_compile_definitions(${target} PRIVATE Py_LIMITED_API=0x030A0000)
+    if(NOT WIN32)
+      set_target_properties(${target} PROPERTIES SUFFIX ".abi3.so")
+    endif()
+  endif()
+endfunction()
+
 function(xsl_add_sycl_backend)
   if(NOT TARGET xsl_sycl_interop)
     return() # SyclRuntime.cmake said why
   endif()
-  xsl_add_python_extension(_sycl_launcher
-    SOURCES sycl_launcher_module.cpp LIBS xsl_sycl_interop)
-  message(STATUS "SYCL backend (_sycl_launcher): libsycl major ${XSL_SYCL_MAJOR}, no torch")
+  set(module _sycl_launcher_sycl${XSL_SYCL_MAJOR})
+  # Older build trees hold the backend as a compiled _sycl_launcher, which
+  # Python would import instead of _sycl_launcher.py: removed.
+  file(GLOB stale "${XSL_PYTHON_PACKAGE_DIR}/_sycl_launcher.*.so"
+                  "${XSL_PYTHON_PACKAGE_DIR}/_sycl_launcher.*.pyd"
+                  "${XSL_PYTHON_PACKAGE_DIR}/_sycl_launcher.pyd")
+  if(stale)
+    file(REMOVE ${stale})
+  endif()
+  xsl_add_python_extension(${module} SOURCES sycl_launcher_module.cpp LIBS xsl_sycl_interop)
+  xsl_sycl_backend_settings(${module} ${module} ${XSL_SYCL_BACKEND_ABI3})
+  # One target name whatever the major (dev.sh, the tests' builds).
+  add_custom_target(_sycl_launcher DEPENDS ${module})
+  message(STATUS "SYCL backend (${module}): libsycl major ${XSL_SYCL_MAJOR}, "
+                 "abi3 ${XSL_SYCL_BACKEND_ABI3}, no torch")
 endfunction()

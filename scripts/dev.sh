@@ -100,6 +100,7 @@ run_tests() {
     build/linux-asan/tests/fuzz/run_fuzzers.sh
   fi
   setup_triton_xpu
+  build_wheel
   log "pytest"
   # The glue's runtime tests must run here, not skip.
   export XSL_REQUIRE_GLUE_RUNTIME=1
@@ -108,11 +109,22 @@ run_tests() {
   run_glue_on_latest_torch
 }
 
+# The prebuilt wheel (scripts/build_wheel.py: one SYCL backend per libsycl
+# major, checked); XSL_WHEEL names it for test_wheel_build.py and for
+# test_wheel_runtime.py, which installs this same file in every leg below.
+build_wheel() {
+  log "prebuilt wheel"
+  local out
+  out=$(python3 scripts/build_wheel.py --out build/dist --work build/wheel)
+  printf '%s\n' "$out"
+  export XSL_WHEEL="${out##*$'\n'}"
+}
+
 # The build of only what the glue tests load, for the Python of a venv.
 build_glue_runtime() {
   local python=$1 build=$2
   cmake --preset linux-gcc -B "$build" -DPython_EXECUTABLE="$python" >/dev/null
-  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_ze_test_loader xsl_ze_test_driver
+  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_glue_launcher_test xsl_ze_test_loader xsl_ze_test_driver
 }
 
 # The glue tests again on the SYCL runtime torch XPU wheels pin: a venv that
@@ -129,7 +141,8 @@ run_glue_on_pinned_sycl() {
   fi
   "$venv/bin/python3" -m pip install -q "intel-sycl-rt==$PINNED_SYCL"
   build_glue_runtime "$venv/bin/python3" "$build"
-  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py
+  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py \
+    tests/python/test_wheel_runtime.py
 }
 
 # The glue tests, install(), enable_zebin, verify's hooks and the PyTorch PRs' test files on
@@ -148,6 +161,7 @@ run_glue_on_latest_torch() {
   build_glue_runtime "$venv/bin/python3" "$build"
   XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q \
     tests/python/test_glue_sycl_runtime.py tests/python/test_torch_install.py tests/python/test_inductor_format.py \
+    tests/python/test_wheel_runtime.py \
     tests/python/test_verify_command.py tests/python/test_patchset_pr_tests.py
 }
 

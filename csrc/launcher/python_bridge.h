@@ -56,9 +56,31 @@ inline std::nullptr_t raiseError(PyObject* type, const Error& error) {
   return raise(type, error.message());
 }
 
+// The limited API (abi3 builds, csrc/python/sycl_launcher_module.cpp) has
+// neither the type struct nor the macros that read tuples and floats in
+// place; its functions do the same with a check.
+#if defined(Py_LIMITED_API)
+inline std::string typeName(PyObject* obj) {
+  PyObject* name = PyObject_GetAttrString(
+      reinterpret_cast<PyObject*>(Py_TYPE(obj)), "__qualname__");
+  const char* text =
+      name != nullptr ? PyUnicode_AsUTF8AndSize(name, nullptr) : nullptr;
+  std::string result = text != nullptr ? text : "object";
+  Py_XDECREF(name);
+  PyErr_Clear();
+  return result;
+}
+#define XSL_TUPLE_ITEM(tuple, i) PyTuple_GetItem(tuple, i)
+#define XSL_TUPLE_SIZE(tuple) PyTuple_Size(tuple)
+#define XSL_FLOAT_VALUE(obj) PyFloat_AsDouble(obj)
+#else
 inline const char* typeName(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
 }
+#define XSL_TUPLE_ITEM(tuple, i) PyTuple_GET_ITEM(tuple, i)
+#define XSL_TUPLE_SIZE(tuple) PyTuple_GET_SIZE(tuple)
+#define XSL_FLOAT_VALUE(obj) PyFloat_AS_DOUBLE(obj)
+#endif
 
 // Where CPython's int layout is known (longintrepr.h: 30-bit digits; the
 // digit count and sign in ob_size before 3.12, in long_value.lv_tag since),
@@ -317,7 +339,8 @@ XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
       PyErr_Clear();
       // str() refuses ints beyond sys.get_int_max_str_digits().
       PyObject* text = PyObject_Str(obj);
-      const char* utf8 = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+      const char* utf8 =
+          text != nullptr ? PyUnicode_AsUTF8AndSize(text, nullptr) : nullptr;
       if (utf8 == nullptr) {
         PyErr_Clear();
       }
@@ -356,7 +379,24 @@ inline bool packInteger(
 // changed in CPython 3.14 (sign, quiet bit and payload kept).
 XSL_BRIDGE_NOINLINE inline bool pythonHalfNanBits(double value, void* slot) {
   unsigned char bytes[2] = {0, 0};
-#if PY_VERSION_HEX >= 0x030B0000
+#if defined(Py_LIMITED_API)
+  // struct's 'e' format packs with PyFloat_Pack2.
+  PyObject* module = PyImport_ImportModule("struct");
+  PyObject* packed = module != nullptr
+      ? PyObject_CallMethod(module, "pack", "sd", "<e", value)
+      : nullptr;
+  Py_XDECREF(module);
+  char* data = nullptr;
+  Py_ssize_t length = 0;
+  const int status = packed != nullptr &&
+          PyBytes_AsStringAndSize(packed, &data, &length) == 0 && length == 2
+      ? 0
+      : -1;
+  if (status == 0) {
+    std::memcpy(bytes, data, 2);
+  }
+  Py_XDECREF(packed);
+#elif PY_VERSION_HEX >= 0x030B0000
   const int status = PyFloat_Pack2(value, reinterpret_cast<char*>(bytes), 1);
 #else
   const int status = _PyFloat_Pack2(value, bytes, 1);
@@ -424,7 +464,7 @@ inline bool packFloating(
     size_t index,
     void* slot) {
   if (PyFloat_CheckExact(obj)) {
-    return packDouble(arg, index, PyFloat_AS_DOUBLE(obj), slot);
+    return packDouble(arg, index, XSL_FLOAT_VALUE(obj), slot);
   }
   return packFloatingChecked(obj, arg, index, slot);
 }
@@ -518,7 +558,7 @@ XSL_BRIDGE_NOINLINE inline bool packArgValues(
   const PlannedArg* planned = plan.args.data();
   uint64_t* slots = storage.mutableValues();
   for (size_t i = 0; i < count; ++i) {
-    PyObject* obj = PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i));
+    PyObject* obj = XSL_TUPLE_ITEM(args, static_cast<Py_ssize_t>(i));
     const PlannedArg& arg = planned[i];
     uint64_t* slot = &slots[i];
     if (arg.type == ArgType::kPointer) {
@@ -779,7 +819,7 @@ inline const ArgPlan* planForCall(
   if (plan == nullptr) {
     return nullptr;
   }
-  const Py_ssize_t passed = PyTuple_GET_SIZE(args);
+  const Py_ssize_t passed = XSL_TUPLE_SIZE(args);
   if (static_cast<size_t>(passed) != plan->args.size()) {
     return raiseArgCountMismatch(passed, *plan);
   }

@@ -1,7 +1,10 @@
-// xpu_static_launcher._sycl_launcher: torch._C._StaticXpuLauncher for torch
-// XPU wheels that have none, needing nothing of torch's C++. It links only
-// Python and libsycl (and the launcher core, built in), so one build serves
-// every torch release on the same libsycl major.
+// xpu_static_launcher._sycl_launcher_sycl<N>: torch._C._StaticXpuLauncher
+// for torch XPU wheels that have none, needing nothing of torch's C++. It
+// links only Python and libsycl.so.<N> / sycl<N>.dll (the launcher core is
+// built in), so one build serves every torch release on that libsycl major;
+// built for Python's limited API (abi3) it also serves every Python from
+// 3.10. xpu_static_launcher._sycl_launcher (Python) imports the one for the
+// libsycl torch loaded. XSL_SYCL_BACKEND_MODULE names the module.
 //
 // torch's devices and context are found as torch finds them, on the libsycl
 // torch loaded (sycl_interop/torch_devices.h); the launch is the glue's
@@ -27,6 +30,15 @@
 #include "launcher/python_bridge.h"
 #include "sycl_interop/python_launcher.h"
 #include "sycl_interop/torch_devices.h"
+
+#if !defined(XSL_SYCL_BACKEND_MODULE)
+#error \
+    "define XSL_SYCL_BACKEND_MODULE (the module name, e.g. _sycl_launcher_sycl9)"
+#endif
+#define XSL_STRINGIFY_NAME(name) #name
+#define XSL_STRING(name) XSL_STRINGIFY_NAME(name)
+#define XSL_JOIN_NAME(a, b) a##b
+#define XSL_MODULE_INIT(name) XSL_JOIN_NAME(PyInit_, name)
 
 namespace {
 
@@ -262,7 +274,7 @@ PyMethodDef kModuleMethods[] = {
 
 PyModuleDef kModule = {
     PyModuleDef_HEAD_INIT,
-    "_sycl_launcher",
+    XSL_STRING(XSL_SYCL_BACKEND_MODULE),
     "The static XPU launcher on torch's SYCL runtime (torch._C ABI), "
     "without torch's C++.",
     -1,
@@ -274,7 +286,7 @@ PyModuleDef kModule = {
 
 } // namespace
 
-PyMODINIT_FUNC PyInit__sycl_launcher() {
+PyMODINIT_FUNC XSL_MODULE_INIT(XSL_SYCL_BACKEND_MODULE)() {
   bridge::tensor_address_reader = dataPtrAddress;
   PyObject* module = PyModule_Create(&kModule);
   if (module == nullptr) {

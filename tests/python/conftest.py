@@ -17,7 +17,10 @@ REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc"))).resolve()
 
 _package_dir = str(BUILD_DIR / "python")
-if os.path.isdir(_package_dir) and _package_dir not in sys.path:
+# XSL_PACKAGE_FROM_ENVIRONMENT=1: the package under test is the one
+# installed in this environment (a wheel, test_wheel_runtime.py).
+if (os.environ.get("XSL_PACKAGE_FROM_ENVIRONMENT") != "1" and os.path.isdir(_package_dir)
+        and _package_dir not in sys.path):
     sys.path.insert(0, _package_dir)
 
 

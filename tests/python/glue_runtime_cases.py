@@ -154,6 +154,15 @@ def test_built_against_the_libsycl_this_process_loaded():
     assert loaded == {f"libsycl.so.{_sycl_launcher.SYCL_MAJOR}"}, loaded
 
 
+def test_the_package_comes_from_where_this_run_asks():
+    # XSL_PACKAGE_FROM_ENVIRONMENT=1: the wheel installed in this venv
+    # (test_wheel_runtime.py), else the build tree's package.
+    import xpu_static_launcher
+
+    from_build = Path(xpu_static_launcher.__file__).is_relative_to(glue_support.PACKAGE_DIR)
+    assert from_build == (os.environ.get("XSL_PACKAGE_FROM_ENVIRONMENT") != "1")
+
+
 @BACKEND_ONLY
 def test_the_backend_finds_the_very_devices_and_context_torch_uses():
     # torch's side is the c10::xpu shim, which follows c10/xpu/XPUFunctions.cpp;

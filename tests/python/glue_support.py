@@ -30,11 +30,12 @@ XE_HPC = "0x030f0007"
 XE2 = "0x05004000"
 
 
-def missing() -> Optional[str]:
-    """Why the glue cannot run here, or None."""
+def missing(installed_package: bool = False) -> Optional[str]:
+    """Why the glue cannot run here, or None. installed_package: the
+    package comes from the environment (an installed wheel), not the build."""
     if sys.platform != "linux":
         return "the glue runtime module is built on Linux only"
-    if not list((PACKAGE_DIR / "xpu_static_launcher").glob("_sycl_launcher*")):
+    if not installed_package and not list((PACKAGE_DIR / "xpu_static_launcher").glob("_sycl_launcher_sycl*")):
         return (f"the SYCL backend _sycl_launcher is not built under {PACKAGE_DIR} "
                 "(needs intel-sycl-rt: bash scripts/dev.sh setup)")
     for module in ("_xsl_torch_glue", "_xsl_glue_launcher"):
@@ -49,7 +50,9 @@ def glue_environment(config: Dict[str, str]) -> Dict[str, str]:
     """The environment the glue runs in: the stand-in loader first on the
     library path (for the SYCL runtime and the glue's own Level Zero calls
     alike), no other driver or runtime setting inherited, and the
-    configuration's device settings on top."""
+    configuration's device settings on top. XSL_PACKAGE_FROM_ENVIRONMENT=1
+    in the configuration: xpu_static_launcher is the one installed in the
+    environment (a wheel), the build's package is not put first."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("XSL_TEST_DRIVER_", "ZE_", "UR_", "SYCL_"))}
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
@@ -57,16 +60,18 @@ def glue_environment(config: Dict[str, str]) -> Dict[str, str]:
     env["ZEL_LIBRARY_PATH"] = str(LOADER_DIR)
     env["XSL_GLUE_RUNTIME"] = "1"
     env["XSL_BUILD_DIR"] = str(BUILD_DIR)
+    first = [] if config.get("XSL_PACKAGE_FROM_ENVIRONMENT") == "1" else [str(PACKAGE_DIR)]
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(PACKAGE_DIR)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        first + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.update(config)
     return env
 
 
-def run_cases(config: Dict[str, str], basetemp: Path) -> str:
-    """Run glue_runtime_cases.py in a child process with glue_environment
-    (config); returns its output after checking that it passed."""
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+def run_cases(config: Dict[str, str], basetemp: Path, python: str = sys.executable) -> str:
+    """Run glue_runtime_cases.py in a child process of `python` with
+    glue_environment(config); returns its output after checking that it
+    passed."""
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
            "--basetemp", str(basetemp), str(CASES)]
     result = subprocess.run(cmd, env=glue_environment(config), capture_output=True,
                             text=True, timeout=600)

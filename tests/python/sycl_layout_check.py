@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import os
+import pkgutil
 import sys
 from pathlib import Path
 from typing import List
@@ -36,7 +37,11 @@ def main() -> int:
     loaded: List[int] = sorted(torch_install.sycl_majors(torch_install.loaded_libraries()))
     print(f"install()'s probe sees libsycl major(s) {loaded}")
     ok = loaded == [layout.major]
-    if importlib.util.find_spec("xpu_static_launcher._sycl_launcher") is not None:
+    import xpu_static_launcher
+
+    # The compiled backends are _sycl_launcher_sycl<N>; _sycl_launcher
+    # (Python) imports the one for the loaded libsycl.
+    if any(m.name.startswith("_sycl_launcher_sycl") for m in pkgutil.iter_modules(xpu_static_launcher.__path__)):
         import xpu_static_launcher._sycl_launcher as backend
 
         print(f"SYCL backend built against libsycl major {backend.SYCL_MAJOR}")

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Host cost of the package's torch-free SYCL backend against the PyTorch
+glue, side by side in one process with real torch tensors, on the real SYCL
+runtime (libsycl + the Unified Runtime's Level Zero adapter + the test
+driver, in no-record mode):
+
+- glue: csrc/torch_glue/xpu.cpp (the test module _xsl_glue_launcher), which
+  reads a tensor's address in C++ (torch_interop/tensor_address.h, needs
+  libtorch_python);
+- backend_full: the backend (csrc/python/sycl_launcher_module.cpp) built for
+  the full API: torch.TensorBase.data_ptr, looked up once, vectorcalled;
+- backend_abi3: the same source built for the limited API 3.10 (abi3), where
+  the call is PyObject_CallFunctionObjArgs and tuples and floats are read
+  through checked functions;
+- backend_ints: backend_abi3 given the same addresses as ints (no data_ptr).
+
+Both launch through the same sycl_interop code on the same queue, so the
+difference is the argument reading. The kernel has 8 arguments (7 tensors,
+1 int); the tensors are torch CPU tensors over device memory of the test
+driver (torch.frombuffer), so data_ptr() is that memory's address. Times are
+CPU ns per call (process time), the median of --repeat runs; each ratio is
+the median over runs of that run's pair. A real GPU driver adds its own
+cost under every launch alike. Last line:
+    backend_abi3_vs_glue: <median ratio>
+
+Usage: python3 tests/bench/bench_backend_launch.py [--build-dir build/linux-gcc]
+       [--adapter v1|v2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build-dir", default=os.environ.get(
+        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the glue and backend test modules and the test driver")
+    parser.add_argument("--adapter", choices=("v1", "v2"), default="v2",
+                        help="Unified Runtime Level Zero adapter to run on (default v2)")
+    parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
+    parser.add_argument("--repeat", type=int, default=15,
+                        help="timed runs of each loop; medians are reported")
+    return parser.parse_args()
+
+
+def measure(args: argparse.Namespace) -> int:
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    sys.path.insert(0, str(REPO / "tests" / "bench"))
+    import glue_support
+    import launcher_support as support
+    from bench_launch import median_ratio, ns_per_call_runs
+
+    import torch
+    sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
+    import _xsl_glue_launcher as project_glue
+    import _xsl_sycl_backend_abi3 as backend_abi3
+    import _xsl_sycl_backend_full as backend_full
+    import _xsl_torch_glue as glue
+
+    path = str(support.compile_opencl(support.many_args_source(8)))
+    launchers = {"glue": project_glue._StaticXpuLauncher,
+                 "backend_full": backend_full._StaticXpuLauncher,
+                 "backend_abi3": backend_abi3._StaticXpuLauncher}
+    functions = {name: launcher._load_kernel(path, "many_8", 0, 0)[0]
+                 for name, launcher in launchers.items()}
+    addresses = [glue.malloc_device(4096, 0) for _ in range(7)]
+    tensors = tuple(torch.frombuffer((ctypes.c_char * 4096).from_address(a), dtype=torch.float32)
+                    for a in addresses)
+    assert [t.data_ptr() for t in tensors] == addresses
+    codes = "O" * 7 + "i"
+    stream = glue.current_raw_stream(0)
+
+    def loop_of(launch: Callable[..., Any], kernel: Any, values: Any) -> Callable[[int], None]:
+        def loop(count: int) -> None:
+            for _ in range(count):
+                launch(kernel, 4, 1, 1, 4, 0, codes, values, stream)
+        return loop
+
+    loops: Dict[str, Callable[[int], None]] = {
+        name: loop_of(launchers[name]._launch_kernel, functions[name], tensors + (64,))
+        for name in launchers}
+    loops["backend_ints"] = loop_of(launchers["backend_abi3"]._launch_kernel,
+                                    functions["backend_abi3"], tuple(addresses) + (64,))
+    runs = ns_per_call_runs(loops, args.calls, args.repeat)
+    ns = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
+    print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode); "
+          f"torch {torch.__version__}, Python {sys.version.split()[0]}")
+    print("8 args (7 tensors): " + " | ".join(f"{name} {ns[name]:.0f} ns" for name in loops))
+    print(f"backend_ints_vs_glue: {median_ratio(runs['backend_ints'], runs['glue']):.2f}")
+    print(f"backend_full_vs_glue: {median_ratio(runs['backend_full'], runs['glue']):.2f}")
+    print(f"backend_abi3_vs_backend_full: {median_ratio(runs['backend_abi3'], runs['backend_full']):.2f}")
+    print(f"backend_abi3_vs_glue: {median_ratio(runs['backend_abi3'], runs['glue']):.2f}")
+    return 0
+
+
+def main() -> int:
+    args = parse_args()
+    if os.environ.get("XSL_GLUE_RUNTIME") == "1":
+        return measure(args)
+    os.environ["XSL_BUILD_DIR"] = args.build_dir
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    import glue_support
+
+    missing = glue_support.missing()
+    if missing is None and not list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_sycl_backend_abi3*")):
+        missing = f"the backend's bench builds (_xsl_sycl_backend_*) are not under {glue_support.RUNTIME_MODULE_DIR}"
+    if missing is not None:
+        print(f"cannot run: {missing}", file=sys.stderr)
+        return 2
+    ip_version = glue_support.XE2 if args.adapter == "v2" else glue_support.XE_HPC
+    env = glue_support.glue_environment(
+        {"XSL_TEST_DRIVER_IP_VERSION": ip_version, "XSL_TEST_DRIVER_NO_RECORD": "1"})
+    # The library search path is read at process start: measure in a child.
+    return subprocess.run([sys.executable, __file__] + sys.argv[1:], env=env).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
