@@ -18,6 +18,8 @@ root=${XSL_MSVC_ROOT:?set XSL_MSVC_ROOT to the folder scripts/msvc_toolchain.py 
 # shellcheck source=/dev/null
 . "$root/toolchain.env"
 export INCLUDE LIB WINEPREFIX
+# link /MANIFEST:EMBED runs rc.exe (and cvtres.exe) found on the Windows PATH.
+export WINEPATH="Z:$XSL_MSVC_SDK_BIN;Z:$XSL_MSVC_BIN"
 export WINEDEBUG="${WINEDEBUG:--all}"
 # No Mono or Gecko installer prompts when wine creates the prefix.
 export WINEDLLOVERRIDES="${WINEDLLOVERRIDES:-mscoree,mshtml=}"

@@ -433,7 +433,7 @@ TEST(PackValues, IntegerWrapAndOverflowExamples) {
   // where it is 32 (Windows), as PyLong_AsLong does.
   const PackStatus wide =
       packSignedValue(planned(ArgType::kInt32), 7, int64_t{1} << 32, &slot);
-  if (sizeof(long) == 8) {
+  if constexpr (sizeof(long) == 8) {
     ASSERT_TRUE(wide.ok());
     EXPECT_EQ(slot, 0u);
   } else {
