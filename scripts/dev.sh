@@ -49,6 +49,9 @@ setup() {
   # torch 2.14.1's headers and Inductor sources (patch 0003 must also apply to
   # its utils.py; enable_zebin must cover its kernel format readers).
   python3 tests/torch_glue/torch_headers.py fetch --version 2.14.1 --dest build/torch-headers
+  # Real MSVC for the windows-msvc-wine presets (docs/msvc.md), cached outside
+  # the repository; without it the test run skips them and says why.
+  python3 scripts/msvc_toolchain.py setup || log "the MSVC presets will be skipped"
 }
 
 # The project virtual environment, unless XSL_USE_SYSTEM_PYTHON=1. A venv also
@@ -85,6 +88,10 @@ stop_wineserver() {
   [ -x "$server" ] || server=$(command -v wineserver || true)
   [ -n "$server" ] || return 0
   WINEPREFIX="${XSL_WINEPREFIX:-$HOME/.cache/xsl-wine}" "$server" -k 2>/dev/null || true
+  local prefix
+  for prefix in "$root"/build/windows-msvc-wine*/msvc-wine/prefix; do
+    [ ! -d "$prefix" ] || WINEPREFIX="$prefix" "$server" -k 2>/dev/null || true
+  done
 }
 
 run_tests() {
@@ -95,6 +102,7 @@ run_tests() {
     log "ctest: $p"
     ctest --preset "$p" -j2
   done
+  run_msvc_wine
   if [ -x build/linux-asan/tests/fuzz/run_fuzzers.sh ]; then
     log "fuzzers"
     build/linux-asan/tests/fuzz/run_fuzzers.sh
@@ -107,6 +115,22 @@ run_tests() {
   XSL_BUILD_DIR="$root/build/linux-gcc" XSL_GLUE_EXPECT_TORCH=2.13.0 python3 -m pytest -q tests/python
   run_glue_on_pinned_sycl
   run_glue_on_latest_torch
+}
+
+# Real MSVC under wine (docs/msvc.md): every C++ target of both presets built
+# by cl/link, every test binary run under wine. Without the toolchain, one line
+# says why they are skipped.
+run_msvc_wine() {
+  local why p
+  if ! why=$(python3 scripts/msvc_toolchain.py status 2>&1 >/dev/null); then
+    log "MSVC presets skipped: $why"
+    return
+  fi
+  for p in windows-msvc-wine windows-msvc-wine-cxx20; do
+    build_preset "$p"
+    log "ctest: $p"
+    ctest --preset "$p" -j2
+  done
 }
 
 # The prebuilt wheel (scripts/build_wheel.py: one SYCL backend per libsycl
