@@ -7,6 +7,7 @@
 # code.
 
 include(SyclBackend)
+include(MsvcTorchHeaders)
 
 function(xsl_add_torch_glue_checks)
   xsl_locate_torch()
@@ -45,6 +46,7 @@ function(xsl_add_torch_glue_checks)
       USE_XPU SYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
     target_link_libraries(${target} PRIVATE xsl_launcher Python::Module)
     xsl_set_warnings(${target})
+    xsl_msvc_torch_header_warnings(${target})
     message(STATUS "PyTorch glue check: torch ${version} headers, SYCL headers "
                    "${sycl_include}")
   endforeach()
