@@ -6,7 +6,7 @@
 # wrappers that `scripts/msvc_toolchain.py wrappers` writes set both
 # variables. Linux absolute paths in a tool's arguments (alone, after an
 # option such as /Fo or -I, or inside an @response file) become Z:/ paths,
-# since cl reads /work/... as the option /w; /showIncludes lines turn back
+# since cl reads /wide/src/... as the option /w; /showIncludes lines turn back
 # into Linux paths, so Ninja's dependency records name files that exist.
 set -uo pipefail
 root=${XSL_MSVC_ROOT:?set XSL_MSVC_ROOT to the folder scripts/msvc_toolchain.py setup printed}
@@ -50,10 +50,10 @@ mkdir -p "$WINEPREFIX"
 # (It returns at once, and does nothing when a server is running.)
 [ -z "$server" ] || "$server" -p60 </dev/null >/dev/null 2>&1 || true
 
-# Output goes through files, never a pipe: the first program of a server
-# session starts wine's services (winedevice, services), which inherit its
-# descriptors and live as long as the server; a pipe would keep the reader
-# (CMake, ctest, Ninja) waiting for them.
+# Output goes through files, never a pipe: the first program after the
+# server starts also starts wine's services (winedevice, services), which
+# inherit its descriptors and live as long as the server; a pipe would keep
+# the reader (CMake, ctest, Ninja) waiting for them.
 tmpdir=$(mktemp -d)
 trap 'rm -rf "$tmpdir"' EXIT
 

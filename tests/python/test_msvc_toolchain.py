@@ -159,7 +159,7 @@ for a in "$@"; do
   printf 'arg %s\r\n' "$a"
   case $a in @Z:*) sed 's/^/rsp /' "${a#@Z:}" ;; esac
 done
-printf 'Note: including file:  Z:\\work\\inc\\a.h\r\n'
+printf 'Note: including file:  Z:\\src\\inc\\a.h\r\n'
 printf 'Note: including file: C:\\windows\\b.h\r\n'
 exit "${FAKE_WINE_STATUS:-0}"
 """
@@ -196,7 +196,7 @@ def test_runner_turns_linux_paths_into_z_drive_paths(runner, tmp_path):
     assert args[9].startswith("@Z:/") and args[10] == "/DNAME=value"
     assert f'rsp obj/a.obj "Z:{tmp_path}/b.lib" /LIBPATH:Z:{tmp_path}/lib' in out
     # /showIncludes: back to Linux paths (Ninja's dependency records), CR gone.
-    assert "Note: including file:  /work/inc/a.h" in out
+    assert "Note: including file:  /src/inc/a.h" in out
     assert "Note: including file: C:\\windows\\b.h" in out
     assert not [line for line in out if line.endswith("\r")]
 
