@@ -85,9 +85,24 @@ done
 
 "$wine" "$exe" "${args[@]}" </dev/null >"$tmpdir/out" 2>"$tmpdir/err"
 status=$?
-# stdout: CR LF to LF, and "Note: including file: Z:\a\b" to "... /a/b".
+# stdout: CR LF to LF, and "Note: including file: Z:\a\b" (or Z:/a\b, for
+# a header found through INCLUDE) to "... /a/b".
+# A header named in another case than on disk (<windows.h> is Windows.h in
+# the SDK) gets the name on disk: Ninja must find every file it records.
+prefix="Note: including file: "
 sed -E -e 's/\r$//' \
-  -e '/^Note: including file: +[Zz]:\\/{s/( +)[Zz]:\\/\1\//; s#\\#/#g}' "$tmpdir/out"
+  -e '/^Note: including file: +[Zz]:[\\/]/{s/( +)[Zz]:/\1/; s#\\#/#g}' "$tmpdir/out" |
+  while IFS= read -r line; do
+    if [[ $line == "$prefix"* ]]; then
+      path=${line#"$prefix"}
+      path=${path#"${path%%[! ]*}"}
+      if [[ $path == /* && ! -e $path ]]; then
+        found=$(find "${path%/*}" -maxdepth 1 -iname "${path##*/}" -print -quit 2>/dev/null)
+        [ -z "$found" ] || line=${line%"$path"}$found
+      fi
+    fi
+    printf '%s\n' "$line"
+  done
 cat "$tmpdir/err" >&2
 # mt /notify_update exits 0x41020001 when it changed the manifest; wine
 # leaves its low byte (1), CMake's link step on a POSIX host expects 187.

@@ -161,6 +161,8 @@ for a in "$@"; do
 done
 printf 'Note: including file:  Z:\\src\\inc\\a.h\r\n'
 printf 'Note: including file: C:\\windows\\b.h\r\n'
+printf 'Note: including file:  Z:/src/inc\\c.h\r\n'
+[ -z "$FAKE_HEADER" ] || printf 'Note: including file:   Z:%s\r\n' "$(printf '%s' "$FAKE_HEADER" | tr / '\\')"
 exit "${FAKE_WINE_STATUS:-0}"
 """
 
@@ -172,9 +174,9 @@ def runner(tmp_path, fake_wheel):
     wine.write_text(FAKE_WINE)
     wine.chmod(0o755)
 
-    def run(tool: str, *args: str, status: int = 0) -> subprocess.CompletedProcess:
+    def run(tool: str, *args: str, status: int = 0, header: str = "") -> subprocess.CompletedProcess:
         env = dict(os.environ, XSL_MSVC_ROOT=str(root), WINEPREFIX=str(tmp_path / "prefix"),
-                   XSL_WINE=str(wine), FAKE_WINE_STATUS=str(status))
+                   XSL_WINE=str(wine), FAKE_WINE_STATUS=str(status), FAKE_HEADER=header)
         return subprocess.run(["bash", str(REPO / "cmake" / "msvc-wine" / "msvc-wine.sh"), tool, *args],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd=tmp_path, timeout=60)
@@ -197,8 +199,20 @@ def test_runner_turns_linux_paths_into_z_drive_paths(runner, tmp_path):
     assert f'rsp obj/a.obj "Z:{tmp_path}/b.lib" /LIBPATH:Z:{tmp_path}/lib' in out
     # /showIncludes: back to Linux paths (Ninja's dependency records), CR gone.
     assert "Note: including file:  /src/inc/a.h" in out
+    assert "Note: including file:  /src/inc/c.h" in out  # found through INCLUDE
     assert "Note: including file: C:\\windows\\b.h" in out
     assert not [line for line in out if line.endswith("\r")]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the runner is a Linux shell script")
+def test_runner_gives_included_headers_their_case_on_disk(runner, tmp_path):
+    # <windows.h> is Windows.h in the SDK: Ninja must be given a file that exists.
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "WinBase.h").write_text("")
+    out = runner("cl", "/c", "x.cpp", header=f"{tmp_path}/inc/winbase.h").stdout.splitlines()
+    assert f"Note: including file:   {tmp_path}/inc/WinBase.h" in out
+    missing = runner("cl", "/c", "x.cpp", header=f"{tmp_path}/inc/nothere.h").stdout.splitlines()
+    assert f"Note: including file:   {tmp_path}/inc/nothere.h" in missing
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the runner is a Linux shell script")
