@@ -134,9 +134,13 @@ def build_line(line: SyclLine, work: Path, python: str, everything: bool) -> Pat
          "-DXSL_BUILD_TESTS=OFF", "-DXSL_BUILD_PYTHON=ON", "-DXSL_BUILD_SYCL_BACKEND=ON",
          "-DXSL_SYCL_BACKEND_ABI3=OFF", "-DCMAKE_SKIP_RPATH=ON", f"-DPython_EXECUTABLE={python}",
          f"-DXSL_SYCL_INCLUDE_DIR={include}", f"-DXSL_SYCL_LIBRARY_DIR={lib}"])
+    package = build / "python" / PACKAGE
+    # A backend left by an earlier configuration (abi3 or not) is not this one.
+    for stale in package.glob("_sycl_launcher_sycl*"):
+        stale.unlink()
     targets = ["_sycl_launcher"] + (["_launcher", "_zebin", "_compile"] if everything else [])
     run(["cmake", "--build", str(build), "-j2", "--target", *targets])
-    return build / "python" / PACKAGE
+    return package
 
 
 # --------------------------------------------------------------- the wheel
@@ -311,6 +315,8 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
         backend = BACKEND.match(module)
         allowed = set(LINUX_RUNTIME)
         if backend:
+            if int(backend.group(1)) in backends:
+                raise WheelError(f"{path.name}: two backends for libsycl major {backend.group(1)}")
             backends[int(backend.group(1))] = needed
             allowed.add(f"libsycl.so.{backend.group(1)}")
         extra = sorted(set(needed) - allowed)

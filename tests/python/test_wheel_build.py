@@ -78,6 +78,11 @@ def test_a_backend_importing_anything_but_its_libsycl_and_the_runtimes_is_refuse
     files["xpu_static_launcher/_sycl_launcher_sycl9.abi3.so"] = LIBSTDCXX.read_bytes()
     wheel = build_wheel.write_wheel(tmp_path, files, "1.2.3", "cp311-cp311-linux_x86_64")
     assert build_wheel.check_wheel(wheel, majors=(9,)).backends[9] == readelf_needed(LIBSTDCXX)
+    twice = dict(files)
+    twice["xpu_static_launcher/_sycl_launcher_sycl9.cpython-311-x86_64-linux-gnu.so"] = LIBSTDCXX.read_bytes()
+    wheel = build_wheel.write_wheel(tmp_path / "twice", twice, "1.2.3", "cp311-cp311-linux_x86_64")
+    with pytest.raises(build_wheel.WheelError, match="two backends for libsycl major 9"):
+        build_wheel.check_wheel(wheel, majors=(9,))
     monkey = dict(files)
     monkey["xpu_static_launcher/_sycl_launcher_sycl8.abi3.so"] = LIBSTDCXX.read_bytes()
     allowed = build_wheel.LINUX_RUNTIME
