@@ -75,7 +75,7 @@ endfunction()
 # module _sycl_launcher imports the one for the libsycl torch loaded).
 # XSL_SYCL_BACKEND_ABI3: built for Python's limited API 3.10 (abi3), one
 # module for every CPython >= 3.10. Off: tests/bench/bench_backend_launch.py
-# measured its launch 1.12x the full API's on adapter v2 (data_ptr() through
+# measured its launch 1.10-1.13x the full API's on adapter v2 (data_ptr() through
 # PyObject_CallFunctionObjArgs instead of a vectorcall), beyond the 10% the
 # project allows; and _launcher, _zebin, _compile are full-API anyway.
 option(XSL_SYCL_BACKEND_ABI3 "Build the SYCL backend for Python's limited API (abi3, CPython >= 3.10)" OFF)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict
@@ -111,17 +110,9 @@ def main() -> int:
     sys.path.insert(0, str(REPO / "tests" / "python"))
     import glue_support
 
-    missing = glue_support.missing()
-    if missing is None and not list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_sycl_backend_abi3*")):
-        missing = f"the backend's bench builds (_xsl_sycl_backend_*) are not under {glue_support.RUNTIME_MODULE_DIR}"
-    if missing is not None:
-        print(f"cannot run: {missing}", file=sys.stderr)
-        return 2
-    ip_version = glue_support.XE2 if args.adapter == "v2" else glue_support.XE_HPC
-    env = glue_support.glue_environment(
-        {"XSL_TEST_DRIVER_IP_VERSION": ip_version, "XSL_TEST_DRIVER_NO_RECORD": "1"})
-    # The library search path is read at process start: measure in a child.
-    return subprocess.run([sys.executable, __file__] + sys.argv[1:], env=env).returncode
+    built = list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_sycl_backend_abi3*"))
+    return glue_support.run_bench_in_child(__file__, args.adapter, None if built else (
+        f"the backend's bench builds (_xsl_sycl_backend_*) are not under {glue_support.RUNTIME_MODULE_DIR}"))
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict
@@ -114,15 +113,7 @@ def main() -> int:
     sys.path.insert(0, str(REPO / "tests" / "python"))
     import glue_support
 
-    missing = glue_support.missing()
-    if missing is not None:
-        print(f"cannot run: {missing}", file=sys.stderr)
-        return 2
-    ip_version = glue_support.XE2 if args.adapter == "v2" else glue_support.XE_HPC
-    env = glue_support.glue_environment(
-        {"XSL_TEST_DRIVER_IP_VERSION": ip_version, "XSL_TEST_DRIVER_NO_RECORD": "1"})
-    # The library search path is read at process start: measure in a child.
-    return subprocess.run([sys.executable, __file__] + sys.argv[1:], env=env).returncode
+    return glue_support.run_bench_in_child(__file__, args.adapter)
 
 
 if __name__ == "__main__":

@@ -79,3 +79,17 @@ def run_cases(config: Dict[str, str], basetemp: Path, python: str = sys.executab
     assert result.returncode == 0, output[-6000:]
     assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]
     return result.stdout
+
+
+def run_bench_in_child(script: str, adapter: str, missing_too: Optional[str] = None) -> int:
+    """A benchmark's parent half: the same script run again in a child with
+    glue_environment on `adapter` (v1 or v2) and the test driver in
+    no-record mode (the library search path is read at process start);
+    returns its exit status, or 2 with the reason when the glue cannot run."""
+    missing_now = missing() or missing_too
+    if missing_now is not None:
+        print(f"cannot run: {missing_now}", file=sys.stderr)
+        return 2
+    ip_version = XE2 if adapter == "v2" else XE_HPC
+    env = glue_environment({"XSL_TEST_DRIVER_IP_VERSION": ip_version, "XSL_TEST_DRIVER_NO_RECORD": "1"})
+    return subprocess.run([sys.executable, script] + sys.argv[1:], env=env).returncode
