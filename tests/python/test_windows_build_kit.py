@@ -81,9 +81,10 @@ def test_wheel_members_unpacked() -> None:
     data = "intel_sycl_rt-2026.2.0.data/data/Library/"
     sycl = {data + "bin/sycl9.dll", data + "bin/sycl9d.dll", data + "bin/libmmd.dll", data + "bin/sycl-jit.dll",
             data + "lib/sycl.lib", data + "lib/sycld.lib", data + "lib/libsycl-crt-nvptx64-nvidia-cuda.bc",
-            "intel_sycl_rt-2026.2.0.dist-info/METADATA"}
+            "intel_sycl_rt-2026.2.0.dist-info/METADATA", "intel_sycl_rt-2026.2.0.data/data/include/ur_api.h"}
     kept = sorted(r for m in sycl if (r := kit.wanted_member("intel-sycl-rt", m, sycl)))
-    assert kept == ["Library/bin/libmmd.dll", "Library/bin/sycl9.dll", "Library/lib/sycl.lib"]
+    assert kept == ["Library/bin/libmmd.dll", "Library/bin/sycl9.dll", "Library/include/ur_api.h",
+                    "Library/lib/sycl.lib"]
 
 
 def test_specs_must_be_pinned() -> None:

@@ -69,7 +69,9 @@ def dumpbin(build: Path, *args: str) -> str:
 
 
 def modules_of(build: Path) -> List[Path]:
-    return sorted(p for p in build.rglob("*.pyd") if "CMakeFiles" not in p.parts)
+    """The package's modules (<build>/python) and the glue's (tests/windows_sycl)."""
+    folders = (build / "python", build / "tests" / "windows_sycl")
+    return sorted(p for folder in folders for p in folder.rglob("*.pyd") if "CMakeFiles" not in p.parts)
 
 
 def test_parsers_read_dumpbin_output() -> None:
