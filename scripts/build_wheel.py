@@ -302,7 +302,7 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
         expected = record_line(name, data)[1]
         if recorded.get(name) != expected:
             raise WheelError(f"{path.name}: RECORD's hash of {name} is {recorded.get(name)!r}, not {expected}")
-    for required in ("__init__.py", "torch_install.py", "_sycl_launcher.py", "_version.py",
+    for required in ("__init__.py", "torch_install.py", "_sycl_launcher.py", "_backend_choice.py", "_version.py",
                      "ocloc_discovery.py"):
         if f"{PACKAGE}/{required}" not in files:
             raise WheelError(f"{path.name}: {PACKAGE}/{required} is missing")
