@@ -115,6 +115,7 @@ run_tests() {
   XSL_BUILD_DIR="$root/build/linux-gcc" XSL_GLUE_EXPECT_TORCH=2.13.0 python3 -m pytest -q tests/python
   run_glue_on_pinned_sycl
   run_glue_on_latest_torch
+  run_msvc_wine_modules
 }
 
 # Real MSVC under wine (docs/msvc.md): windows-msvc-wine builds every C++
@@ -152,6 +153,53 @@ build_glue_runtime() {
   local python=$1 build=$2
   cmake --preset linux-gcc -B "$build" -DPython_EXECUTABLE="$python" >/dev/null
   cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_glue_launcher_test xsl_ze_test_loader xsl_ze_test_driver
+}
+
+# The package's modules as .pyd, the PyTorch glue as a module against the
+# Windows torch wheels, and the Windows SYCL runtime over the stand-in
+# ze_loader.dll, all built by real MSVC under wine (tests/windows_sycl): the
+# pinned Windows wheels unpacked (scripts/windows_build_kit.py), one build per
+# SYCL line, `dumpbin` checks of every module (test_windows_pyd.py) and the
+# SYCL runtime test. Without the toolchain or the wheels, one line says why.
+run_msvc_wine_modules() {
+  local kit="$root/build/windows-kit" why sycl build builds=() targets
+  log "Windows modules, glue and SYCL runtime with MSVC under wine"
+  if ! why=$(python3 scripts/msvc_toolchain.py status 2>&1 >/dev/null); then
+    log "Windows modules skipped: $why"
+    return
+  fi
+  if ! why=$(python3 scripts/windows_build_kit.py python --dest "$kit/cpython-3.11.2" 2>&1 >/dev/null) ||
+     ! why=$(python3 scripts/windows_build_kit.py wheel "torch==$LATEST_TORCH" torch==2.13.0 \
+       intel-sycl-rt==2026.2.0 "intel-sycl-rt==$PINNED_SYCL" intel-cmplr-lib-ur==2026.2.0 \
+       intel-cmplr-lib-rt==2026.2.0 umf==1.2.0 tcmlib==1.6.0 --dest "$kit" 2>&1 >/dev/null); then
+    log "Windows modules skipped: $why"
+    return
+  fi
+  for sycl in 2026.2.0 "$PINNED_SYCL"; do
+    # The 2026.2.0 line extends the windows-msvc-wine-cxx20 build (its objects
+    # are built already); the pinned line has a tree of its own.
+    build="$root/build/windows-msvc-wine-modules-sycl-$sycl"
+    targets=(_sycl_launcher xsl_windows_glue_torch_2_13_0)
+    local torch_kits="$kit/torch-2.13.0" runtime_kits=""
+    if [ "$sycl" = 2026.2.0 ]; then
+      build="$root/build/windows-msvc-wine-cxx20"
+      # The package's other modules, the latest torch and the runtime test once.
+      targets+=(_launcher _zebin _compile "xsl_windows_glue_torch_${LATEST_TORCH//./_}"
+                xsl_windows_sycl_runtime_test)
+      torch_kits="$kit/torch-$LATEST_TORCH;$torch_kits"
+      runtime_kits="$kit/intel-sycl-rt-2026.2.0;$kit/intel-cmplr-lib-ur-2026.2.0;$kit/intel-cmplr-lib-rt-2026.2.0;$kit/umf-1.2.0;$kit/tcmlib-1.6.0"
+    fi
+    cmake --preset windows-msvc-wine-cxx20 -B "$build" -DXSL_BUILD_PYTHON=ON \
+      -DXSL_WINDOWS_PYTHON_KIT="$kit/cpython-3.11.2" \
+      -DXSL_SYCL_INCLUDE_DIR="$kit/intel-sycl-rt-$sycl/Library/include" \
+      -DXSL_SYCL_LIBRARY_DIR="$kit/intel-sycl-rt-$sycl/Library/lib" \
+      -DXSL_WINDOWS_TORCH_KITS="$torch_kits" -DXSL_WINDOWS_SYCL_RUNTIME_KITS="$runtime_kits" >/dev/null
+    cmake --build "$build" -j2 --target "${targets[@]}"
+    builds+=("$build")
+  done
+  ctest --test-dir "${builds[0]}" -R xsl_windows_sycl_runtime_test --output-on-failure
+  XSL_WINDOWS_PYD_BUILDS="$(IFS=:; echo "${builds[*]}")" XSL_REQUIRE_WINDOWS_PYD=1 \
+    python3 -m pytest -q tests/python/test_windows_pyd.py
 }
 
 # The glue tests again on the SYCL runtime torch XPU wheels pin: a venv that
