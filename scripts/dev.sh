@@ -121,8 +121,8 @@ run_tests() {
 # Real MSVC under wine (docs/msvc.md): windows-msvc-wine builds every C++
 # target with cl/link and runs every test binary under wine; the C++20 preset
 # builds all of csrc/ (what goes into torch), not the tests again, to keep the
-# run's time (a full MSVC build costs about 10 CPU minutes here). Without the
-# toolchain, one line says why they are skipped.
+# run's time (a full MSVC build takes 5-8 CPU minutes here, docs/msvc.md).
+# Without the toolchain, one line says why they are skipped.
 run_msvc_wine() {
   local why
   if ! why=$(python3 scripts/msvc_toolchain.py status 2>&1 >/dev/null); then
