@@ -202,18 +202,23 @@ run_msvc_wine_modules() {
     python3 -m pytest -q tests/python/test_windows_pyd.py
 }
 
+# A venv that sees this environment's packages (a .pth naming its
+# site-packages) and can add or override its own.
+layered_venv() {
+  local venv=$1 site
+  [ -x "$venv/bin/python3" ] && return
+  python3 -m venv "$venv"
+  site=$("$venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/xsl-base-environment.pth"
+}
+
 # The glue tests again on the SYCL runtime torch XPU wheels pin: a venv that
 # sees this environment's packages (torch, pytest) but has its own
 # intel-sycl-rt, and a build of only what those tests load.
 run_glue_on_pinned_sycl() {
   local venv="$root/.venv-sycl-$PINNED_SYCL" build="$root/build/linux-gcc-sycl-$PINNED_SYCL"
   log "glue on intel-sycl-rt $PINNED_SYCL"
-  if [ ! -x "$venv/bin/python3" ]; then
-    python3 -m venv "$venv"
-    local site
-    site=$("$venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-    python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/xsl-base-environment.pth"
-  fi
+  layered_venv "$venv"
   "$venv/bin/python3" -m pip install -q "intel-sycl-rt==$PINNED_SYCL"
   build_glue_runtime "$venv/bin/python3" "$build"
   XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py \
@@ -250,12 +255,7 @@ setup_triton_xpu() {
     return
   fi
   log "triton-xpu 3.3.0b1 in $venv"
-  if [ ! -x "$venv/bin/python3" ]; then
-    python3 -m venv "$venv"
-    local site
-    site=$("$venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-    python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/xsl-base-environment.pth"
-  fi
+  layered_venv "$venv"
   "$venv/bin/python3" -m pip install -q --no-deps --require-hashes -r tests/triton_xpu/requirements.txt
   export XSL_REQUIRE_TRITON_XPU=1
 }
