@@ -68,7 +68,10 @@ fi
 # Top-level folders of /: a Linux absolute path starts with one of them; no
 # MSVC option does (/W4, /OUT:, /link are not folders).
 tops=$(cd / && ls -d -- */ 2>/dev/null | tr -d / | paste -sd'|')
-path_re="^([-/@][^/]*)?(/($tops)(/.*)?)$"
+# A whole argument that is a path is tried first: /srv/lib/x.cpp must not
+# be read as the option /srv with the path /lib/x.cpp.
+path_re="^/($tops)(/.*)?$"
+option_path_re="^([-/@][^/]*)(/($tops)(/.*)?)$"
 
 args=()
 for a in "$@"; do
@@ -78,6 +81,8 @@ for a in "$@"; do
     sed -E "s#(^|[[:space:]\"':])/($tops)/#\\1Z:/\\2/#g" "${a#@}" > "$rsp"
     a="@Z:$rsp"
   elif [[ $a =~ $path_re ]]; then
+    a="Z:$a"
+  elif [[ $a =~ $option_path_re ]]; then
     a="${BASH_REMATCH[1]}Z:${BASH_REMATCH[2]}"
   fi
   args+=("$a")

@@ -205,6 +205,15 @@ def test_runner_turns_linux_paths_into_z_drive_paths(runner, tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the runner is a Linux shell script")
+def test_runner_reads_a_path_under_two_top_level_names_as_one_path(runner):
+    # A clone under two top-level names (say /srv/lib/src): "/srv" is one, and
+    # so is "lib"; the whole path is not the option /srv with the path /lib/...
+    out = runner("cl", "/usr/lib/x.cpp", "/Fo/usr/lib/x.obj", "-I/usr/lib/inc").stdout.splitlines()
+    args = [line[4:] for line in out if line.startswith("arg ")]
+    assert args == ["Z:/usr/lib/x.cpp", "/FoZ:/usr/lib/x.obj", "-IZ:/usr/lib/inc"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the runner is a Linux shell script")
 def test_runner_gives_included_headers_their_case_on_disk(runner, tmp_path):
     # <windows.h> is Windows.h in the SDK: Ninja must be given a file that exists.
     (tmp_path / "inc").mkdir()
