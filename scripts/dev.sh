@@ -26,7 +26,8 @@ LATEST_TORCH=2.15.0
 # The intel-sycl-rt line torch XPU wheels pin; the glue runs on it too.
 PINNED_SYCL=2025.3.3
 
-log() { printf '\n== %s\n' "$*"; }
+# Each stage's line carries the time since the start, for the run's budget.
+log() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 setup() {
   local missing=()
@@ -116,6 +117,7 @@ run_tests() {
   run_glue_on_pinned_sycl
   run_glue_on_latest_torch
   run_msvc_wine_modules
+  log "all tests passed"
 }
 
 # Real MSVC under wine (docs/msvc.md): windows-msvc-wine builds every C++
