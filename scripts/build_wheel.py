@@ -10,18 +10,29 @@ torch release on either line: no local version (PyPI refuses those), no
 second distribution name to choose between (and to install both of, over
 the same files).
 
-Steps: download the pinned intel-sycl-rt wheels (hash-checked), unpack their
-headers and libsycl, configure and build the package once per SYCL line
-with CMake (Release, no tests, no run path), assemble the wheel (Python
-sources, every backend, the other extension modules from the first line),
-retag it with the manylinux tag ``auditwheel show`` reports (libsycl
-excluded: torch's intel-sycl-rt provides it), then check it (check_wheel).
+Linux (``--platform linux``): download the pinned intel-sycl-rt wheels
+(hash-checked), unpack their headers and libsycl, configure and build the
+package once per SYCL line with CMake (Release, no tests, no run path),
+assemble the wheel (Python sources, every backend, the other extension
+modules from the newest line), retag it with the manylinux tag ``auditwheel
+show`` reports (libsycl excluded: torch's intel-sycl-rt provides it), then
+check it (check_wheel).
 
-    python scripts/build_wheel.py [--out dist] [--work build/wheel]
+Windows (``--platform win_amd64``): the same with MSVC and the pinned
+win_amd64 intel-sycl-rt wheels (``Library/include``, ``sycl<N>.lib``): on a
+Windows host from a VS x64 developer prompt for the running Python (preset
+windows-msvc); on Linux with real MSVC under wine (preset
+windows-msvc-wine, ``scripts/msvc_toolchain.py setup``) for the
+CPython 3.11 headers ``scripts/windows_build_kit.py`` provides. The wine
+build proves the recipe on every test run; the wheels users get are built on
+a Windows runner (ci/windows-msvc.yml). ``--tree MAJOR=DIR`` builds a line's
+modules in a build tree configured already (scripts/dev.sh reuses its MSVC
+trees that way) instead of configuring one under ``--work``.
+
+    python scripts/build_wheel.py [--platform linux|win_amd64] [--out dist] [--work build/wheel]
     python scripts/build_wheel.py --check dist/<wheel>
 
-Linux only here; the win_amd64 wheel (sycl8.dll / sycl9.dll, MSVC) is the
-documented next step in docs/wheels.md. Stdlib only.
+Stdlib only.
 """
 
 from __future__ import annotations
@@ -68,6 +79,16 @@ AUDITWHEEL = "auditwheel==6.8.2"
 LINUX_RUNTIME = {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
                  "libpthread.so.0", "libdl.so.2", "ld-linux-x86-64.so.2"}
 BACKEND = re.compile(r"^_sycl_launcher_sycl(\d+)\.")
+# The same for a Windows module (case-insensitive, as Windows names DLLs):
+# the C runtime of MSVC 2015-2022, KERNEL32 (the loader code's LoadLibrary),
+# the one python3XY.dll of the wheel's tag, and a backend's sycl<N>.dll.
+WINDOWS_RUNTIME = re.compile(r"^(msvcp140(_\d)?|vcruntime140(_\d)?|api-ms-win-crt-[a-z0-9-]+|kernel32)\.dll$")
+PLATFORMS = ("linux", "win_amd64")
+# The presets of a Windows wheel's own build trees: on a Windows host, and
+# under wine (scripts/dev.sh builds the same modules in the trees of these
+# presets and their C++20 twins, /W4 /WX, and hands those over with --tree).
+WINDOWS_PRESET = "windows-msvc"
+WINDOWS_PRESET_UNDER_WINE = "windows-msvc-wine"
 
 
 class WheelError(Exception):
@@ -152,17 +173,18 @@ def python_tag(python: str) -> Tuple[str, str]:
     return f"cp{version}", f"cp{version}"
 
 
-def wheel_files(packages: Sequence[Path]) -> Dict[str, bytes]:
+def wheel_files(packages: Sequence[Path], suffix: str) -> Dict[str, bytes]:
     """Archive name -> content: the Python sources, the generated version,
-    ocloc discovery, every backend, the first build's other modules."""
+    ocloc discovery, every backend, the newest line's other modules (files
+    ending in ``suffix``: .so or .pyd)."""
     files: Dict[str, bytes] = {}
     for source in sorted((REPO / "python" / PACKAGE).glob("*.py")):
         files[f"{PACKAGE}/{source.name}"] = source.read_bytes()
     files[f"{PACKAGE}/ocloc_discovery.py"] = (REPO / "scripts" / "ocloc_discovery.py").read_bytes()
-    files[f"{PACKAGE}/_version.py"] = (packages[0] / "_version.py").read_bytes()
+    files[f"{PACKAGE}/_version.py"] = (packages[-1] / "_version.py").read_bytes()
     for index, package in enumerate(packages):
-        for module in sorted(package.glob("*.so")):
-            if BACKEND.match(module.name) or index == 0:
+        for module in sorted(package.glob(f"*{suffix}")):
+            if BACKEND.match(module.name) or index == len(packages) - 1:
                 files[f"{PACKAGE}/{module.name}"] = module.read_bytes()
     return files
 
@@ -198,7 +220,7 @@ def write_wheel(out: Path, files: Dict[str, bytes], version: str, tag: str) -> P
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in content.items():
             info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info.external_attr = (0o755 if name.endswith(".so") else 0o644) << 16
+            info.external_attr = (0o755 if name.endswith((".so", ".pyd")) else 0o644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
     return path
@@ -266,6 +288,61 @@ def elf_needed(data: bytes) -> List[str]:
     return [data[base + v:data.index(b"\0", base + v)].decode() for t, v in entries if t == 1]
 
 
+def pe_imports(data: bytes) -> List[str]:
+    """DLLs a PE32+ image imports: its import table, then its delay-load
+    import table (a delay-loaded DLL is as much a dependency)."""
+
+    def u16(offset: int) -> int:
+        return int(struct.unpack_from("<H", data, offset)[0])
+
+    def u32(offset: int) -> int:
+        return int(struct.unpack_from("<I", data, offset)[0])
+
+    try:
+        if data[:2] != b"MZ":
+            raise WheelError("not a PE file (no MZ header)")
+        pe = u32(0x3C)
+        if data[pe:pe + 4] != b"PE\0\0":
+            raise WheelError("not a PE file (no PE signature)")
+        sections, optional_size = u16(pe + 6), u16(pe + 20)
+        optional = pe + 24
+        if u16(optional) != 0x20B:
+            raise WheelError("not a PE32+ (64-bit) image")
+        directories = u32(optional + 108)
+        table = optional + optional_size
+        spans = [(u32(table + 40 * i + 12), max(u32(table + 40 * i + 8), u32(table + 40 * i + 16)),
+                  u32(table + 40 * i + 20)) for i in range(sections)]
+
+        def offset_of(rva: int) -> int:
+            for address, size, raw in spans:
+                if address <= rva < address + size:
+                    if raw + rva - address >= len(data):
+                        raise WheelError(f"RVA {rva:#x} lies past the end of the file")
+                    return raw + rva - address
+            raise WheelError(f"RVA {rva:#x} is outside every section")
+
+        def name_at(rva: int) -> str:
+            start = offset_of(rva)
+            return data[start:data.index(b"\0", start)].decode("ascii")
+
+        names: List[str] = []
+        # (data directory index, descriptor size, offset of the name RVA in it)
+        for index, size, name_field in ((1, 20, 12), (13, 32, 4)):
+            if index >= directories or u32(optional + 112 + 8 * index) == 0:
+                continue
+            entry = offset_of(u32(optional + 112 + 8 * index))
+            while True:
+                if entry + size > len(data):
+                    raise WheelError("an import table runs past the end of the file")
+                if not any(data[entry:entry + size]):  # the all-zero entry ends the table
+                    break
+                names.append(name_at(u32(entry + name_field)))
+                entry += size
+        return names
+    except (struct.error, ValueError, UnicodeDecodeError) as error:
+        raise WheelError(f"malformed PE image: {error}") from None
+
+
 @dataclass
 class WheelReport:
     name: str
@@ -277,9 +354,11 @@ class WheelReport:
 def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in SYCL_LINES)) -> WheelReport:
     """Checks a built wheel: name and WHEEL tags agree, RECORD lists every
     file with its hash, the package's Python sources are there, one backend
-    per libsycl major in ``majors``, each module imports only its libsycl
-    and the C/C++ runtimes (no torch, no libpython), and METADATA names the
-    distribution and version. WheelError says what is wrong."""
+    per libsycl major in ``majors``, the modules are the tag's kind (.so or
+    .pyd), each imports only its libsycl and the C/C++ runtimes (Linux: no
+    torch, no libpython; Windows: no torch, the tag's python3XY.dll only,
+    never ze_loader.dll), and METADATA names the distribution and version.
+    WheelError says what is wrong."""
     match = re.match(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-(?P<tag>[^-]+-[^-]+-[^-]+)\.whl$", path.name)
     if not match:
         raise WheelError(f"{path.name} is not a wheel file name")
@@ -306,23 +385,38 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
                      "ocloc_discovery.py"):
         if f"{PACKAGE}/{required}" not in files:
             raise WheelError(f"{path.name}: {PACKAGE}/{required} is missing")
+    windows = tag.endswith("-win_amd64")
+    suffix, foreign = (".pyd", ".so") if windows else (".so", ".pyd")
+    stray = sorted(name for name in files if name.endswith(foreign))
+    if stray:
+        raise WheelError(f"{path.name}: {stray[0]} does not belong in a wheel tagged {tag}")
+    # The one Python DLL a Windows module may import: the tag's (cp311 -> python311.dll).
+    python_dll = "python" + tag.split("-")[1][len("cp"):] + ".dll"
     backends: Dict[int, List[str]] = {}
     for name, data in files.items():
-        if not name.endswith(".so"):
+        if not name.endswith(suffix):
             continue
-        needed = elf_needed(data)
         module = name.rsplit("/", 1)[-1]
+        try:
+            needed = pe_imports(data) if windows else elf_needed(data)
+        except WheelError as error:
+            raise WheelError(f"{path.name}: {module}: {error}") from None
         backend = BACKEND.match(module)
-        allowed = set(LINUX_RUNTIME)
         if backend:
             if int(backend.group(1)) in backends:
                 raise WheelError(f"{path.name}: two backends for libsycl major {backend.group(1)}")
             backends[int(backend.group(1))] = needed
-            allowed.add(f"libsycl.so.{backend.group(1)}")
-        extra = sorted(set(needed) - allowed)
+        if windows:
+            sycl_dll = f"sycl{backend.group(1)}.dll" if backend else None
+            extra = sorted(d for d in needed
+                           if not (WINDOWS_RUNTIME.match(d.lower()) or d.lower() in (python_dll, sycl_dll)))
+            runtimes = f"{python_dll}, {sycl_dll + ', ' if sycl_dll else ''}KERNEL32 and the C runtime"
+        else:
+            allowed = LINUX_RUNTIME | ({f"libsycl.so.{backend.group(1)}"} if backend else set())
+            extra = sorted(set(needed) - allowed)
+            runtimes = "its libsycl and the C/C++ runtimes" if backend else "the C/C++ runtimes"
         if extra:
-            raise WheelError(f"{path.name}: {module} imports {', '.join(extra)} (allowed: its libsycl and "
-                             "the C/C++ runtimes)")
+            raise WheelError(f"{path.name}: {module} imports {', '.join(extra)} (allowed: {runtimes})")
     if sorted(backends) != sorted(majors):
         raise WheelError(f"{path.name}: backends for libsycl majors {sorted(backends)}, expected {sorted(majors)}")
     return WheelReport(path.name, tag, backends, path.stat().st_size)
@@ -331,19 +425,96 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
 # -------------------------------------------------------------------- main
 
 
-def build(out: Path, work: Path, python: str) -> Path:
+def require_build_tools() -> None:
     for tool in ("cmake", "ninja"):
         if shutil.which(tool) is None:
             raise WheelError(f"{tool} is not on PATH (pip install {tool}, or the distribution's package)")
+
+
+def build(out: Path, work: Path, python: str) -> Path:
+    require_build_tools()
     run([python, "-m", "pip", "install", "-q", AUDITWHEEL], env=dict(os.environ, PIP_CONSTRAINT=os.devnull))
-    packages = [build_line(line, work, python, everything=(i == 0)) for i, line in enumerate(SYCL_LINES)]
+    newest = len(SYCL_LINES) - 1
+    packages = [build_line(line, work, python, everything=(i == newest)) for i, line in enumerate(SYCL_LINES)]
     py_tag, abi_tag = python_tag(python)
-    staged = write_wheel(work / "unrepaired", wheel_files(packages), project_version(),
+    staged = write_wheel(work / "unrepaired", wheel_files(packages, ".so"), project_version(),
                          f"{py_tag}-{abi_tag}-linux_x86_64")
     platform = manylinux_tag(staged, python)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(staged, out / staged.name)
     return retag(out / staged.name, platform)
+
+
+def windows_build_kit():  # type: ignore[no-untyped-def]
+    """scripts/windows_build_kit.py: the pinned win_amd64 wheels (and, under
+    wine, CPython's headers)."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import windows_build_kit as kit  # noqa: PLC0415
+    finally:
+        sys.path.pop(0)
+    return kit
+
+
+def configure_windows_line(line: SyclLine, tree: Path, work: Path, python: str) -> None:
+    """Configures a fresh MSVC build tree for one SYCL line (no tests): the
+    Windows host's own Python, or under wine the CPython 3.11 kit."""
+    kit = windows_build_kit()
+    try:
+        sycl = kit.wheel_kit("intel-sycl-rt", line.version, kit.default_cache(), work / "kits")
+        if sys.platform == "win32":
+            preset, python_args = WINDOWS_PRESET, [f"-DPython_EXECUTABLE={python}"]
+        else:
+            status = subprocess.run([sys.executable, str(REPO / "scripts" / "msvc_toolchain.py"), "status"],
+                                    capture_output=True, text=True)
+            if status.returncode != 0:
+                raise WheelError("MSVC under wine is not set up: run python3 scripts/msvc_toolchain.py setup "
+                                 f"({status.stderr.strip()})")
+            cpython = kit.python_kit(kit.default_cache(), work / "kits" / f"cpython-{kit.CPYTHON_VERSION}")
+            preset, python_args = WINDOWS_PRESET_UNDER_WINE, [f"-DXSL_WINDOWS_PYTHON_KIT={cpython}"]
+    except kit.Unavailable as why:
+        raise WheelError(str(why)) from None
+    run(["cmake", "--preset", preset, "-S", str(REPO), "-B", str(tree), "-DXSL_BUILD_TESTS=OFF",
+         "-DXSL_BUILD_PYTHON=ON", "-DXSL_SYCL_BACKEND_ABI3=OFF", *python_args,
+         f"-DXSL_SYCL_INCLUDE_DIR={sycl / 'Library' / 'include'}",
+         f"-DXSL_SYCL_LIBRARY_DIR={sycl / 'Library' / 'lib'}"], cwd=str(REPO))
+
+
+def build_windows(out: Path, work: Path, python: str, trees: Dict[int, Path]) -> Path:
+    """The win_amd64 wheel: every line's backend, the newest line's other
+    modules, tagged for the Python the modules were built for."""
+    require_build_tools()
+    packages: List[Path] = []
+    newest = len(SYCL_LINES) - 1
+    for index, line in enumerate(SYCL_LINES):
+        tree = trees.get(line.major)
+        if tree is None:
+            tree = work / f"build-win-sycl{line.major}"
+            configure_windows_line(line, tree, work, python)
+        elif not (tree / "CMakeCache.txt").is_file():
+            raise WheelError(f"--tree {line.major}={tree}: no CMakeCache.txt there (configure it first)")
+        package = tree / "python" / PACKAGE
+        targets = ["_sycl_launcher"] + (["_launcher", "_zebin", "_compile"] if index == newest else [])
+        run(["cmake", "--build", str(tree), "-j2", "--target", *targets])
+        backends = sorted(p.name for p in package.glob("_sycl_launcher_sycl*.pyd"))
+        if [BACKEND.match(name).group(1) for name in backends] != [str(line.major)]:  # type: ignore[union-attr]
+            raise WheelError(f"{tree} holds the backends {backends}, not one for libsycl {line.major} "
+                             f"(intel-sycl-rt {line.version}): configure it with that SYCL")
+        packages.append(package)
+    suffixes = {m.group(1) for p in packages for m in
+                (re.match(r"^[^.]+\.(cp\d+)-win_amd64\.pyd$", f.name) for f in p.glob("*.pyd")) if m}
+    if len(suffixes) != 1:
+        raise WheelError(f"the modules are built for {sorted(suffixes) or 'no'} CPython, expected one")
+    py_tag = suffixes.pop()
+    return write_wheel(out, wheel_files(packages, ".pyd"), project_version(), f"{py_tag}-{py_tag}-win_amd64")
+
+
+def parse_tree(text: str) -> Tuple[int, Path]:
+    major, sep, folder = text.partition("=")
+    if not sep or not major.isdigit() or int(major) not in [line.major for line in SYCL_LINES]:
+        majors = ", ".join(str(line.major) for line in SYCL_LINES)
+        raise argparse.ArgumentTypeError(f"{text!r} is not MAJOR=DIR with MAJOR one of {majors}")
+    return int(major), Path(folder)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -354,9 +525,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--python", default=sys.executable,
                         help="the Python whose headers and tag the full-API modules get (default: this one)")
     parser.add_argument("--check", type=Path, metavar="WHEEL", help="only check this wheel")
+    parser.add_argument("--platform", choices=PLATFORMS, default="win_amd64" if sys.platform == "win32" else "linux",
+                        help="the wheel's platform (default: this host's); win_amd64 on Linux builds with MSVC "
+                             "under wine")
+    parser.add_argument("--tree", type=parse_tree, action="append", default=[], metavar="MAJOR=DIR",
+                        help="win_amd64: build libsycl MAJOR's modules in this configured MSVC build tree")
     args = parser.parse_args(argv)
+    if args.tree and args.platform != "win_amd64":
+        parser.error("--tree is for --platform win_amd64")
     try:
-        wheel = args.check if args.check else build(args.out, args.work, args.python)
+        if args.check:
+            wheel = args.check
+        elif args.platform == "win_amd64":
+            wheel = build_windows(args.out, args.work, args.python, dict(args.tree))
+        else:
+            wheel = build(args.out, args.work, args.python)
         report = check_wheel(wheel)
     except WheelError as error:
         print(f"build_wheel: {error}", file=sys.stderr)

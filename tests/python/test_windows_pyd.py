@@ -15,13 +15,22 @@ without a GPU driver can still import the package.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, List, Set
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("build_wheel", REPO / "scripts" / "build_wheel.py")
+assert _spec and _spec.loader
+build_wheel = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("build_wheel", build_wheel)
+_spec.loader.exec_module(build_wheel)
 
 BUILDS = [Path(p) for p in os.environ.get("XSL_WINDOWS_PYD_BUILDS", "").split(os.pathsep) if p]
 REQUIRED = os.environ.get("XSL_REQUIRE_WINDOWS_PYD") == "1"
@@ -163,6 +172,34 @@ def test_modules_export_only_pyinit_and_import_only_what_they_may(build: Path) -
         elif uses_torch and not {"c10.dll", "torch_python.dll"} <= set(dependents):
             problems[str(module)] = f"the glue imports {dependents}, without c10.dll and torch_python.dll"
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+def test_the_wheel_checks_pe_reader_reads_what_dumpbin_reads(build: Path) -> None:
+    # scripts/build_wheel.py checks the win_amd64 wheel's imports with its own
+    # PE reader (stdlib only, for any host): it must agree with MSVC's dumpbin.
+    for module in modules_of(build):
+        dependents = parse_dependents(dumpbin(build, "/dependents", str(module)))
+        assert build_wheel.pe_imports(module.read_bytes()) == dependents, module
+
+
+def test_the_pe_reader_reads_delay_load_imports(build: Path, tmp_path: Path) -> None:
+    # A delay-loaded sycl9.dll is as much a dependency as an imported one.
+    tools = build / "msvc-wine" / "bin"
+    (tmp_path / "sycl9.def").write_text("LIBRARY sycl9.dll\nEXPORTS\n    sycl_probe\n")
+    (tmp_path / "probe.c").write_text("int sycl_probe(void);\n"
+                                      "__declspec(dllexport) int probe(void) { return sycl_probe(); }\n")
+
+    def tool(name: str, *args: str) -> None:
+        result = subprocess.run([str(tools / name), "/nologo", *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=300, cwd=tmp_path)
+        assert result.returncode == 0, f"{name} {' '.join(args)}:\n{result.stdout}"
+
+    tool("lib", "/machine:x64", f"/def:{tmp_path}/sycl9.def", f"/out:{tmp_path}/sycl9.lib")
+    tool("cl", "/LD", f"{tmp_path}/probe.c", f"/Fo{tmp_path}/probe.obj", f"/Fe{tmp_path}/probe.dll", "/link",
+         f"{tmp_path}/sycl9.lib", "delayimp.lib", "/DELAYLOAD:sycl9.dll")
+    listing = dumpbin(build, "/dependents", str(tmp_path / "probe.dll"))
+    assert "delay load dependencies" in listing and "sycl9.dll" in parse_dependents(listing)
+    assert build_wheel.pe_imports((tmp_path / "probe.dll").read_bytes()) == parse_dependents(listing)
 
 
 def test_c10_xpu_def_lists_the_imported_c10_xpu_symbols(tmp_path: Path) -> None:
