@@ -10,7 +10,7 @@ import pytest
 
 yaml = pytest.importorskip("yaml")
 
-from patchset_support import REPO  # noqa: E402
+from patchset_support import REPO, load_script  # noqa: E402
 
 CI = REPO / "ci"
 WORKFLOWS = sorted(CI.glob("*.yml"))
@@ -215,10 +215,32 @@ def test_the_wheel_route_runs_check_verify_and_the_inductor_tests_on_a_gpu():
         assert command in runs, command
     # Every package the workflow installs is pinned.
     for line in runs.splitlines():
-        if "pip install" not in line or "--no-build-isolation" in line or "XSL_PACKAGE_WHEEL" in line:
+        # (a local build, the given file, or --no-index: nothing comes from an index)
+        if "pip install" not in line or any(w in line for w in ("--no-build-isolation", "XSL_PACKAGE_WHEEL",
+                                                                  "--no-index")):
             continue
         words = line.split("||")[0].split("*>")[0].split("pip install", 1)[1].split()
         names = [w.strip('"') for w in words if not w.startswith(("-", "https:"))]
         assert names and all("==" in name for name in names), line
     uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
     assert uploads and uploads[0]["if"] == "always()"
+
+
+def test_windows_wheels_are_built_for_every_torch_python_and_installed_by_the_wheel_route():
+    harness = load_script("harness")
+    job = load(CI / "windows-msvc.yml")["jobs"]["wheel"]
+    # Every Python some supported torch release has wheels for.
+    wanted = sorted({f"3.{minor}" for low, high in harness.TORCH_PYTHON_RANGE.values()
+                     for minor in range(int(low.split(".")[1]), int(high.split(".")[1]) + 1)},
+                    key=lambda v: int(v.split(".")[1]))
+    assert job["strategy"]["matrix"]["python-version"] == wanted
+    runs = "\n".join(s.get("run", "") for s in job["steps"])
+    assert "scripts/build_wheel.py --platform win_amd64" in runs and "scripts/build_wheel.py --check" in runs
+    [upload] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert upload["with"]["name"] == "xpu-static-launcher-win_amd64-py${{ matrix.python-version }}"
+    route = load(CI / "windows-wheel-route.yml")
+    assert "wheel_run_id" in route["on"]["workflow_dispatch"]["inputs"]
+    [download] = [s for j in route["jobs"].values() for s in j["steps"]
+                  if s.get("uses", "").startswith("actions/download-artifact")]
+    assert download["with"]["pattern"] == "xpu-static-launcher-win_amd64-py*"
+    assert download["with"]["run-id"] == "${{ github.event.inputs.wheel_run_id }}"
