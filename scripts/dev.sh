@@ -16,7 +16,7 @@ APT_PACKAGES=(
   libgtest-dev googletest libclang-rt-dev
   intel-opencl-icd libze1 libze-dev
   g++-mingw-w64-x86-64-posix wine64
-  python3-dev python3-venv python3-pip patchelf unzip
+  python3-dev python3-venv python3-pip patchelf unzip ccache
   libhwloc15  # the 2025.3 Unified Runtime adapters link it
 )
 
@@ -79,6 +79,19 @@ build_preset() {
   cmake --build --preset "$preset"
 }
 
+# Runs a command whose fresh GCC trees compile sources another tree compiled
+# with the same flags (linux-gcc and the extra legs' glue builds; the Linux
+# wheel's two SYCL lines) through ccache, so each compiles only what depends
+# on its torch or SYCL. Not for MSVC (its compiler is a wine wrapper).
+with_gcc_cache() {
+  if command -v ccache >/dev/null; then
+    CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
+      CCACHE_NOHASHDIR=1 CCACHE_BASEDIR="$root" "$@"
+  else
+    "$@"
+  fi
+}
+
 run_main() {
   python3 scripts/harness.py
 }
@@ -96,9 +109,11 @@ stop_wineserver() {
 }
 
 run_tests() {
-  trap stop_wineserver EXIT
+  trap 'stop_latest_torch_install; stop_wineserver' EXIT
+  start_latest_torch_install
   local presets=(linux-gcc linux-clang linux-asan windows-mingw)
-  for p in "${presets[@]}"; do build_preset "$p"; done
+  with_gcc_cache build_preset linux-gcc
+  for p in "${presets[@]:1}"; do build_preset "$p"; done
   # C++20, torch's standard: all of csrc/ (what goes into torch) builds
   # warning-free; the tests run in the C++17 builds (and the glue checks
   # compile xpu.cpp as C++20 in linux-gcc and linux-clang).
@@ -151,7 +166,7 @@ run_msvc_wine() {
 build_wheel() {
   log "prebuilt wheel"
   local out
-  out=$(python3 scripts/build_wheel.py --out build/dist --work build/wheel)
+  out=$(with_gcc_cache python3 scripts/build_wheel.py --out build/dist --work build/wheel)
   printf '%s\n' "$out"
   export XSL_WHEEL="${out##*$'\n'}"
 }
@@ -236,7 +251,7 @@ run_glue_on_pinned_sycl() {
   log "glue on intel-sycl-rt $PINNED_SYCL"
   layered_venv "$venv"
   "$venv/bin/python3" -m pip install -q "intel-sycl-rt==$PINNED_SYCL"
-  build_glue_runtime "$venv/bin/python3" "$build"
+  with_gcc_cache build_glue_runtime "$venv/bin/python3" "$build"
   XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py \
     tests/python/test_wheel_runtime.py
 }
@@ -246,15 +261,41 @@ run_glue_on_pinned_sycl() {
 # PyPI's Linux wheel is a CUDA build (about 5 GB with its nvidia packages),
 # which imports and runs on a machine without a GPU. Its own venv, with the
 # test requirements but torch.
+latest_torch_venv="$root/.venv-torch-$LATEST_TORCH"
+latest_torch_log="$root/build/venv-torch-$LATEST_TORCH.log"
+latest_torch_pid=""
+
+# The latest torch's venv is installed in the background from the start of
+# the test run: about 5 GB, mostly download and unpacking, so it overlaps the
+# builds instead of adding its minutes at the end.
+start_latest_torch_install() {
+  mkdir -p "$root/build"
+  log "installing torch $LATEST_TORCH into $latest_torch_venv in the background (log: $latest_torch_log)"
+  (
+    [ -x "$latest_torch_venv/bin/python3" ] || python3 -m venv "$latest_torch_venv"
+    # A pip cap on torch (a constraints file in the pip configuration) would
+    # refuse the release; this install names its version itself.
+    # exec: the background job is pip itself, so stopping it stops pip.
+    PIP_CONSTRAINT=/dev/null exec "$latest_torch_venv/bin/python3" -m pip install -q "torch==$LATEST_TORCH" \
+      $(grep -vE '^\s*(#|$|torch==)' scripts/requirements-test.txt)
+  ) >"$latest_torch_log" 2>&1 &
+  latest_torch_pid=$!
+}
+
+stop_latest_torch_install() {
+  [ -z "$latest_torch_pid" ] || kill "$latest_torch_pid" 2>/dev/null || true
+}
+
 run_glue_on_latest_torch() {
-  local venv="$root/.venv-torch-$LATEST_TORCH" build="$root/build/linux-gcc-torch-$LATEST_TORCH"
+  local venv="$latest_torch_venv" build="$root/build/linux-gcc-torch-$LATEST_TORCH"
   log "glue and install() on torch $LATEST_TORCH"
-  [ -x "$venv/bin/python3" ] || python3 -m venv "$venv"
-  # A pip cap on torch (a constraints file in the pip configuration) would
-  # refuse the release; this install names its version itself.
-  PIP_CONSTRAINT=/dev/null "$venv/bin/python3" -m pip install -q "torch==$LATEST_TORCH" \
-    $(grep -vE '^\s*(#|$|torch==)' scripts/requirements-test.txt)
-  build_glue_runtime "$venv/bin/python3" "$build"
+  if ! wait "$latest_torch_pid"; then
+    cat "$latest_torch_log" >&2
+    echo "error: installing torch $LATEST_TORCH into $venv failed (its log is above)" >&2
+    exit 1
+  fi
+  latest_torch_pid=""
+  with_gcc_cache build_glue_runtime "$venv/bin/python3" "$build"
   XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q \
     tests/python/test_glue_sycl_runtime.py tests/python/test_torch_install.py tests/python/test_inductor_format.py \
     tests/python/test_wheel_runtime.py \
