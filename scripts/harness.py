@@ -416,7 +416,7 @@ def find_level_zero_headers(probes: Any) -> LevelZeroHeaders:
     candidates: list[tuple[str, str]] = []
     if env.get("XSL_LEVEL_ZERO_INCLUDE_DIR"):
         candidates.append((env["XSL_LEVEL_ZERO_INCLUDE_DIR"], "XSL_LEVEL_ZERO_INCLUDE_DIR"))
-    for var in ("LEVEL_ZERO_SDK", "LEVEL_ZERO_ROOT"):
+    for var in ("LEVEL_ZERO_V1_SDK_PATH", "LEVEL_ZERO_SDK", "LEVEL_ZERO_ROOT"):
         if env.get(var):
             candidates.append((env[var].rstrip("\\/") + r"\include", f"the Level Zero SDK ({var})"))
     oneapi = env.get("ONEAPI_ROOT", r"C:\Program Files (x86)\Intel\oneAPI").rstrip("\\/")
@@ -892,12 +892,31 @@ def write_activate_scripts(work: Path, base: Mapping[str, str], captured: Mappin
     return paths
 
 
+def level_zero_sdk_path(probes: Any, env: Mapping[str, str]) -> str:
+    """LEVEL_ZERO_V1_SDK_PATH for the PyTorch build: the PR stack's "Enable
+    ... on Windows" has c10/xpu find level_zero\\ze_api.h there (or in its
+    include\\), as Inductor and Triton-XPU read it. Set already, it stays;
+    else the headers found for the launcher serve."""
+    for key, value in env.items():
+        if key.upper() == "LEVEL_ZERO_V1_SDK_PATH":
+            return value
+    headers = find_level_zero_headers(probes)
+    if headers.folder is None:
+        raise StepFailed(
+            "the PyTorch build needs the Level Zero headers (level_zero\\ze_api.h) and found none at "
+            + ", ".join(headers.tried) + ": install the Level Zero SDK (github.com/oneapi-src/level-zero "
+            "releases, level-zero-win-sdk) and set LEVEL_ZERO_V1_SDK_PATH to its folder")
+    parent, _, last = headers.folder.rpartition("\\")
+    return parent if parent and last.lower() == "include" else headers.folder
+
+
 def step_build(ctx: Context, log: StepLog) -> Outcome:
     guard = fresh_environment_finding(ctx)
     if guard.severity == doctor.ERROR:
         raise StepFailed(f"{guard.title}: {guard.fix}")
     env = build_environment(ctx)
-    for key in ("USE_XPU", "TORCH_XPU_ARCH_LIST", "CMAKE_GENERATOR", "MAX_JOBS"):
+    env["LEVEL_ZERO_V1_SDK_PATH"] = level_zero_sdk_path(ctx.probes, env)
+    for key in ("USE_XPU", "TORCH_XPU_ARCH_LIST", "CMAKE_GENERATOR", "MAX_JOBS", "LEVEL_ZERO_V1_SDK_PATH"):
         log.write(f"{key}={env[key]}")
     _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "-r", "requirements.txt"], "pip install requirements", cwd=ctx.src, env=env)
     _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."], "PyTorch build", cwd=ctx.src, env=env)

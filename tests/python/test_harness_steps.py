@@ -352,8 +352,14 @@ def recorded_step_io(monkeypatch, tmp_path, name, runner=None):
 NO_TORCH = (0, 'XSL-TORCH {"version": null, "origin": null}\n', "")
 
 
+# Where the launcher's and PyTorch's builds find level_zero\ze_api.h (vcpkg).
+VCPKG_ENV = {"PATH": "", "VCPKG_ROOT": r"C:\vcpkg"}
+VCPKG_HEADER = r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h"
+
+
 def windows_ctx(tmp_path):
-    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32", responses={"XSL-TORCH": NO_TORCH}))
+    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32", env=VCPKG_ENV, files={VCPKG_HEADER},
+                                               responses={"XSL-TORCH": NO_TORCH}))
     ctx.env = {"Path": r"C:\oneAPI\compiler\bin;C:\oneAPI\ocloc\bin"}
     ctx.src.mkdir(parents=True)
     (ctx.src / ".ci/docker").mkdir(parents=True)
@@ -368,6 +374,21 @@ def test_build_step_runs_pip_editable_with_xpu_env(tmp_path, monkeypatch):
     argv, cwd, env = runner.calls[-1]
     assert argv[1:] == ["-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."] and cwd == ctx.src
     assert env["USE_XPU"] == "1" and env["TORCH_XPU_ARCH_LIST"] == "bmg" and env["Path"].startswith(r"C:\oneAPI")
+    # The SDK folder whose include\ holds the headers (c10/xpu's find_path, with the PR stack).
+    assert env["LEVEL_ZERO_V1_SDK_PATH"] == r"C:\vcpkg\installed\x64-windows"
+
+
+def test_the_pytorch_build_gets_the_level_zero_sdk_or_one_error_naming_the_variable(tmp_path, monkeypatch):
+    probes = FakeProbes(platform="win32", env={"PATH": "", "XSL_LEVEL_ZERO_INCLUDE_DIR": r"D:\ze"},
+                        files={r"D:\ze\level_zero\ze_api.h"})
+    assert harness.level_zero_sdk_path(probes, {}) == r"D:\ze"  # not an include\ folder: itself
+    assert harness.level_zero_sdk_path(probes, {"Level_Zero_V1_SDK_Path": r"E:\sdk"}) == r"E:\sdk"
+    ctx = windows_ctx(tmp_path)
+    ctx.probes = FakeProbes(platform="win32", responses={"XSL-TORCH": NO_TORCH})
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "build")
+    with pytest.raises(harness.StepFailed, match=r"Level Zero headers .* set LEVEL_ZERO_V1_SDK_PATH"):
+        harness.step_build(ctx, log)
+    assert not runner.calls  # nothing was built
 
 
 def test_test_step_installs_pinned_triton_runs_both_tests_and_verifies(tmp_path, monkeypatch):
@@ -409,6 +430,8 @@ ONEAPI_DEFAULT = r"C:\Program Files (x86)\Intel\oneAPI"
     [
         ({"XSL_LEVEL_ZERO_INCLUDE_DIR": "D:\\ze\\inc\\"}, r"D:\ze\inc\level_zero\ze_api.h", "XSL_LEVEL_ZERO_INCLUDE_DIR"),
         ({"LEVEL_ZERO_SDK": r"D:\level-zero-sdk"}, r"D:\level-zero-sdk\include\level_zero\ze_api.h", "the Level Zero SDK (LEVEL_ZERO_SDK)"),
+        ({"LEVEL_ZERO_V1_SDK_PATH": r"D:\l0"}, r"D:\l0\include\level_zero\ze_api.h",
+         "the Level Zero SDK (LEVEL_ZERO_V1_SDK_PATH)"),
         ({}, ONEAPI_DEFAULT + r"\compiler\latest\include\level_zero\ze_api.h", "oneAPI (default folder)"),
         ({"ONEAPI_ROOT": "E:\\oneAPI\\"}, r"E:\oneAPI\latest\include\level_zero\ze_api.h", "oneAPI (ONEAPI_ROOT)"),
         ({"VCPKG_ROOT": r"C:\vcpkg"}, r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h", "vcpkg level-zero (VCPKG_ROOT)"),
