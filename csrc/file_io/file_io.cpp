@@ -1,5 +1,6 @@
 #include "file_io/file_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -348,11 +349,20 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   if (static_cast<unsigned long long>(info.st_size) > kMaxKernelBinaryBytes) {
     return tooLarge(utf8_path);
   }
-  std::string bytes;
-  bytes.reserve(static_cast<size_t>(info.st_size));
-  char buffer[65536];
+  // Read straight into a buffer of the file's size, plus one byte that
+  // shows whether the file grew; a file that did (or that reports size 0,
+  // as /proc files do) grows the buffer until end of file.
+  std::string bytes(static_cast<size_t>(info.st_size) + 1, '\0');
+  size_t done = 0;
   for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (done == bytes.size()) {
+      if (bytes.size() > kMaxKernelBinaryBytes) {
+        return tooLarge(utf8_path); // grew while being read
+      }
+      const size_t grown = bytes.size() + std::max<size_t>(bytes.size(), 65536);
+      bytes.resize(std::min<size_t>(grown, kMaxKernelBinaryBytes + 1));
+    }
+    const ssize_t got = ::read(fd, &bytes[done], bytes.size() - done);
     if (got < 0) {
       if (errno == EINTR) {
         continue;
@@ -362,11 +372,12 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
     if (got == 0) {
       break;
     }
-    if (bytes.size() + static_cast<size_t>(got) > kMaxKernelBinaryBytes) {
-      return tooLarge(utf8_path); // grew while being read
-    }
-    bytes.append(buffer, static_cast<size_t>(got));
+    done += static_cast<size_t>(got);
   }
+  if (done > kMaxKernelBinaryBytes) {
+    return tooLarge(utf8_path); // grew while being read
+  }
+  bytes.resize(done);
   if (bytes.empty()) {
     return emptyFile(utf8_path);
   }

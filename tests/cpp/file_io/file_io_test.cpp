@@ -126,6 +126,18 @@ TEST(FileIo, DeviceIsRefusedNotReadForever) {
       << read.error().message();
 }
 
+#ifdef __linux__
+// The buffer is sized from the file's size; a regular file that reports 0
+// bytes but has content (procfs) must still be read to its end.
+TEST(FileIo, FileLargerThanItsReportedSizeIsReadWhole) {
+  Expected<std::string> read = readFileBytes("/proc/self/maps");
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_GT(read->size(), 0u);
+  EXPECT_EQ(read->find('\0'), std::string::npos);
+  EXPECT_EQ(read->back(), '\n');
+}
+#endif
+
 TEST(FileIo, FifoIsRefusedWithoutBlocking) {
   const std::string path = test_paths::scratchDir("fifo") + "/k.zebin";
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
