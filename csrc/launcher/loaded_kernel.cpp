@@ -37,10 +37,7 @@ int64_t tritonRegisterCount(std::string_view build_options) noexcept {
 }
 
 int64_t LoadedKernel::registerCount() const noexcept {
-  const zebin::Section* options =
-      kernel_.module().zebin().elf.findSection(".misc.buildOptions");
-  return tritonRegisterCount(
-      options != nullptr ? options->data : std::string_view());
+  return tritonRegisterCount(kernel_.module().buildOptions());
 }
 
 int64_t LoadedKernel::spillCount() const noexcept {

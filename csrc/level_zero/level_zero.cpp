@@ -380,23 +380,27 @@ Expected<std::shared_ptr<Module>> Module::create(
     std::string source_name) {
   std::shared_ptr<Module> module(new Module());
   module->context_ = std::move(context);
-  module->bytes_ = std::move(zebin_bytes);
   module->source_name_ = std::move(source_name);
   // The reader's message ("legacy patch-token binary", "truncated section")
   // says far more than the driver's INVALID_NATIVE_BINARY would.
-  Expected<zebin::Zebin> parsed = zebin::readZebin(module->bytes_);
+  Expected<zebin::Zebin> parsed = zebin::readZebin(zebin_bytes);
   if (!parsed) {
     return parsed.error().withContext(module->source_name_);
   }
-  module->zebin_ = std::move(parsed).value();
+  // The ELF view points into the bytes, which go when this returns (the
+  // driver keeps what it needs): a module keeps only what outlives them.
+  if (const zebin::Section* options =
+          parsed->elf.findSection(".misc.buildOptions")) {
+    module->build_options_ = std::string(options->data);
+  }
 
   const Context& ctx = *module->context_;
   ze_module_desc_t desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
   desc.format = ZE_MODULE_FORMAT_NATIVE;
-  desc.inputSize = module->bytes_.size();
-  desc.pInputModule = reinterpret_cast<const uint8_t*>(module->bytes_.data());
+  desc.inputSize = zebin_bytes.size();
+  desc.pInputModule = reinterpret_cast<const uint8_t*>(zebin_bytes.data());
   desc.pBuildFlags = "";
   ze_module_build_log_handle_t build_log = nullptr;
   const ze_result_t result = ctx.api().zeModuleCreate(
@@ -429,12 +433,13 @@ Expected<std::shared_ptr<Module>> Module::create(
       message += "; build log: " + log_text;
     }
     if (result == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY) {
-      message += "; " + anotherArchitecture(ctx.device(), module->zebin_);
+      message += "; " + anotherArchitecture(ctx.device(), *parsed);
     } else if (log_text.empty()) {
       message += "; the driver gave no build log";
     }
     return Error(std::move(message));
   }
+  module->ze_info_ = std::move(parsed->ze_info);
   return module;
 }
 
@@ -480,11 +485,11 @@ Expected<std::vector<std::string>> Module::driverKernelNames() const {
 Expected<Kernel> Kernel::create(
     std::shared_ptr<Module> module,
     std::string_view name) {
-  const zebin::KernelInfo* info = module->zebin().findKernel(name);
+  const zebin::KernelInfo* info = module->zeInfo().findKernel(name);
   if (info == nullptr) {
     return Error(
         "kernel " + quoted(name) + " not found in " + module->sourceName() +
-        "; the zebin has: " + module->zebin().ze_info.kernelNames() +
+        "; the zebin has: " + module->zeInfo().kernelNames() +
         " (pass one of these names)");
   }
   const Api& table = module->context().api();

@@ -176,7 +176,8 @@ class Module {
   // are rejected with the reader's message), then zeModuleCreate with
   // ZE_MODULE_FORMAT_NATIVE and empty build flags; on failure the error
   // carries the driver's build log. `source_name` (usually the file path)
-  // names the binary in every message.
+  // names the binary in every message. The bytes are freed once the driver
+  // has the module: only the metadata is kept.
   static Expected<std::shared_ptr<Module>> create(
       std::shared_ptr<Context> context,
       std::string zebin_bytes,
@@ -189,8 +190,14 @@ class Module {
   Module& operator=(const Module&) = delete;
   ~Module();
 
-  const zebin::Zebin& zebin() const noexcept {
-    return zebin_;
+  // The zebin's .ze_info metadata (every kernel).
+  const zebin::ZeInfo& zeInfo() const noexcept {
+    return ze_info_;
+  }
+  // The zebin's .misc.buildOptions section (the options ocloc built it
+  // with), empty when it has none.
+  const std::string& buildOptions() const noexcept {
+    return build_options_;
   }
   const std::string& sourceName() const noexcept {
     return source_name_;
@@ -207,9 +214,9 @@ class Module {
  private:
   Module() = default;
   std::shared_ptr<Context> context_;
-  std::string bytes_; // zebin_ views point into it
   std::string source_name_;
-  zebin::Zebin zebin_;
+  zebin::ZeInfo ze_info_;
+  std::string build_options_;
   ze_module_handle_t module_ = nullptr;
 };
 

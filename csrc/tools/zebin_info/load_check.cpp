@@ -86,7 +86,7 @@ bool runLoadCheck(
     out << "  load on device " << device_index << " (" << device << "):\n";
   }
   bool first = true;
-  for (const zebin::KernelInfo& info : (*module)->zebin().ze_info.kernels) {
+  for (const zebin::KernelInfo& info : (*module)->zeInfo().kernels) {
     if (!only_kernel.empty() && info.name != only_kernel) {
       continue;
     }

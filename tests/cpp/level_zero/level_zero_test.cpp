@@ -269,8 +269,8 @@ TEST_F(LevelZeroTest, KernelPropertiesMatchZeInfo) {
     REQUIRE_CORPUS_FILE(file);
     std::shared_ptr<Module> module = loadModule(file);
     ASSERT_NE(module, nullptr) << file;
-    ASSERT_FALSE(module->zebin().ze_info.kernels.empty());
-    for (const zebin::KernelInfo& info : module->zebin().ze_info.kernels) {
+    ASSERT_FALSE(module->zeInfo().kernels.empty());
+    for (const zebin::KernelInfo& info : module->zeInfo().kernels) {
       Expected<Kernel> kernel = Kernel::create(module, info.name);
       ASSERT_TRUE(kernel.ok()) << kernel.error().message();
       const KernelProperties& props = kernel->properties();
@@ -289,8 +289,8 @@ TEST_F(LevelZeroTest, KernelPropertiesMatchZeInfo) {
     }
     Expected<std::vector<std::string>> names = module->driverKernelNames();
     ASSERT_TRUE(names.ok()) << names.error().message();
-    ASSERT_EQ(names->size(), module->zebin().ze_info.kernels.size());
-    EXPECT_EQ((*names)[0], module->zebin().ze_info.kernels[0].name);
+    ASSERT_EQ(names->size(), module->zeInfo().kernels.size());
+    EXPECT_EQ((*names)[0], module->zeInfo().kernels[0].name);
   }
 }
 
@@ -665,7 +665,7 @@ TEST_F(LaunchTest, EightThreadsLoadAndLaunchConcurrently) {
           ++failures;
           return;
         }
-        const zebin::KernelInfo& info = (*module)->zebin().ze_info.kernels[0];
+        const zebin::KernelInfo& info = (*module)->zeInfo().kernels[0];
         Expected<Kernel> kernel = Kernel::create(*module, info.name);
         Expected<CommandList> list = CommandList::createImmediate(*context);
         if (!kernel.ok() || !list.ok()) {
