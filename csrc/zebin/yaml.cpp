@@ -14,12 +14,6 @@ namespace zebin {
 namespace yaml {
 namespace {
 
-struct Line {
-  size_t number = 0;     // 1-based
-  size_t indent = 0;     // columns of leading spaces
-  std::string_view text; // content: no indentation, comment, trailing space
-};
-
 bool isSpace(char c) {
   return c == ' ' || c == '\t';
 }
@@ -86,19 +80,37 @@ bool isSequenceItem(std::string_view text) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::vector<std::string_view>& skip_keys)
-      : text_(text), skip_keys_(skip_keys) {}
+  Parser(
+      std::string_view text,
+      const std::vector<std::string_view>& skip_keys,
+      Document& doc)
+      : text_(text), skip_keys_(skip_keys), lines_(doc.lines_), doc_(doc) {
+    doc_.nodes_.clear();
+    doc_.owned_.clear();
+    lines_.clear();
+  }
 
-  Expected<Document> run() {
+  Status run() {
+    Status parsed = parseDocument();
+    lines_.clear(); // views into text_, which may go before the Document
+    if (!parsed) {
+      doc_.nodes_.clear();
+      doc_.owned_.clear();
+    }
+    return parsed;
+  }
+
+ private:
+  Status parseDocument() {
     Status split = splitLines();
     if (!split) {
-      return split.error();
+      return split;
     }
     if (lines_.empty()) {
       Node root;
       root.kind = NodeKind::kMap;
       doc_.nodes_.push_back(root);
-      return std::move(doc_);
+      return Status::success();
     }
     if (lines_[0].indent != 0) {
       return lineError(lines_[0].number, "the document must start in column 1");
@@ -113,10 +125,9 @@ class Parser {
           "unexpected content after the top-level block "
           "(check the indentation)");
     }
-    return std::move(doc_);
+    return Status::success();
   }
 
- private:
   Status splitLines() {
     // IGC's lines average ~30 bytes; an estimate avoids most regrowth
     // without a counting pass over the text.
@@ -193,7 +204,7 @@ class Parser {
         skip_indent = indent;
         continue;
       }
-      Line line;
+      SourceLine line;
       line.number = number;
       line.indent = indent;
       line.text = content;
@@ -276,7 +287,7 @@ class Parser {
     const size_t map = addNode(NodeKind::kMap, lines_[pos_].number);
     size_t last = kNoNode;
     while (pos_ < lines_.size()) {
-      const Line line = lines_[pos_];
+      const SourceLine line = lines_[pos_];
       if (line.indent < indent) {
         break;
       }
@@ -355,7 +366,7 @@ class Parser {
     const size_t seq = addNode(NodeKind::kSequence, lines_[pos_].number);
     size_t last = kNoNode;
     while (pos_ < lines_.size()) {
-      const Line line = lines_[pos_];
+      const SourceLine line = lines_[pos_];
       if (line.indent < indent || !isSequenceItem(line.text)) {
         break;
       }
@@ -626,9 +637,9 @@ class Parser {
 
   std::string_view text_;
   const std::vector<std::string_view>& skip_keys_;
-  std::vector<Line> lines_;
+  std::vector<SourceLine>& lines_; // the Document's scratch
   size_t pos_ = 0;
-  Document doc_;
+  Document& doc_;
 };
 
 size_t Document::find(size_t index, std::string_view key) const {
@@ -644,7 +655,19 @@ size_t Document::find(size_t index, std::string_view key) const {
 Expected<Document> parse(
     std::string_view text,
     const std::vector<std::string_view>& skip_keys) {
-  return Parser(text, skip_keys).run();
+  Document doc;
+  Status parsed = parseInto(text, skip_keys, doc);
+  if (!parsed) {
+    return parsed.error();
+  }
+  return doc;
+}
+
+Status parseInto(
+    std::string_view text,
+    const std::vector<std::string_view>& skip_keys,
+    Document& doc) {
+  return Parser(text, skip_keys, doc).run();
 }
 
 Expected<int64_t> toInt(const Node& node) {

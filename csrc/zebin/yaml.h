@@ -37,6 +37,14 @@ struct Node {
   size_t child_count = 0;
 };
 
+// A line of the input as the parser sees it (parser scratch, kept in the
+// Document so that a reused Document reuses its memory too).
+struct SourceLine {
+  size_t number = 0;     // 1-based
+  size_t indent = 0;     // columns of leading spaces
+  std::string_view text; // content: no indentation, comment, trailing space
+};
+
 // A parsed document: nodes in a flat vector (index 0 is the root); scalar
 // and key views point into the input text or into owned unescaped strings.
 class Document {
@@ -66,6 +74,7 @@ class Document {
   friend class Parser;
   std::vector<Node> nodes_;
   std::deque<std::string> owned_; // unescaped quoted scalars
+  std::vector<SourceLine> lines_; // parser scratch
 };
 
 // Parses `text`. Errors name the line ("line 12: ..."). A block value of
@@ -75,6 +84,15 @@ class Document {
 Expected<Document> parse(
     std::string_view text,
     const std::vector<std::string_view>& skip_keys = {});
+
+// parse() into `doc`, replacing what it held but keeping its memory: a
+// caller that parses many documents in turn (one Document per thread)
+// allocates nothing once the Document has held the largest, and touches no
+// freshly allocated pages. On error `doc` holds no document.
+Status parseInto(
+    std::string_view text,
+    const std::vector<std::string_view>& skip_keys,
+    Document& doc);
 
 // Scalar conversions with YAML 1.2 core-schema spelling (decimal, 0x hex,
 // 0o octal; true/false). Errors say what was expected.

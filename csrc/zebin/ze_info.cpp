@@ -77,6 +77,7 @@ class ZeInfoBuilder {
       if (entry.key == "version") {
         status = readVersion(entry);
       } else if (entry.key == "kernels") {
+        info_.kernels.reserve(entry.child_count);
         status = forEachItem(c, "kernels", [&](size_t item, size_t i) {
           return readKernel(item, i);
         });
@@ -226,10 +227,12 @@ class ZeInfoBuilder {
         has_env = true;
         status = readExecutionEnv(c, kernel.execution_env);
       } else if (entry.key == "payload_arguments") {
+        kernel.payload_arguments.reserve(entry.child_count);
         status = forEachItem(c, entry.key, [&](size_t item, size_t) {
           return readPayloadArgument(item, kernel);
         });
       } else if (entry.key == "per_thread_memory_buffers") {
+        kernel.per_thread_memory_buffers.reserve(entry.child_count);
         status = forEachItem(c, entry.key, [&](size_t item, size_t) {
           return readMemoryBuffer(item, kernel);
         });
@@ -501,6 +504,7 @@ class ZeInfoBuilder {
     std::vector<ArgInfo> infos;
     const size_t args = doc_.find(index, "args_info");
     if (args != kNoNode) {
+      infos.reserve(doc_.node(args).child_count);
       Status status = forEachItem(args, "args_info", [&](size_t item, size_t) {
         return readArgInfo(item, infos);
       });
@@ -725,12 +729,19 @@ Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
       "global_host_access_table",
       "kernels_cost_info"};
   static const std::vector<std::string_view> kNoKeys;
-  Expected<Document> doc = yaml::parse(
-      text, detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys);
-  if (!doc) {
-    return doc.error();
+  // One document per thread, parsed into again and again: its nodes and
+  // lines (tens of KB for a kernel with many arguments) are the largest
+  // allocations of a load, and fresh ones would cost a page fault per 4 KiB
+  // on every load. Nothing refers to it once build() has copied the values.
+  thread_local yaml::Document doc;
+  Status parsed = yaml::parseInto(
+      text,
+      detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys,
+      doc);
+  if (!parsed) {
+    return parsed.error();
   }
-  return ZeInfoBuilder(*doc).build();
+  return ZeInfoBuilder(doc).build();
 }
 
 } // namespace zebin
