@@ -193,9 +193,9 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   return L"\\\\?\\" + full;
 }
 
-Expected<std::string> readFileBytes(const std::string& utf8_path) {
+Status readFileInto(const std::string& utf8_path, std::string& bytes) {
   if (Status valid = checkPathText(utf8_path); !valid) {
-    return valid.error();
+    return valid;
   }
   Expected<std::wstring> wide = toWindowsPath(utf8_path);
   if (!wide) {
@@ -241,7 +241,7 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   if (static_cast<unsigned long long>(size.QuadPart) > kMaxKernelBinaryBytes) {
     return tooLarge(utf8_path);
   }
-  std::string bytes(static_cast<size_t>(size.QuadPart), '\0');
+  bytes.assign(static_cast<size_t>(size.QuadPart), '\0');
   size_t done = 0;
   while (done < bytes.size()) {
     const size_t left = bytes.size() - done;
@@ -260,7 +260,7 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   if (bytes.empty()) {
     return emptyFile(utf8_path);
   }
-  return bytes;
+  return Status::success();
 }
 
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
@@ -318,9 +318,9 @@ class FdCloser {
 
 } // namespace
 
-Expected<std::string> readFileBytes(const std::string& utf8_path) {
+Status readFileInto(const std::string& utf8_path, std::string& bytes) {
   if (Status valid = checkPathText(utf8_path); !valid) {
-    return valid.error();
+    return valid;
   }
   int fd = -1;
   do {
@@ -352,7 +352,7 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   // Read straight into a buffer of the file's size, plus one byte that
   // shows whether the file grew; a file that did (or that reports size 0,
   // as /proc files do) grows the buffer until end of file.
-  std::string bytes(static_cast<size_t>(info.st_size) + 1, '\0');
+  bytes.assign(static_cast<size_t>(info.st_size) + 1, '\0');
   size_t done = 0;
   for (;;) {
     if (done == bytes.size()) {
@@ -381,7 +381,7 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   if (bytes.empty()) {
     return emptyFile(utf8_path);
   }
-  return bytes;
+  return Status::success();
 }
 
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
@@ -408,6 +408,14 @@ Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
 }
 
 #endif
+
+Expected<std::string> readFileBytes(const std::string& utf8_path) {
+  std::string bytes;
+  if (Status read = readFileInto(utf8_path, bytes); !read) {
+    return read.error();
+  }
+  return bytes;
+}
 
 } // namespace file_io
 } // namespace xsl

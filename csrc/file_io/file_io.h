@@ -27,6 +27,12 @@ constexpr unsigned long long kMaxKernelBinaryBytes = 1ull << 30; // 1 GiB
 // with a NUL character, each get their own message naming the path.
 Expected<std::string> readFileBytes(const std::string& utf8_path);
 
+// readFileBytes into `bytes`, replacing its content but reusing its memory:
+// a caller that reads many files in turn into one buffer allocates (and
+// faults in fresh pages) only when a file is larger than any before it.
+// On error the content of `bytes` is unspecified.
+Status readFileInto(const std::string& utf8_path, std::string& bytes);
+
 // Writes (creates or truncates) a file; used by tests and tools that must
 // create files under the same path rules.
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes);

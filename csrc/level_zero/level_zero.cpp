@@ -376,7 +376,7 @@ DeviceAccess openDevice(uint32_t device_index) {
 
 Expected<std::shared_ptr<Module>> Module::create(
     std::shared_ptr<Context> context,
-    std::string zebin_bytes,
+    std::string_view zebin_bytes,
     std::string source_name) {
   std::shared_ptr<Module> module(new Module());
   module->context_ = std::move(context);
@@ -446,11 +446,18 @@ Expected<std::shared_ptr<Module>> Module::create(
 Expected<std::shared_ptr<Module>> Module::fromFile(
     std::shared_ptr<Context> context,
     const std::string& utf8_path) {
-  Expected<std::string> bytes = file_io::readFileBytes(utf8_path);
-  if (!bytes) {
-    return bytes.error();
+  // Zebins are read one after another, and create() is done with the
+  // bytes when it returns; a buffer grown for a large one is not kept.
+  constexpr size_t kKeptBufferBytes = size_t{16} << 20;
+  thread_local std::string buffer;
+  Status read = file_io::readFileInto(utf8_path, buffer);
+  Expected<std::shared_ptr<Module>> module = read
+      ? create(std::move(context), buffer, utf8_path)
+      : Expected<std::shared_ptr<Module>>(read.error());
+  if (buffer.capacity() > kKeptBufferBytes) {
+    std::string().swap(buffer);
   }
-  return create(std::move(context), std::move(bytes).value(), utf8_path);
+  return module;
 }
 
 Module::~Module() {

@@ -180,9 +180,11 @@ class Module {
   // has the module: only the metadata is kept.
   static Expected<std::shared_ptr<Module>> create(
       std::shared_ptr<Context> context,
-      std::string zebin_bytes,
+      std::string_view zebin_bytes,
       std::string source_name);
-  // readFileBytes(utf8_path) + create().
+  // create() from the file, read into a buffer each thread keeps for the
+  // next file (file_io::readFileInto): loading many kernels in turn
+  // allocates no new buffer per kernel.
   static Expected<std::shared_ptr<Module>> fromFile(
       std::shared_ptr<Context> context,
       const std::string& utf8_path);
