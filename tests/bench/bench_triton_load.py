@@ -24,17 +24,20 @@ under <build>/triton-xpu-bench (reused by later runs). Per kernel:
 
 Both loaders must report the same n_regs and n_spills for every kernel.
 Times are CPU ns per kernel (process time), medians of --repeat rounds that
-load every kernel once and then drop what was loaded; the ratio is of the
-medians. The loaders run one after the other, ours first: Triton's never
-free what they load (the resident memory each keeps per kernel is printed),
-and whatever ran after them would run on the heap they grew. The test
-driver creates modules without compiling anything: a real GPU driver adds
-its own zeModuleCreate cost (decoding the zebin, copying the ISA to the
-device) to both loaders alike. Last line:
+load every kernel once and then drop what was loaded. Each loader runs in a
+process of its own: Triton's never free what they load (the resident memory
+each keeps per kernel is printed), and whatever ran in their process would
+run on the heap they grew. The processes take turns, one round each, so
+every round of every loader sees the same machine load; the ratio is the
+median of the per-round ratios. --compare-build adds the _load_kernel of
+another build tree (its package and test driver) to the turns, e.g. a build
+from before a change. The test driver creates modules without compiling
+anything: a real GPU driver adds its own zeModuleCreate cost (decoding the
+zebin, copying the ISA to the device) to both loaders alike. Last line:
     sycl_backend_load_vs_triton_load_binary: <ratio for 100 kernels>
 
 Usage: python3 tests/bench/bench_triton_load.py [--build-dir build/linux-gcc]
-       [--adapter v1|v2]
+       [--adapter v1|v2] [--compare-build DIR]
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,6 +55,9 @@ from typing import Any, Callable, Dict, List, Tuple
 REPO = Path(__file__).resolve().parents[2]
 COUNTS = (10, 100)
 GOAL = 0.5
+LOADERS = ("ours", "triton_load_binary", "triton_warm_start")
+# _load_kernel of another build's package (--compare-build), e.g. before a change.
+COMPARED = "ours_compared"
 
 
 def parse_args() -> argparse.Namespace:
@@ -60,11 +67,15 @@ def parse_args() -> argparse.Namespace:
         help="CMake build dir holding the SYCL backend, the test helpers and the test driver")
     parser.add_argument("--adapter", choices=("v1", "v2"), default="v1",
                         help="Unified Runtime Level Zero adapter to run on (default v1)")
-    parser.add_argument("--repeat", type=int, default=7,
+    parser.add_argument("--repeat", type=int, default=21,
                         help="rounds of loading every kernel; medians are reported")
     parser.add_argument("--profile", choices=("triton_load_binary", "ours", "triton_warm_start"),
                         help="instead of timing: load all kernels --repeat times with this loader "
                         "under `perf record` and print the top shared objects and symbols")
+    parser.add_argument("--compare-build", metavar="DIR",
+                        help="also time _load_kernel of this other build tree's package (its test "
+                        "driver too), side by side: e.g. a build from before a change")
+    parser.add_argument("--worker", choices=LOADERS + (COMPARED,), help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
@@ -99,14 +110,13 @@ def timed_round(load: Callable[[Any], Any], kernels: List[Any]) -> Tuple[float, 
     return (time.process_time_ns() - start) / len(kernels), kept
 
 
-def measure(args: argparse.Namespace) -> int:
+def prepare() -> Tuple[Dict[str, Callable[[Any], Any]], List[Dict[str, Any]], str]:
+    """The loaders and the 100 cache entries, in a child with triton-xpu's Python."""
     for folder in ("python", "triton_xpu"):
         sys.path.insert(0, str(REPO / "tests" / folder))
     import torch
     import glue_support
-    import launcher_support as support
     import torch_xpu_standin
-    from triton_xpu_support import perf_profile
 
     sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
     import _xsl_torch_glue as glue
@@ -141,57 +151,138 @@ def measure(args: argparse.Namespace) -> int:
         compiled._init_handles()
         return compiled
 
-    # Ours first: Triton's loaders never free what they load (load_binary
-    # returns its two capsules through Py_BuildValue("(OOii)"), which keeps a
-    # second reference to each), so whatever runs after them in this process
-    # runs on a heap they have grown. The growth is reported below.
     loaders = {"ours": ours, "triton_load_binary": triton_load_binary,
                "triton_warm_start": triton_warm_start}
-    if args.profile:
-        loader = loaders[args.profile]
-        timed_round(loader, kernels[:4])
-        perf_profile(lambda: [timed_round(loader, kernels) for _ in range(args.repeat)],
-                     Path(os.environ["XSL_TRITON_NATIVE_CACHE"]).parent / "perf-load.data")
-        return 0
-    runs: Dict[int, Dict[str, List[float]]] = {count: {name: [] for name in loaders} for count in COUNTS}
-    growth: Dict[str, float] = {}
-    for name, loader in loaders.items():
-        timed_round(loader, kernels[:4])  # warm-up: Triton's launcher modules, caches
+    return loaders, kernels, glue.platform_name()
+
+
+def profile(args: argparse.Namespace) -> int:
+    loaders, kernels, _ = prepare()
+    from triton_xpu_support import perf_profile
+
+    loader = loaders[args.profile]
+    timed_round(loader, kernels[:4])
+    perf_profile(lambda: [timed_round(loader, kernels) for _ in range(args.repeat)],
+                 Path(os.environ["XSL_TRITON_NATIVE_CACHE"]).parent / "perf-load.data")
+    return 0
+
+
+def work(loader_name: str) -> int:
+    """One loader in a process of its own, driven over stdin by measure():
+    `round N` loads the first N kernels once, answers the CPU ns per kernel
+    and drops them; `rss` answers the resident memory; `report` answers it
+    and n_regs/n_spills per kernel (loading each once more); `quit` ends."""
+    loaders, kernels, platform = prepare()
+    import launcher_support as support
+
+    load = loaders["ours" if loader_name == COMPARED else loader_name]
+    timed_round(load, kernels[:4])  # warm-up: Triton's launcher modules, caches
+    print("ready", flush=True)
+    for line in sys.stdin:
+        command = line.split()
+        if command[0] == "round":
+            per_kernel, kept = timed_round(load, kernels[:int(command[1])])
+            del kept
+            print(per_kernel, flush=True)
+        elif command[0] == "rss":
+            print(support.rss_bytes(), flush=True)
+        elif command[0] == "report":
+            rss = support.rss_bytes()  # before the loads below
+            metadata = []
+            if loader_name != "triton_warm_start":
+                for k in kernels:
+                    loaded = load(k)
+                    metadata.append(list(loaded[2:4] if loader_name == "triton_load_binary"
+                                         else loaded[1:3]))
+            print(json.dumps({"rss": rss, "metadata": metadata,
+                              "platform": platform}), flush=True)
+        else:
+            return 0
+    return 0
+
+
+def measure(args: argparse.Namespace) -> int:
+    """Each loader runs in its own process (Triton's never free what they
+    load, so no loader runs on a heap another one grew), and the processes
+    take turns: every round runs each loader once over the same kernels,
+    so all see the same machine load, and ratios are paired by round."""
+    names = list(LOADERS) + ([COMPARED] if args.compare_build else [])
+    workers = {}
+    for name in names:
+        env = dict(os.environ)
+        if name == COMPARED:
+            own = os.environ["XSL_BUILD_DIR"]  # absolute: main() resolves both
+            # The other build's package, test helpers and test driver; the
+            # same kernel and Triton caches.
+            env = {key: (value if key in ("XSL_TRITON_NATIVE_CACHE", "TRITON_CACHE_DIR")
+                         else value.replace(own, args.compare_build))
+                   for key, value in env.items()}
+        workers[name] = subprocess.Popen(
+            [sys.executable, __file__, "--worker", name], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def ask(name: str, command: str) -> str:
+        worker = workers[name]
+        assert worker.stdin is not None and worker.stdout is not None
+        worker.stdin.write(command + "\n")
+        worker.stdin.flush()
+        answer = worker.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the {name} loader's process ended (exit {worker.wait()})")
+        return answer.strip()
+
+    try:
+        for name, worker in workers.items():
+            assert worker.stdout is not None
+            if worker.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"the {name} loader's process did not start (exit {worker.wait()})")
+        runs: Dict[int, Dict[str, List[float]]] = {c: {n: [] for n in names} for c in COUNTS}
+        rss: Dict[str, List[int]] = {name: [] for name in names}
         for count in COUNTS:
             for round_index in range(args.repeat):
-                per_kernel, kept = timed_round(loader, kernels[:count])
-                runs[count][name].append(per_kernel)
-                del kept
-                if round_index == 0:
+                for name in names:
+                    runs[count][name].append(float(ask(name, f"round {count}")))
+                if count == max(COUNTS) and round_index == 0:
                     # After one round the heap holds what a round needs at once.
-                    before = support.rss_bytes()
-        # What stays resident per kernel loaded and dropped, over the last rounds.
-        growth[name] = (support.rss_bytes() - before) / (max(COUNTS) * (args.repeat - 1))
+                    for name in names:
+                        rss[name].append(int(ask(name, "rss")))
+        reports = {name: json.loads(ask(name, "report")) for name in names}
+    finally:
+        for worker in workers.values():
+            if worker.poll() is None:
+                assert worker.stdin is not None
+                worker.stdin.write("quit\n")
+                worker.stdin.close()
+                worker.wait()
     # Same n_regs / n_spills from both loaders, kernel by kernel.
-    mismatches = []
-    for k in kernels:
-        theirs, mine = triton_load_binary(k), ours(k)
-        if (theirs[2], theirs[3]) != (mine[1], mine[2]):
-            mismatches.append((k["path"], theirs[2:], mine[1:]))
-        k["n_regs"], k["n_spills"] = mine[1], mine[2]
-    print(f"platform: {glue.platform_name()} (Level Zero test driver)")
-    print(f"n_regs/n_spills: {len(kernels) - len(mismatches)} of {len(kernels)} kernels agree; "
-          f"n_regs seen {sorted({k['n_regs'] for k in kernels})}, kernels with spills "
-          f"{sum(1 for k in kernels if k['n_spills'] > 0)} (n_spills up to "
-          f"{max(k['n_spills'] for k in kernels)} bytes)")
-    for path, theirs, mine in mismatches:
-        print(f"  MISMATCH {path}: triton {theirs} ours {mine}")
-    print("resident memory growth per kernel loaded and dropped: " +
-          " | ".join(f"{name} {value / 1024:.1f} KiB" for name, value in growth.items()))
+    print(f"platform: {reports['ours']['platform']} (Level Zero test driver)")
+    theirs, mine = reports["triton_load_binary"]["metadata"], reports["ours"]["metadata"]
+    mismatches = [(i, t, m) for i, (t, m) in enumerate(zip(theirs, mine)) if t != m]
+    print(f"n_regs/n_spills: {len(mine) - len(mismatches)} of {len(mine)} kernels agree; "
+          f"n_regs seen {sorted({m[0] for m in mine})}, kernels with spills "
+          f"{sum(1 for m in mine if m[1] > 0)} (n_spills up to {max(m[1] for m in mine)} bytes)")
+    for index, t, m in mismatches:
+        print(f"  MISMATCH kernel {index}: triton {t} ours {m}")
+    loads_after_first = max(COUNTS) * (args.repeat - 1)
+    print("resident memory growth per kernel loaded and dropped: " + " | ".join(
+        f"{name} {(reports[name]['rss'] - rss[name][0]) / loads_after_first / 1024:.1f} KiB"
+        for name in names if name != "triton_warm_start"))
     results: Dict[str, Any] = {"adapter": os.environ["XSL_TRITON_EXPECT_ADAPTER"],
                                "mismatches": len(mismatches), "counts": {}}
     for count in COUNTS:
         ns = {name: statistics.median(values) for name, values in runs[count].items()}
-        ratio = ns["ours"] / ns["triton_load_binary"]
+        paired = [o / t for o, t in zip(runs[count]["ours"], runs[count]["triton_load_binary"])]
+        ratio = statistics.median(paired)
         results["counts"][count] = {"ns": ns, "ours_vs_triton_load_binary": ratio}
-        print(f"{count} kernels, per kernel: triton_load_binary {ns['triton_load_binary'] / 1e3:.1f} us | "
-              f"ours {ns['ours'] / 1e3:.1f} us | triton_warm_start {ns['triton_warm_start'] / 1e3:.1f} us | "
-              f"ours/triton_load_binary {ratio:.3f}")
+        line = (f"{count} kernels, per kernel: triton_load_binary {ns['triton_load_binary'] / 1e3:.1f} us | "
+                f"ours {ns['ours'] / 1e3:.1f} us | triton_warm_start {ns['triton_warm_start'] / 1e3:.1f} us | "
+                f"ours/triton_load_binary {ratio:.3f} (rounds {min(paired):.3f}-{max(paired):.3f})")
+        if args.compare_build:
+            compared = [c / t for c, t in zip(runs[count][COMPARED], runs[count]["triton_load_binary"])]
+            results["counts"][count]["compared_vs_triton_load_binary"] = statistics.median(compared)
+            line += (f" | compared build {ns[COMPARED] / 1e3:.1f} us, "
+                     f"{statistics.median(compared):.3f}")
+        print(line)
     print("result: " + json.dumps(results))
     return 0 if not mismatches else 1
 
@@ -199,12 +290,22 @@ def measure(args: argparse.Namespace) -> int:
 def main() -> int:
     args = parse_args()
     if os.environ.get("XSL_TRITON_XPU_RUNTIME") == "1":
-        return measure(args)
+        if args.worker:
+            return work(args.worker)
+        return profile(args) if args.profile else measure(args)
+    args.build_dir = str(Path(args.build_dir).resolve())
     os.environ["XSL_BUILD_DIR"] = args.build_dir  # read when the support modules load
     sys.path.insert(0, str(REPO / "tests" / "python"))
     import triton_xpu_support as triton_xpu
 
-    result = triton_xpu.bench_in_child(__file__, sys.argv[1:], args.build_dir, args.adapter,
+    # The child gets the options as absolute paths (it runs the other build's
+    # loader with paths of this build replaced by that build's).
+    argv = ["--adapter", args.adapter, "--repeat", str(args.repeat)]
+    if args.profile:
+        argv += ["--profile", args.profile]
+    if args.compare_build:
+        argv += ["--compare-build", str(Path(args.compare_build).resolve())]
+    result = triton_xpu.bench_in_child(__file__, argv, args.build_dir, args.adapter,
                                        expect_result=not args.profile)
     if args.profile or result is None:
         return 0 if args.profile and result is None else 1
