@@ -17,6 +17,12 @@ under <build>/triton-xpu-bench (reused by later runs). Per kernel:
 - ours: _sycl_launcher._StaticXpuLauncher._load_kernel(path, name, shared,
   device): file read, zebin metadata, module and kernel create, n_regs and
   n_spills, the SYCL kernel bundle and kernel;
+- floor: the runtime calls any loader makes here and nothing else (the
+  test helpers' load_floor: the file read with the buffer _load_kernel
+  uses, zeModuleCreate, zeKernelCreate, zeKernelGetProperties, the SYCL
+  kernel bundle and kernel), so ours - floor is what the static launcher
+  adds (the `.ze_info` metadata, the Python object) and triton_load_binary
+  - floor what Triton's adds;
 - triton_warm_start (for scale): all of Triton's own per-kernel work on a
   cache hit: CompiledKernel over the cache entry, then _init_handles (the
   backend object, the launcher module from Triton's cache, device
@@ -55,7 +61,7 @@ from typing import Any, Callable, Dict, List, Tuple
 REPO = Path(__file__).resolve().parents[2]
 COUNTS = (10, 100)
 GOAL = 0.5
-LOADERS = ("ours", "triton_load_binary", "triton_warm_start")
+LOADERS = ("ours", "triton_load_binary", "floor", "triton_warm_start")
 # _load_kernel of another build's package (--compare-build), e.g. before a change.
 COMPARED = "ours_compared"
 
@@ -69,7 +75,7 @@ def parse_args() -> argparse.Namespace:
                         help="Unified Runtime Level Zero adapter to run on (default v1)")
     parser.add_argument("--repeat", type=int, default=21,
                         help="rounds of loading every kernel; medians are reported")
-    parser.add_argument("--profile", choices=("triton_load_binary", "ours", "triton_warm_start"),
+    parser.add_argument("--profile", choices=LOADERS,
                         help="instead of timing: load all kernels --repeat times with this loader "
                         "under `perf record` and print the top shared objects and symbols")
     parser.add_argument("--compare-build", metavar="DIR",
@@ -146,12 +152,15 @@ def prepare() -> Tuple[Dict[str, Callable[[Any], Any]], List[Dict[str, Any]], st
     def ours(k: Dict[str, Any]) -> Any:
         return backend._load_kernel(k["path"], k["name"], k["shared"], 0)
 
+    def floor(k: Dict[str, Any]) -> Any:
+        return glue.load_floor(k["path"], k["name"], 0)
+
     def triton_warm_start(k: Dict[str, Any]) -> Any:
         compiled = triton_cache.load_entry(k["source"], k["entry"])
         compiled._init_handles()
         return compiled
 
-    loaders = {"ours": ours, "triton_load_binary": triton_load_binary,
+    loaders = {"ours": ours, "triton_load_binary": triton_load_binary, "floor": floor,
                "triton_warm_start": triton_warm_start}
     return loaders, kernels, glue.platform_name()
 
@@ -192,8 +201,11 @@ def work(loader_name: str) -> int:
             if loader_name != "triton_warm_start":
                 for k in kernels:
                     loaded = load(k)
-                    metadata.append(list(loaded[2:4] if loader_name == "triton_load_binary"
-                                         else loaded[1:3]))
+                    if loader_name == "floor":
+                        metadata.append([None, loaded[1]])  # n_spills only
+                    else:
+                        metadata.append(list(loaded[2:4] if loader_name == "triton_load_binary"
+                                             else loaded[1:3]))
             print(json.dumps({"rss": rss, "metadata": metadata,
                               "platform": platform}), flush=True)
         else:
@@ -263,6 +275,10 @@ def measure(args: argparse.Namespace) -> int:
           f"{sum(1 for m in mine if m[1] > 0)} (n_spills up to {max(m[1] for m in mine)} bytes)")
     for index, t, m in mismatches:
         print(f"  MISMATCH kernel {index}: triton {t} ours {m}")
+    floor_spills = [f[1] for f in reports["floor"]["metadata"]]
+    if floor_spills != [t[1] for t in theirs]:
+        print("  MISMATCH: the floor's n_spills differ from load_binary's")
+        mismatches.append((-1, "floor", floor_spills))
     loads_after_first = max(COUNTS) * (args.repeat - 1)
     print("resident memory growth per kernel loaded and dropped: " + " | ".join(
         f"{name} {(reports[name]['rss'] - rss[name][0]) / loads_after_first / 1024:.1f} KiB"
@@ -273,10 +289,17 @@ def measure(args: argparse.Namespace) -> int:
         ns = {name: statistics.median(values) for name, values in runs[count].items()}
         paired = [o / t for o, t in zip(runs[count]["ours"], runs[count]["triton_load_binary"])]
         ratio = statistics.median(paired)
-        results["counts"][count] = {"ns": ns, "ours_vs_triton_load_binary": ratio}
+        floor_ratio = statistics.median(
+            f / t for f, t in zip(runs[count]["floor"], runs[count]["triton_load_binary"]))
+        results["counts"][count] = {"ns": ns, "ours_vs_triton_load_binary": ratio,
+                                    "floor_vs_triton_load_binary": floor_ratio}
         line = (f"{count} kernels, per kernel: triton_load_binary {ns['triton_load_binary'] / 1e3:.1f} us | "
-                f"ours {ns['ours'] / 1e3:.1f} us | triton_warm_start {ns['triton_warm_start'] / 1e3:.1f} us | "
-                f"ours/triton_load_binary {ratio:.3f} (rounds {min(paired):.3f}-{max(paired):.3f})")
+                f"ours {ns['ours'] / 1e3:.1f} us | floor {ns['floor'] / 1e3:.1f} us | "
+                f"triton_warm_start {ns['triton_warm_start'] / 1e3:.1f} us | "
+                f"ours/triton_load_binary {ratio:.3f} (rounds {min(paired):.3f}-{max(paired):.3f}) | "
+                f"floor/triton_load_binary {floor_ratio:.3f} | above the floor: "
+                f"ours {(ns['ours'] - ns['floor']) / 1e3:.1f} us, "
+                f"triton_load_binary {(ns['triton_load_binary'] - ns['floor']) / 1e3:.1f} us")
         if args.compare_build:
             compared = [c / t for c, t in zip(runs[count][COMPARED], runs[count]["triton_load_binary"])]
             results["counts"][count]["compared_vs_triton_load_binary"] = statistics.median(compared)

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "c10_xpu_shim.h"
+#include "load_floor.h"
 #include "upstream_style.h"
 
 namespace {
@@ -128,6 +129,10 @@ PyMethodDef kMethods[] = {
      METH_NOARGS,
      "(ze_context, [(ze_driver, ze_device), ...]) under c10::xpu's context "
      "and devices"},
+    {"load_floor",
+     shim::loadFloor,
+     METH_VARARGS,
+     "load_floor(zebin_path, kernel_name, device) -> (kernel, n_spills)"},
     {"upstream_style_load",
      shim::upstreamStyleLoad,
      METH_VARARGS,
