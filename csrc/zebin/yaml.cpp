@@ -676,8 +676,12 @@ Expected<int64_t> toInt(const Node& node) {
         "expected an integer, got a " +
         std::string(node.kind == NodeKind::kMap ? "map" : "sequence"));
   }
-  std::string_view s = node.text;
-  const auto shown = [&node]() { return std::string(node.text.substr(0, 40)); };
+  return parseInt(node.text);
+}
+
+Expected<int64_t> parseInt(std::string_view text) {
+  std::string_view s = text;
+  const auto shown = [text]() { return std::string(text.substr(0, 40)); };
   bool negative = false;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
     negative = s[0] == '-';
@@ -698,6 +702,7 @@ Expected<int64_t> toInt(const Node& node) {
   const uint64_t limit =
       static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) +
       (negative ? 1u : 0u);
+  const uint64_t limit_before_digit = limit / base;
   uint64_t value = 0;
   for (const char c : s) {
     uint64_t digit = 0;
@@ -713,7 +718,9 @@ Expected<int64_t> toInt(const Node& node) {
     if (digit >= base) {
       return Error("expected an integer, got '" + shown() + "'");
     }
-    if (value > (limit - digit) / base) {
+    // value <= limit / base keeps value * base from wrapping (one division
+    // per number, not per digit).
+    if (value > limit_before_digit || value * base > limit - digit) {
       return Error("integer '" + shown() + "' is out of range");
     }
     value = value * base + digit;
@@ -726,18 +733,21 @@ Expected<int64_t> toInt(const Node& node) {
 }
 
 Expected<bool> toBool(const Node& node) {
-  if (node.kind == NodeKind::kScalar && !node.quoted) {
-    const std::string_view s = node.text;
-    if (s == "true" || s == "True" || s == "TRUE") {
+  // A map or sequence has no text: the error shows ''.
+  return parseBool(node.text, node.kind != NodeKind::kScalar || node.quoted);
+}
+
+Expected<bool> parseBool(std::string_view text, bool quoted) {
+  if (!quoted) {
+    if (text == "true" || text == "True" || text == "TRUE") {
       return true;
     }
-    if (s == "false" || s == "False" || s == "FALSE") {
+    if (text == "false" || text == "False" || text == "FALSE") {
       return false;
     }
   }
   return Error(
-      "expected true or false, got '" + std::string(node.text.substr(0, 40)) +
-      "'");
+      "expected true or false, got '" + std::string(text.substr(0, 40)) + "'");
 }
 
 } // namespace yaml

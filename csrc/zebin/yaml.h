@@ -98,6 +98,9 @@ Status parseInto(
 // 0o octal; true/false). Errors say what was expected.
 Expected<int64_t> toInt(const Node& node);
 Expected<bool> toBool(const Node& node);
+// The same on a scalar's text (`quoted`: it was quoted, so never a bool).
+Expected<int64_t> parseInt(std::string_view text);
+Expected<bool> parseBool(std::string_view text, bool quoted);
 
 } // namespace yaml
 } // namespace zebin

@@ -1,31 +1,34 @@
-// `.ze_info` YAML -> typed model, plus the derived values the launcher needs.
-// Like compute-runtime's decoder: every known key is type-checked, unknown
-// keys become warnings, and each message names the kernel, key and line.
+// `.ze_info` YAML -> typed model, plus the derived values the launcher needs:
+// the tree reader (yaml.h's node tree, then the model) and parseZeInfo,
+// which tries the IGC layout reader first (ze_info_readers.h). Like
+// compute-runtime's decoder: every known key is type-checked, unknown keys
+// become warnings, and each message names the kernel, key and line.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "zebin/yaml.h"
+#include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
 namespace zebin {
 namespace {
 
+using readers::deriveKernels;
+using readers::kMaxArgIndex;
+using readers::MiscInfos;
 using yaml::Document;
 using yaml::kNoNode;
 using yaml::Node;
 using yaml::NodeKind;
-
-// Upper bound on argument indices: real kernels have a few hundred at most,
-// and it keeps a hostile arg_index from allocating gigabytes.
-constexpr int64_t kMaxArgIndex = 4095;
 
 bool isOneOf(
     std::string_view key,
@@ -99,11 +102,9 @@ class ZeInfoBuilder {
     if (info_.version_text.empty()) {
       return Error("missing the 'version' key; is this a .ze_info section?");
     }
-    for (KernelInfo& kernel : info_.kernels) {
-      Status derived = derive(kernel);
-      if (!derived) {
-        return derived.error().withContext("kernel '" + kernel.name + "'");
-      }
+    Status derived = deriveKernels(info_, misc_infos_);
+    if (!derived) {
+      return derived.error();
     }
     return std::move(info_);
   }
@@ -178,25 +179,12 @@ class ZeInfoBuilder {
       return version.error();
     }
     const std::string& v = *version;
-    const size_t dot = v.find('.');
-    Node major_node = node;
-    Node minor_node = node;
-    major_node.quoted = minor_node.quoted = false;
-    major_node.text = std::string_view(v).substr(0, dot);
-    minor_node.text = dot == std::string::npos
-        ? std::string_view()
-        : std::string_view(v).substr(dot + 1);
-    Expected<int64_t> major = yaml::toInt(major_node);
-    Expected<int64_t> minor = yaml::toInt(minor_node);
-    if (!major || !minor || *major < 0 || *minor < 0 || *major > 0xffff ||
-        *minor > 0xffff) {
+    if (!readers::parseVersion(v, info_.version)) {
       return Error(
           where("version", node) + ": expected 'MAJOR.MINOR', got '" +
           v.substr(0, 40) + "'");
     }
     info_.version_text = v;
-    info_.version.major = static_cast<uint32_t>(*major);
-    info_.version.minor = static_cast<uint32_t>(*minor);
     return Status::success();
   }
 
@@ -238,16 +226,7 @@ class ZeInfoBuilder {
         });
       } else if (entry.key == "user_attributes") {
         status = readUserAttributes(c, attribute_sub_group_size);
-      } else if (!isOneOf(
-                     entry.key,
-                     {"name",
-                      "per_thread_payload_arguments",
-                      "binding_table_indices",
-                      "debug_env",
-                      "experimental_properties",
-                      "inline_samplers",
-                      "user_attributes",
-                      "kernel_attributes"})) {
+      } else if (!readers::isIgnoredKernelKey(entry.key)) {
         warnUnknown(context, entry);
       }
       if (!status) {
@@ -291,22 +270,9 @@ class ZeInfoBuilder {
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
       const KeyPath path("execution_env", kNoIndex, entry.key);
-      int64_t* target = nullptr;
-      if (entry.key == "grf_count") {
-        target = &env.grf_count;
-        has_grf = true;
-      } else if (entry.key == "simd_size") {
-        target = &env.simd_size;
-        has_simd = true;
-      } else if (entry.key == "private_size") {
-        target = &env.private_size;
-      } else if (entry.key == "slm_size") {
-        target = &env.slm_size;
-      } else if (entry.key == "barrier_count") {
-        target = &env.barrier_count;
-      } else if (entry.key == "required_sub_group_size") {
-        target = &env.required_sub_group_size;
-      }
+      int64_t* target = readers::executionEnvCount(env, entry.key);
+      has_grf |= entry.key == "grf_count";
+      has_simd |= entry.key == "simd_size";
       if (target != nullptr || entry.key == "spill_size") {
         Expected<int64_t> value = count(entry, path);
         if (!value) {
@@ -326,20 +292,7 @@ class ZeInfoBuilder {
         env.flags[std::string(entry.key)] = entry.text == "true";
         continue;
       }
-      if (isOneOf(
-              entry.key,
-              {"offset_to_skip_per_thread_data_load",
-               "offset_to_skip_set_ffid_gp",
-               "indirect_stateless_count",
-               "inline_data_payload_size",
-               "eu_thread_count",
-               "actual_kernel_start_offset",
-               "named_barrier_count",
-               "thread_scheduling_mode",
-               "required_work_group_size",
-               "work_group_walk_order_dimensions",
-               "has_global_atomics",
-               "subgroup_independent_forward_progress"})) {
+      if (readers::isIgnoredExecutionEnvKey(entry.key)) {
         continue;
       }
       if (entry.key.substr(0, 4) == "has_" ||
@@ -382,25 +335,8 @@ class ZeInfoBuilder {
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
       const KeyPath path(label.parent, label.index, entry.key);
-      std::string* string_target = nullptr;
-      int64_t* int_target = nullptr;
-      if (entry.key == "arg_type") {
-        string_target = &arg.arg_type;
-      } else if (entry.key == "addrmode") {
-        string_target = &arg.addrmode;
-      } else if (entry.key == "addrspace") {
-        string_target = &arg.addrspace;
-      } else if (entry.key == "access_type") {
-        string_target = &arg.access_type;
-      } else if (entry.key == "offset") {
-        int_target = &arg.offset;
-      } else if (entry.key == "size") {
-        int_target = &arg.size;
-      } else if (entry.key == "source_offset") {
-        int_target = &arg.source_offset;
-      } else if (entry.key == "slm_alignment") {
-        int_target = &arg.slm_alignment;
-      }
+      std::string* string_target = readers::payloadText(arg, entry.key);
+      int64_t* int_target = readers::payloadCount(arg, entry.key);
       if (string_target != nullptr) {
         Expected<std::string> value = text(entry, path);
         if (!value) {
@@ -430,15 +366,7 @@ class ZeInfoBuilder {
           return value.error().withContext(where(path, entry));
         }
         arg.is_ptr = *value;
-      } else if (!isOneOf(
-                     entry.key,
-                     {"is_pipe",
-                      "sampler_index",
-                      "sampler_type",
-                      "image_type",
-                      "image_transformable",
-                      "bti_value",
-                      "is_constant"})) {
+      } else if (!readers::isIgnoredPayloadKey(entry.key)) {
         warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
       }
     }
@@ -535,18 +463,7 @@ class ZeInfoBuilder {
         info.index = *value;
         continue;
       }
-      std::string* target = nullptr;
-      if (entry.key == "name") {
-        target = &info.name;
-      } else if (entry.key == "address_qualifier") {
-        target = &info.address_qualifier;
-      } else if (entry.key == "access_qualifier") {
-        target = &info.access_qualifier;
-      } else if (entry.key == "type_name") {
-        target = &info.type_name;
-      } else if (entry.key == "type_qualifiers") {
-        target = &info.type_qualifiers;
-      }
+      std::string* target = readers::argInfoText(info, entry.key);
       if (target == nullptr) {
         warnUnknown("kernels_misc_info.args_info", entry);
         continue;
@@ -561,164 +478,16 @@ class ZeInfoBuilder {
     return Status::success();
   }
 
-  // Argument size from a kernels_misc_info type name such as 'float4*;8'.
-  static uint64_t sizeFromTypeName(const std::string& type_name) {
-    const size_t semicolon = type_name.rfind(';');
-    if (semicolon == std::string::npos) {
-      return 0;
-    }
-    Node node;
-    node.text = std::string_view(type_name).substr(semicolon + 1);
-    Expected<int64_t> size = yaml::toInt(node);
-    return size && *size > 0 ? static_cast<uint64_t>(*size) : 0;
-  }
-
-  Status derive(KernelInfo& kernel) {
-    for (auto& misc : misc_infos_) {
-      if (misc.first == kernel.name) {
-        kernel.arg_infos = misc.second;
-        break;
-      }
-    }
-    const ExecutionEnv& env = kernel.execution_env;
-    // Spill bytes: zeinfo >= 1.39 states them; before that the scratch
-    // buffer in slot 0 holds spill/fill (and, for single_space, private).
-    if (info_.version.atLeast(1, 39)) {
-      kernel.spill_bytes = static_cast<uint64_t>(env.spill_size.value_or(0));
-    } else {
-      for (const PerThreadMemoryBuffer& buffer :
-           kernel.per_thread_memory_buffers) {
-        if (buffer.type == "scratch" && buffer.slot == 0) {
-          kernel.spill_bytes = static_cast<uint64_t>(buffer.size);
-          break;
-        }
-      }
-    }
-    if (env.private_size > 0) {
-      kernel.private_bytes = static_cast<uint64_t>(env.private_size);
-    } else {
-      for (const PerThreadMemoryBuffer& buffer :
-           kernel.per_thread_memory_buffers) {
-        if (buffer.usage == "private_space") {
-          const uint64_t lanes =
-              buffer.is_simt_thread ? static_cast<uint64_t>(env.simd_size) : 1u;
-          kernel.private_bytes += static_cast<uint64_t>(buffer.size) * lanes;
-        }
-      }
-    }
-    kernel.threads_per_warp = static_cast<uint32_t>(
-        env.required_sub_group_size > 0 ? env.required_sub_group_size
-                                        : env.simd_size);
-    return deriveUserArguments(kernel);
-  }
-
-  Status deriveUserArguments(KernelInfo& kernel) {
-    size_t count = kernel.arg_infos.size();
-    for (const PayloadArgument& arg : kernel.payload_arguments) {
-      if (arg.arg_index &&
-          (arg.arg_type == "arg_bypointer" || arg.arg_type == "arg_byvalue")) {
-        count = std::max(count, static_cast<size_t>(*arg.arg_index) + 1);
-      }
-    }
-    for (const ArgInfo& info : kernel.arg_infos) {
-      if (info.index > kMaxArgIndex) {
-        return Error(
-            "kernels_misc_info: argument index " + std::to_string(info.index) +
-            " is larger than " + std::to_string(kMaxArgIndex));
-      }
-      count = std::max(count, static_cast<size_t>(info.index) + 1);
-    }
-    std::vector<UserArgument> args(count);
-    std::vector<bool> seen(count, false);
-    for (size_t i = 0; i < count; ++i) {
-      args[i].index = static_cast<uint32_t>(i);
-    }
-    for (const PayloadArgument& arg : kernel.payload_arguments) {
-      // Implicit arguments tied to a user argument (buffer size, ...) may
-      // name an index no user argument has: skip them before indexing.
-      if (!arg.arg_index ||
-          (arg.arg_type != "arg_bypointer" && arg.arg_type != "arg_byvalue")) {
-        continue;
-      }
-      UserArgument& user = args[static_cast<size_t>(*arg.arg_index)];
-      const bool first = !seen[static_cast<size_t>(*arg.arg_index)];
-      if (arg.arg_type == "arg_bypointer") {
-        UserArgumentKind kind = UserArgumentKind::kOther;
-        if (arg.addrspace == "global" || arg.addrspace.empty()) {
-          kind = UserArgumentKind::kGlobalPointer;
-        } else if (arg.addrspace == "constant") {
-          kind = UserArgumentKind::kConstantPointer;
-        } else if (arg.addrspace == "local") {
-          kind = UserArgumentKind::kLocalPointer;
-        } else if (arg.addrspace == "image") {
-          kind = UserArgumentKind::kImage;
-        } else if (arg.addrspace == "sampler") {
-          kind = UserArgumentKind::kSampler;
-        }
-        if (first) {
-          user.kind = kind;
-          user.size = kind == UserArgumentKind::kLocalPointer ? 0 : 8;
-        }
-      } else if (arg.arg_type == "arg_byvalue") {
-        if (arg.is_ptr) {
-          user.kind = UserArgumentKind::kGlobalPointer;
-          user.size = 8;
-        } else {
-          // A struct passed by value arrives in pieces; the host passes the
-          // whole value, so its size is where the last piece ends.
-          user.kind = UserArgumentKind::kByValue;
-          user.size = std::max(
-              user.size,
-              static_cast<uint64_t>(arg.source_offset) +
-                  static_cast<uint64_t>(arg.size));
-        }
-      }
-      seen[static_cast<size_t>(*arg.arg_index)] = true;
-    }
-    for (const ArgInfo& info : kernel.arg_infos) {
-      UserArgument& user = args[static_cast<size_t>(info.index)];
-      user.name = info.name;
-      user.type_name = info.type_name;
-      user.type_size = sizeFromTypeName(info.type_name);
-      if (seen[static_cast<size_t>(info.index)]) {
-        continue;
-      }
-      // Not in the payload (unused by the kernel): the host must still
-      // pass it, so take its shape from the source-level description.
-      seen[static_cast<size_t>(info.index)] = true;
-      if (info.address_qualifier == "__global") {
-        user.kind = UserArgumentKind::kGlobalPointer;
-        user.size = 8;
-      } else if (info.address_qualifier == "__constant") {
-        user.kind = UserArgumentKind::kConstantPointer;
-        user.size = 8;
-      } else if (info.address_qualifier == "__local") {
-        user.kind = UserArgumentKind::kLocalPointer;
-        user.size = 0;
-      } else {
-        user.kind = UserArgumentKind::kByValue;
-        user.size = user.type_size;
-      }
-    }
-    for (size_t i = 0; i < count; ++i) {
-      if (!seen[i]) {
-        info_.warnings.push_back(
-            "kernel '" + kernel.name + "': argument " + std::to_string(i) +
-            " has no payload entry and no kernels_misc_info entry");
-      }
-    }
-    kernel.user_arguments = std::move(args);
-    return Status::success();
-  }
-
   const Document& doc_;
   ZeInfo info_;
-  std::vector<std::pair<std::string, std::vector<ArgInfo>>> misc_infos_;
+  MiscInfos misc_infos_;
 };
 
 } // namespace
 
-Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
+namespace readers {
+
+Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
   static const std::vector<std::string_view> kArgumentKeys = {
       "payload_arguments",
       "per_thread_payload_arguments",
@@ -742,6 +511,19 @@ Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
     return parsed.error();
   }
   return ZeInfoBuilder(doc).build();
+}
+
+} // namespace readers
+
+Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
+  // Nearly every `.ze_info` is IGC's own: read it in one pass, and leave
+  // the rest (and every error and warning) to the tree reader.
+  if (detail == ZeInfoDetail::kFull) {
+    if (std::optional<ZeInfo> info = readers::parseIgcLayout(text)) {
+      return std::move(*info);
+    }
+  }
+  return readers::parseTree(text, detail);
 }
 
 } // namespace zebin

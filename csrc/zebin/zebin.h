@@ -203,7 +203,9 @@ enum class ZeInfoDetail {
   kExecutionOnly,
 };
 
-// Parses `.ze_info` YAML text (the subset IGC writes).
+// Parses `.ze_info` YAML text (the subset IGC writes). IGC's own layout
+// is read in one pass; anything else, and every error, by a general reader
+// (csrc/zebin/ze_info_readers.h), with the same result either way.
 Expected<ZeInfo> parseZeInfo(
     std::string_view yaml,
     ZeInfoDetail detail = ZeInfoDetail::kFull);

@@ -5,11 +5,14 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "corpus_support.h"
+#include "ze_info_equal.h"
+#include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
@@ -32,6 +35,18 @@ class CorpusTest : public ::testing::Test {
                    << "' (ocloc missing?): build target xsl_zebin_corpus";
     }
   }
+  // Each corpus file once (an entry per kernel names a file again).
+  std::vector<std::string> distinctFiles() const {
+    std::set<std::string> seen;
+    std::vector<std::string> files;
+    for (const CorpusEntry& entry : entries_) {
+      if (seen.insert(entry["file"]).second) {
+        files.push_back(entry["file"]);
+      }
+    }
+    return files;
+  }
+
   std::vector<CorpusEntry> entries_;
 };
 
@@ -109,6 +124,25 @@ TEST_F(CorpusTest, ExecutionOnlyDetailAgreesWithFullRead) {
       EXPECT_TRUE(b.payload_arguments.empty());
       EXPECT_TRUE(b.user_arguments.empty());
     }
+  }
+}
+
+TEST_F(CorpusTest, IgcLayoutReaderReadsEveryFileAsTheTreeReaderDoes) {
+  for (const std::string& file : distinctFiles()) {
+    SCOPED_TRACE(file);
+    const std::string bytes =
+        testing::readBinaryFile(testing::corpusDir() + "/" + file);
+    Expected<ElfView> elf = readElf(bytes);
+    ASSERT_TRUE(elf.ok()) << elf.error().message();
+    const Section* section = elf->findSectionByType(kSectionTypeZeInfo);
+    ASSERT_NE(section, nullptr);
+    // Real IGC output must take the one-pass path, or it buys nothing.
+    std::optional<ZeInfo> igc = readers::parseIgcLayout(section->data);
+    ASSERT_TRUE(igc.has_value()) << "the IGC layout reader declined";
+    Expected<ZeInfo> tree =
+        readers::parseTree(section->data, ZeInfoDetail::kFull);
+    ASSERT_TRUE(tree.ok()) << tree.error().message();
+    EXPECT_EQ(testing::firstDifference(*igc, *tree), "");
   }
 }
 

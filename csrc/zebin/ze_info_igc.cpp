@@ -1,0 +1,561 @@
+// The IGC layout reader (ze_info_readers.h): `.ze_info` as IGC writes it,
+// read in one pass straight into ZeInfo, without the tree reader's line
+// table and node tree. It takes only what it fully understands: block maps
+// and lists indented with spaces, `key: value` lines with plain or simply
+// quoted scalars, the keys the tree reader knows, valid values. On anything
+// else (comments, tabs, CR, flow maps, escapes, unknown keys, a bad value)
+// it declines, and the tree reader reads the text with its errors and
+// warnings; so every rule below is the tree reader's, never a new one.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "zebin/yaml.h"
+#include "zebin/ze_info_readers.h"
+#include "zebin/zebin.h"
+
+namespace xsl {
+namespace zebin {
+namespace readers {
+namespace {
+
+// [A-Za-z0-9_], by table: keys are most of the bytes looked at one by one.
+struct KeyChars {
+  bool table[256] = {};
+  KeyChars() {
+    for (int c = 0; c < 256; ++c) {
+      table[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_';
+    }
+  }
+};
+
+bool isKeyChar(char c) {
+  static const KeyChars chars;
+  return chars.table[static_cast<unsigned char>(c)];
+}
+
+// Spaces from the start of `text`, eight at a time: IGC aligns values in a
+// column and indents by two per level.
+size_t leadingSpaces(std::string_view text) {
+  static const char kEight[] = "        ";
+  size_t n = 0;
+  while (text.size() - n >= 8 && std::memcmp(text.data() + n, kEight, 8) == 0) {
+    n += 8;
+  }
+  while (n < text.size() && text[n] == ' ') {
+    ++n;
+  }
+  return n;
+}
+
+// A scalar as the tree reader takes it: plain, or quoted without escapes.
+struct Scalar {
+  std::string_view text;
+  bool quoted = false;
+};
+
+bool readScalar(std::string_view value, Scalar& out) {
+  if (value.empty()) {
+    return false; // a null value or a block: not a scalar here
+  }
+  const char first = value[0];
+  if (first == '\'' || first == '"') {
+    if (value.size() < 2 || value.back() != first) {
+      return false;
+    }
+    out.text = value.substr(1, value.size() - 2);
+    out.quoted = true;
+    // '' in single quotes and \ in double quotes are escapes.
+    return out.text.find(first) == std::string_view::npos &&
+        (first == '\'' || out.text.find('\\') == std::string_view::npos);
+  }
+  switch (first) {
+    case '[':
+    case '{':
+    case '|':
+    case '>':
+    case '&':
+    case '*':
+    case '!':
+    case '%':
+    case '@':
+    case '`':
+      return false;
+    default:
+      break;
+  }
+  out.text = value;
+  out.quoted = false;
+  return true;
+}
+
+// The value of a key the tree reader ignores: a scalar, or a one-line flow
+// sequence of plain items.
+bool isIgnorableValue(std::string_view value) {
+  Scalar scalar;
+  if (readScalar(value, scalar)) {
+    return true;
+  }
+  if (value.size() < 2 || value.front() != '[' || value.back() != ']') {
+    return false;
+  }
+  return value.substr(1, value.size() - 2).find_first_of("[]{}'\"") ==
+      std::string_view::npos;
+}
+
+// One content line: `key: value`, or `- key: value` opening a list item.
+struct Line {
+  size_t column = 0; // of the key, or of the '-' of an item
+  size_t indent = 0; // of the key (an item's entries continue there)
+  bool item = false;
+  std::string_view key;
+  std::string_view value; // empty: a block follows, or a null value
+};
+
+class IgcLayoutReader {
+ public:
+  explicit IgcLayoutReader(std::string_view text) : text_(text) {}
+
+  std::optional<ZeInfo> read() {
+    // Outside the layout anywhere: comments, tabs, CR line ends.
+    if (text_.find('#') != std::string_view::npos ||
+        text_.find('\t') != std::string_view::npos ||
+        text_.find('\r') != std::string_view::npos) {
+      return std::nullopt;
+    }
+    next();
+    while (ok_ && has_line_) {
+      if (line_.column != 0 || line_.item) {
+        return std::nullopt;
+      }
+      const Line entry = line_;
+      next();
+      bool read = false;
+      if (entry.key == "version") {
+        Scalar version;
+        read = readScalar(entry.value, version) &&
+            parseVersion(version.text, info_.version);
+        if (read) {
+          info_.version_text.assign(version.text.data(), version.text.size());
+        }
+      } else if (entry.key == "kernels") {
+        read = readList(
+            entry, [this](size_t indent) { return readKernel(indent); });
+      } else if (entry.key == "kernels_misc_info") {
+        read = readList(
+            entry, [this](size_t indent) { return readMiscInfo(indent); });
+      }
+      if (!read) {
+        return std::nullopt;
+      }
+    }
+    if (!ok_ || info_.version_text.empty()) {
+      return std::nullopt;
+    }
+    if (!deriveKernels(info_, misc_)) {
+      return std::nullopt;
+    }
+    return std::move(info_);
+  }
+
+ private:
+  // Moves to the next content line; has_line_ is false at the end of the
+  // document, ok_ false on a line outside the layout.
+  void next() {
+    has_line_ = false;
+    while (ok_ && pos_ < text_.size()) {
+      size_t end = text_.find('\n', pos_);
+      if (end == std::string_view::npos) {
+        end = text_.size();
+      }
+      std::string_view rest = text_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      const size_t column = leadingSpaces(rest);
+      rest.remove_prefix(column);
+      while (!rest.empty() && rest.back() == ' ') {
+        rest.remove_suffix(1);
+      }
+      if (rest.empty()) {
+        continue;
+      }
+      if (column == 0 && rest[0] == '-' && rest.substr(0, 3) == "---") {
+        // The document start, once, before any content.
+        ok_ = rest.size() == 3 && !seen_content_;
+        seen_content_ = true;
+        continue;
+      }
+      if (column == 0 && rest[0] == '.' && rest == "...") {
+        pos_ = text_.size(); // the document's end: what follows is not ours
+        return;
+      }
+      seen_content_ = true;
+      ok_ = parseLine(column, rest);
+      has_line_ = ok_;
+      return;
+    }
+  }
+
+  bool parseLine(size_t column, std::string_view rest) {
+    line_.column = column;
+    line_.item = rest[0] == '-';
+    if (line_.item) {
+      size_t after = 1;
+      while (after < rest.size() && rest[after] == ' ') {
+        ++after;
+      }
+      if (after == 1 || after == rest.size()) {
+        return false; // "-x" or a bare "-"
+      }
+      column += after;
+      rest.remove_prefix(after);
+    }
+    line_.indent = column;
+    size_t colon = 0;
+    while (colon < rest.size() && isKeyChar(rest[colon])) {
+      ++colon;
+    }
+    if (colon == 0 || colon == rest.size() || rest[colon] != ':' ||
+        (colon + 1 < rest.size() && rest[colon + 1] != ' ')) {
+      return false;
+    }
+    line_.key = rest.substr(0, colon);
+    const std::string_view value = rest.substr(colon + 1);
+    line_.value = value.substr(leadingSpaces(value));
+    return true;
+  }
+
+  // After `key:` at `key_indent` (its line already passed): true if a
+  // block of lines deeper than the key follows.
+  bool blockFollows(size_t key_indent) const {
+    return has_line_ && line_.column > key_indent;
+  }
+
+  // The list under `key` (the current line is the one after it): fn(indent)
+  // reads each item, whose first entry is the current line.
+  template <typename Fn>
+  bool readList(const Line& key, Fn&& fn) {
+    if (!key.value.empty()) {
+      return false;
+    }
+    if (!blockFollows(key.indent)) {
+      // "key:" alone is an empty list; "key:\n- item" at the key's own
+      // column is the tree reader's.
+      return !(has_line_ && line_.item && line_.column == key.indent);
+    }
+    if (!line_.item) {
+      return false; // a map where a list belongs
+    }
+    const size_t dash = line_.column;
+    while (ok_ && has_line_ && line_.item && line_.column == dash) {
+      if (!fn(line_.indent)) {
+        return false;
+      }
+    }
+    return ok_ && (!has_line_ || line_.column <= key.indent);
+  }
+
+  // The entries of a map at `indent`, the current line being the first:
+  // fn(entry) reads each (the entry's line already passed).
+  template <typename Fn>
+  bool readMap(size_t indent, Fn&& fn) {
+    bool first = true;
+    while (ok_ && has_line_ && line_.indent == indent &&
+           (first ? line_.column <= indent : !line_.item)) {
+      first = false;
+      const Line entry = line_;
+      next();
+      if (entry.value.empty() && has_line_ && line_.item &&
+          line_.column == indent) {
+        return false; // "key:\n- item" at the key's column
+      }
+      if (!fn(entry)) {
+        return false;
+      }
+    }
+    return ok_ && (!has_line_ || line_.column < indent);
+  }
+
+  // A block map of scalar (or flow) entries under `key`.
+  template <typename Fn>
+  bool readFlatMap(const Line& key, Fn&& fn) {
+    if (!key.value.empty() || !blockFollows(key.indent) || line_.item) {
+      return false;
+    }
+    const size_t indent = line_.column;
+    return readMap(
+               indent,
+               [&fn](const Line& entry) {
+                 return !entry.value.empty() && fn(entry);
+               }) &&
+        (!has_line_ || line_.column <= key.indent);
+  }
+
+  // The value of a key the tree reader ignores: one on the line, or a list
+  // of flat maps, or a flat map.
+  bool skipValue(const Line& key) {
+    if (!key.value.empty()) {
+      return isIgnorableValue(key.value);
+    }
+    if (!blockFollows(key.indent)) {
+      return true; // null
+    }
+    const auto ignorable = [](const Line& entry) {
+      return isIgnorableValue(entry.value);
+    };
+    if (line_.item) {
+      return readList(key, [this, &ignorable](size_t indent) {
+        return readMap(indent, ignorable);
+      });
+    }
+    return readFlatMap(key, ignorable);
+  }
+
+  static bool text(const Line& entry, std::string& out) {
+    Scalar scalar;
+    if (!readScalar(entry.value, scalar)) {
+      return false;
+    }
+    out.assign(scalar.text.data(), scalar.text.size());
+    return true;
+  }
+
+  // Sizes, counts, offsets: integers that cannot be negative.
+  static bool count(const Line& entry, int64_t& out) {
+    Scalar scalar;
+    if (!readScalar(entry.value, scalar)) {
+      return false;
+    }
+    Expected<int64_t> value = yaml::parseInt(scalar.text);
+    if (!value || *value < 0) {
+      return false;
+    }
+    out = *value;
+    return true;
+  }
+
+  static bool boolean(const Line& entry, bool& out) {
+    Scalar scalar;
+    if (!readScalar(entry.value, scalar)) {
+      return false;
+    }
+    Expected<bool> value = yaml::parseBool(scalar.text, scalar.quoted);
+    if (!value) {
+      return false;
+    }
+    out = *value;
+    return true;
+  }
+
+  bool readKernel(size_t indent) {
+    KernelInfo kernel;
+    bool has_name = false;
+    bool has_env = false;
+    int64_t attribute_sub_group_size = 0;
+    const bool read = readMap(indent, [&](const Line& entry) {
+      if (entry.key == "name") {
+        // The tree reader takes the first name and ignores others.
+        if (has_name) {
+          return skipValue(entry);
+        }
+        has_name = true;
+        return text(entry, kernel.name) && !kernel.name.empty();
+      }
+      if (entry.key == "execution_env") {
+        has_env = true;
+        return readExecutionEnv(entry, kernel.execution_env);
+      }
+      if (entry.key == "payload_arguments") {
+        // Triton's kernels have 10-60: most lists grow once at most.
+        kernel.payload_arguments.reserve(32);
+        return readList(entry, [this, &kernel](size_t item) {
+          return readPayloadArgument(item, kernel);
+        });
+      }
+      if (entry.key == "per_thread_memory_buffers") {
+        return readList(entry, [this, &kernel](size_t item) {
+          return readMemoryBuffer(item, kernel);
+        });
+      }
+      if (entry.key == "user_attributes") {
+        bool found = false;
+        return readFlatMap(entry, [&](const Line& attribute) {
+          if (attribute.key != "intel_reqd_sub_group_size" || found) {
+            return isIgnorableValue(attribute.value);
+          }
+          found = true;
+          return count(attribute, attribute_sub_group_size);
+        });
+      }
+      if (isIgnoredKernelKey(entry.key)) {
+        return skipValue(entry);
+      }
+      return false;
+    });
+    if (!read || !has_name || !has_env) {
+      return false;
+    }
+    if (kernel.execution_env.required_sub_group_size == 0) {
+      kernel.execution_env.required_sub_group_size = attribute_sub_group_size;
+    }
+    info_.kernels.push_back(std::move(kernel));
+    return true;
+  }
+
+  bool readExecutionEnv(const Line& key, ExecutionEnv& env) {
+    bool has_grf = false;
+    bool has_simd = false;
+    const bool read = readFlatMap(key, [&](const Line& entry) {
+      int64_t* target = executionEnvCount(env, entry.key);
+      has_grf |= entry.key == "grf_count";
+      has_simd |= entry.key == "simd_size";
+      if (target != nullptr) {
+        return count(entry, *target);
+      }
+      if (entry.key == "spill_size") {
+        int64_t spill = 0;
+        if (!count(entry, spill)) {
+          return false;
+        }
+        env.spill_size = spill;
+        return true;
+      }
+      if (entry.value == "true" || entry.value == "false") {
+        env.flags[std::string(entry.key)] = entry.value == "true";
+        return true;
+      }
+      // Known keys checked for shape only; anything else is a warning.
+      return isIgnoredExecutionEnvKey(entry.key) &&
+          isIgnorableValue(entry.value);
+    });
+    return read && has_grf && has_simd &&
+        (env.simd_size == 1 || env.simd_size == 8 || env.simd_size == 16 ||
+         env.simd_size == 32) &&
+        env.grf_count > 0 && env.grf_count <= 4096;
+  }
+
+  bool readPayloadArgument(size_t indent, KernelInfo& kernel) {
+    PayloadArgument arg;
+    const bool read = readMap(indent, [&arg](const Line& entry) {
+      if (std::string* target = payloadText(arg, entry.key)) {
+        return text(entry, *target);
+      }
+      if (int64_t* target = payloadCount(arg, entry.key)) {
+        return count(entry, *target);
+      }
+      if (entry.key == "arg_index") {
+        int64_t index = 0;
+        if (!count(entry, index) || index > kMaxArgIndex) {
+          return false;
+        }
+        arg.arg_index = index;
+        return true;
+      }
+      if (entry.key == "is_ptr") {
+        return boolean(entry, arg.is_ptr);
+      }
+      return isIgnoredPayloadKey(entry.key) && isIgnorableValue(entry.value);
+    });
+    if (!read || arg.arg_type.empty()) {
+      return false;
+    }
+    kernel.payload_arguments.push_back(std::move(arg));
+    return true;
+  }
+
+  bool readMemoryBuffer(size_t indent, KernelInfo& kernel) {
+    PerThreadMemoryBuffer buffer;
+    const bool read = readMap(indent, [&buffer](const Line& entry) {
+      if (entry.key == "type") {
+        return text(entry, buffer.type);
+      }
+      if (entry.key == "usage") {
+        return text(entry, buffer.usage);
+      }
+      if (entry.key == "size") {
+        return count(entry, buffer.size);
+      }
+      if (entry.key == "slot") {
+        return count(entry, buffer.slot);
+      }
+      if (entry.key == "is_simt_thread") {
+        return boolean(entry, buffer.is_simt_thread);
+      }
+      return false;
+    });
+    if (!read) {
+      return false;
+    }
+    kernel.per_thread_memory_buffers.push_back(std::move(buffer));
+    return true;
+  }
+
+  bool readMiscInfo(size_t indent) {
+    std::string name;
+    bool has_name = false;
+    bool has_args = false;
+    std::vector<ArgInfo> infos;
+    const bool read = readMap(indent, [&](const Line& entry) {
+      // The tree reader looks up the first name and args_info and ignores
+      // every other entry: only those two, once each, are the layout.
+      if (entry.key == "name" && !has_name) {
+        has_name = true;
+        return text(entry, name);
+      }
+      if (entry.key == "args_info" && !has_args) {
+        has_args = true;
+        infos.reserve(16);
+        return readList(entry, [this, &infos](size_t item) {
+          return readArgInfo(item, infos);
+        });
+      }
+      return false;
+    });
+    if (!read || !has_name) {
+      return false;
+    }
+    misc_.emplace_back(std::move(name), std::move(infos));
+    return true;
+  }
+
+  bool readArgInfo(size_t indent, std::vector<ArgInfo>& infos) {
+    ArgInfo info;
+    const bool read = readMap(indent, [&info](const Line& entry) {
+      if (entry.key == "index") {
+        return count(entry, info.index);
+      }
+      std::string* target = argInfoText(info, entry.key);
+      return target != nullptr && text(entry, *target);
+    });
+    if (!read) {
+      return false;
+    }
+    infos.push_back(std::move(info));
+    return true;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  Line line_;
+  bool has_line_ = false;
+  bool ok_ = true;
+  bool seen_content_ = false;
+  ZeInfo info_;
+  MiscInfos misc_;
+};
+
+} // namespace
+
+std::optional<ZeInfo> parseIgcLayout(std::string_view text) {
+  return IgcLayoutReader(text).read();
+}
+
+} // namespace readers
+} // namespace zebin
+} // namespace xsl

@@ -1,0 +1,59 @@
+#pragma once
+
+// The two `.ze_info` readers behind parseZeInfo (zebin.h) and what they
+// share. The tree reader takes any document in yaml.h's subset and gives
+// every error and warning; the IGC layout reader takes only the layout IGC
+// writes, with known keys and valid values, in one pass without a node
+// tree, and declines anything else, which then goes to the tree reader.
+// Whatever the layout reader accepts, the tree reader reads to the same
+// ZeInfo (the corpus and fuzz tests hold them to that).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/expected.h"
+#include "zebin/zebin.h"
+
+namespace xsl {
+namespace zebin {
+namespace readers {
+
+// Upper bound on argument indices: real kernels have a few hundred at most,
+// and it keeps a hostile arg_index from allocating gigabytes.
+constexpr int64_t kMaxArgIndex = 4095;
+
+// kernels_misc_info entries: kernel name, its args_info.
+using MiscInfos = std::vector<std::pair<std::string, std::vector<ArgInfo>>>;
+
+Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail);
+
+// nullopt: not in IGC's layout, or not valid (the tree reader says why).
+std::optional<ZeInfo> parseIgcLayout(std::string_view text);
+
+// The keys both readers know, in one place so that they cannot disagree.
+// Integer fields (counts: never negative) and text fields by key, nullptr
+// for other keys.
+int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key);
+int64_t* payloadCount(PayloadArgument& arg, std::string_view key);
+std::string* payloadText(PayloadArgument& arg, std::string_view key);
+std::string* argInfoText(ArgInfo& info, std::string_view key);
+// Keys read elsewhere or ignored: no warning, any value.
+bool isIgnoredKernelKey(std::string_view key);
+bool isIgnoredExecutionEnvKey(std::string_view key);
+bool isIgnoredPayloadKey(std::string_view key);
+
+// "1.20" -> {1, 20}; false unless MAJOR.MINOR with parts up to 0xffff.
+bool parseVersion(std::string_view text, ZeInfoVersion& version);
+
+// Fills what each kernel's entries imply (arg_infos from `misc`, which it
+// may move from, spill_bytes, private_bytes, threads_per_warp,
+// user_arguments); warnings go to info.warnings.
+Status deriveKernels(ZeInfo& info, MiscInfos& misc);
+
+} // namespace readers
+} // namespace zebin
+} // namespace xsl

@@ -1,0 +1,339 @@
+// What both `.ze_info` readers share: the keys they know, what the entries
+// imply beyond what they state, and the version number's form.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "zebin/yaml.h"
+#include "zebin/ze_info_readers.h"
+
+namespace xsl {
+namespace zebin {
+namespace readers {
+namespace {
+
+bool isOneOf(
+    std::string_view key,
+    std::initializer_list<std::string_view> keys) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Argument size from a kernels_misc_info type name such as 'float4*;8'.
+uint64_t sizeFromTypeName(const std::string& type_name) {
+  const size_t semicolon = type_name.rfind(';');
+  if (semicolon == std::string::npos) {
+    return 0;
+  }
+  Expected<int64_t> size =
+      yaml::parseInt(std::string_view(type_name).substr(semicolon + 1));
+  return size && *size > 0 ? static_cast<uint64_t>(*size) : 0;
+}
+
+Status deriveUserArguments(
+    KernelInfo& kernel,
+    std::vector<std::string>& warnings) {
+  size_t count = kernel.arg_infos.size();
+  for (const PayloadArgument& arg : kernel.payload_arguments) {
+    if (arg.arg_index &&
+        (arg.arg_type == "arg_bypointer" || arg.arg_type == "arg_byvalue")) {
+      count = std::max(count, static_cast<size_t>(*arg.arg_index) + 1);
+    }
+  }
+  for (const ArgInfo& info : kernel.arg_infos) {
+    if (info.index > kMaxArgIndex) {
+      return Error(
+          "kernels_misc_info: argument index " + std::to_string(info.index) +
+          " is larger than " + std::to_string(kMaxArgIndex));
+    }
+    count = std::max(count, static_cast<size_t>(info.index) + 1);
+  }
+  std::vector<UserArgument> args(count);
+  std::vector<bool> seen(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    args[i].index = static_cast<uint32_t>(i);
+  }
+  for (const PayloadArgument& arg : kernel.payload_arguments) {
+    // Implicit arguments tied to a user argument (buffer size, ...) may
+    // name an index no user argument has: skip them before indexing.
+    if (!arg.arg_index ||
+        (arg.arg_type != "arg_bypointer" && arg.arg_type != "arg_byvalue")) {
+      continue;
+    }
+    UserArgument& user = args[static_cast<size_t>(*arg.arg_index)];
+    const bool first = !seen[static_cast<size_t>(*arg.arg_index)];
+    if (arg.arg_type == "arg_bypointer") {
+      UserArgumentKind kind = UserArgumentKind::kOther;
+      if (arg.addrspace == "global" || arg.addrspace.empty()) {
+        kind = UserArgumentKind::kGlobalPointer;
+      } else if (arg.addrspace == "constant") {
+        kind = UserArgumentKind::kConstantPointer;
+      } else if (arg.addrspace == "local") {
+        kind = UserArgumentKind::kLocalPointer;
+      } else if (arg.addrspace == "image") {
+        kind = UserArgumentKind::kImage;
+      } else if (arg.addrspace == "sampler") {
+        kind = UserArgumentKind::kSampler;
+      }
+      if (first) {
+        user.kind = kind;
+        user.size = kind == UserArgumentKind::kLocalPointer ? 0 : 8;
+      }
+    } else if (arg.arg_type == "arg_byvalue") {
+      if (arg.is_ptr) {
+        user.kind = UserArgumentKind::kGlobalPointer;
+        user.size = 8;
+      } else {
+        // A struct passed by value arrives in pieces; the host passes the
+        // whole value, so its size is where the last piece ends.
+        user.kind = UserArgumentKind::kByValue;
+        user.size = std::max(
+            user.size,
+            static_cast<uint64_t>(arg.source_offset) +
+                static_cast<uint64_t>(arg.size));
+      }
+    }
+    seen[static_cast<size_t>(*arg.arg_index)] = true;
+  }
+  for (const ArgInfo& info : kernel.arg_infos) {
+    UserArgument& user = args[static_cast<size_t>(info.index)];
+    user.name = info.name;
+    user.type_name = info.type_name;
+    user.type_size = sizeFromTypeName(info.type_name);
+    if (seen[static_cast<size_t>(info.index)]) {
+      continue;
+    }
+    // Not in the payload (unused by the kernel): the host must still
+    // pass it, so take its shape from the source-level description.
+    seen[static_cast<size_t>(info.index)] = true;
+    if (info.address_qualifier == "__global") {
+      user.kind = UserArgumentKind::kGlobalPointer;
+      user.size = 8;
+    } else if (info.address_qualifier == "__constant") {
+      user.kind = UserArgumentKind::kConstantPointer;
+      user.size = 8;
+    } else if (info.address_qualifier == "__local") {
+      user.kind = UserArgumentKind::kLocalPointer;
+      user.size = 0;
+    } else {
+      user.kind = UserArgumentKind::kByValue;
+      user.size = user.type_size;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (!seen[i]) {
+      warnings.push_back(
+          "kernel '" + kernel.name + "': argument " + std::to_string(i) +
+          " has no payload entry and no kernels_misc_info entry");
+    }
+  }
+  kernel.user_arguments = std::move(args);
+  return Status::success();
+}
+
+Status deriveKernel(
+    KernelInfo& kernel,
+    const ZeInfoVersion& version,
+    std::vector<std::string>& warnings) {
+  const ExecutionEnv& env = kernel.execution_env;
+  // Spill bytes: zeinfo >= 1.39 states them; before that the scratch
+  // buffer in slot 0 holds spill/fill (and, for single_space, private).
+  if (version.atLeast(1, 39)) {
+    kernel.spill_bytes = static_cast<uint64_t>(env.spill_size.value_or(0));
+  } else {
+    for (const PerThreadMemoryBuffer& buffer :
+         kernel.per_thread_memory_buffers) {
+      if (buffer.type == "scratch" && buffer.slot == 0) {
+        kernel.spill_bytes = static_cast<uint64_t>(buffer.size);
+        break;
+      }
+    }
+  }
+  if (env.private_size > 0) {
+    kernel.private_bytes = static_cast<uint64_t>(env.private_size);
+  } else {
+    for (const PerThreadMemoryBuffer& buffer :
+         kernel.per_thread_memory_buffers) {
+      if (buffer.usage == "private_space") {
+        const uint64_t lanes =
+            buffer.is_simt_thread ? static_cast<uint64_t>(env.simd_size) : 1u;
+        kernel.private_bytes += static_cast<uint64_t>(buffer.size) * lanes;
+      }
+    }
+  }
+  kernel.threads_per_warp = static_cast<uint32_t>(
+      env.required_sub_group_size > 0 ? env.required_sub_group_size
+                                      : env.simd_size);
+  return deriveUserArguments(kernel, warnings);
+}
+
+} // namespace
+
+int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key) {
+  if (key == "grf_count") {
+    return &env.grf_count;
+  }
+  if (key == "simd_size") {
+    return &env.simd_size;
+  }
+  if (key == "private_size") {
+    return &env.private_size;
+  }
+  if (key == "slm_size") {
+    return &env.slm_size;
+  }
+  if (key == "barrier_count") {
+    return &env.barrier_count;
+  }
+  if (key == "required_sub_group_size") {
+    return &env.required_sub_group_size;
+  }
+  return nullptr;
+}
+
+int64_t* payloadCount(PayloadArgument& arg, std::string_view key) {
+  if (key == "offset") {
+    return &arg.offset;
+  }
+  if (key == "size") {
+    return &arg.size;
+  }
+  if (key == "source_offset") {
+    return &arg.source_offset;
+  }
+  if (key == "slm_alignment") {
+    return &arg.slm_alignment;
+  }
+  return nullptr;
+}
+
+std::string* payloadText(PayloadArgument& arg, std::string_view key) {
+  if (key == "arg_type") {
+    return &arg.arg_type;
+  }
+  if (key == "addrmode") {
+    return &arg.addrmode;
+  }
+  if (key == "addrspace") {
+    return &arg.addrspace;
+  }
+  if (key == "access_type") {
+    return &arg.access_type;
+  }
+  return nullptr;
+}
+
+std::string* argInfoText(ArgInfo& info, std::string_view key) {
+  if (key == "name") {
+    return &info.name;
+  }
+  if (key == "address_qualifier") {
+    return &info.address_qualifier;
+  }
+  if (key == "access_qualifier") {
+    return &info.access_qualifier;
+  }
+  if (key == "type_name") {
+    return &info.type_name;
+  }
+  if (key == "type_qualifiers") {
+    return &info.type_qualifiers;
+  }
+  return nullptr;
+}
+
+bool isIgnoredKernelKey(std::string_view key) {
+  return isOneOf(
+      key,
+      {"name",
+       "per_thread_payload_arguments",
+       "binding_table_indices",
+       "debug_env",
+       "experimental_properties",
+       "inline_samplers",
+       "user_attributes",
+       "kernel_attributes"});
+}
+
+bool isIgnoredExecutionEnvKey(std::string_view key) {
+  return isOneOf(
+      key,
+      {"offset_to_skip_per_thread_data_load",
+       "offset_to_skip_set_ffid_gp",
+       "indirect_stateless_count",
+       "inline_data_payload_size",
+       "eu_thread_count",
+       "actual_kernel_start_offset",
+       "named_barrier_count",
+       "thread_scheduling_mode",
+       "required_work_group_size",
+       "work_group_walk_order_dimensions",
+       "has_global_atomics",
+       "subgroup_independent_forward_progress"});
+}
+
+bool isIgnoredPayloadKey(std::string_view key) {
+  return isOneOf(
+      key,
+      {"is_pipe",
+       "sampler_index",
+       "sampler_type",
+       "image_type",
+       "image_transformable",
+       "bti_value",
+       "is_constant"});
+}
+
+Status deriveKernels(ZeInfo& info, MiscInfos& misc) {
+  std::vector<KernelInfo>& kernels = info.kernels;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    KernelInfo& kernel = kernels[i];
+    for (auto& entry : misc) {
+      if (entry.first == kernel.name) {
+        // The last kernel of this name takes the list, earlier ones (only
+        // in a malformed zebin) copy it.
+        const bool again = std::any_of(
+            kernels.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+            kernels.end(),
+            [&kernel](const KernelInfo& other) {
+              return other.name == kernel.name;
+            });
+        if (again) {
+          kernel.arg_infos = entry.second;
+        } else {
+          kernel.arg_infos = std::move(entry.second);
+        }
+        break;
+      }
+    }
+    Status derived = deriveKernel(kernel, info.version, info.warnings);
+    if (!derived) {
+      return derived.error().withContext("kernel '" + kernel.name + "'");
+    }
+  }
+  return Status::success();
+}
+
+bool parseVersion(std::string_view text, ZeInfoVersion& version) {
+  const size_t dot = text.find('.');
+  Expected<int64_t> major = yaml::parseInt(text.substr(0, dot));
+  Expected<int64_t> minor = yaml::parseInt(
+      dot == std::string_view::npos ? std::string_view()
+                                    : text.substr(dot + 1));
+  if (!major || !minor || *major < 0 || *minor < 0 || *major > 0xffff ||
+      *minor > 0xffff) {
+    return false;
+  }
+  version.major = static_cast<uint32_t>(*major);
+  version.minor = static_cast<uint32_t>(*minor);
+  return true;
+}
+
+} // namespace readers
+} // namespace zebin
+} // namespace xsl
