@@ -431,6 +431,18 @@ def test_n_regs_and_n_spills(records):
 
 
 @PROJECT_ONLY
+def test_the_load_benchmarks_floor_reports_the_drivers_n_spills(add_zebin):
+    # bench_triton_load.py's floor: the runtime calls alone, without .ze_info.
+    spill = str(support.compile_opencl(SPILL_SOURCE))
+    _, floor_spills = glue.load_floor(spill, "spiller", 0)
+    assert floor_spills == L._load_kernel(spill, "spiller", 0, 0)[2] > 0
+    assert glue.load_floor(add_zebin, ADD, 0)[1] == 0
+    missing = str(Path(add_zebin).with_name("missing.zebin"))
+    with pytest.raises(RuntimeError, match="missing.zebin"):
+        glue.load_floor(missing, ADD, 0)
+
+
+@PROJECT_ONLY
 def test_a_device_torch_does_not_have_gets_one_clear_error(add_zebin):
     with pytest.raises(ValueError, match="device"):
         L._load_kernel(add_zebin, ADD, 0, DEVICES)
