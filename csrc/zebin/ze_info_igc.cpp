@@ -245,9 +245,9 @@ class IgcLayoutReader {
       return false;
     }
     if (!blockFollows(key.indent)) {
-      // "key:" alone is an empty list; "key:\n- item" at the key's own
-      // column is the tree reader's.
-      return !(has_line_ && line_.item && line_.column == key.indent);
+      // "key:" alone: an empty list. A "- item" at the key's own column
+      // (the tree reader's) then ends the enclosing map outside the layout.
+      return true;
     }
     if (!line_.item) {
       return false; // a map where a list belongs
@@ -271,10 +271,6 @@ class IgcLayoutReader {
       first = false;
       const Line entry = line_;
       next();
-      if (entry.value.empty() && has_line_ && line_.item &&
-          line_.column == indent) {
-        return false; // "key:\n- item" at the key's column
-      }
       if (!fn(entry)) {
         return false;
       }

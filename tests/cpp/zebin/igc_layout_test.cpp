@@ -264,6 +264,11 @@ TEST(IgcLayoutReader, DeclinesWhatIsNotIgcsLayoutAndTheTreeReaderDecides) {
            "        arg_index:       0\n",
            "    binding_table_indices:\n    - bti_value: 0\n"
            "      arg_index: 0\n")},
+      {"a root list at its key's column",
+       replaced(
+           base,
+           "kernels_misc_info:\n  - name:",
+           "kernels_misc_info:\n- name:")},
       {"a second document", replaced(base, "...\n", "---\nversion: '1.2'\n")},
       {"a bad version", replaced(base, "'1.40'", "'one'")},
       {"deeper than its map",
