@@ -25,10 +25,10 @@ namespace zebin {
 namespace readers {
 namespace {
 
-// [A-Za-z0-9_], by table: keys are most of the bytes looked at one by one.
+// [A-Za-z0-9_], by a table built at compile time.
 struct KeyChars {
   bool table[256] = {};
-  KeyChars() {
+  constexpr KeyChars() {
     for (int c = 0; c < 256; ++c) {
       table[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
           (c >= '0' && c <= '9') || c == '_';
@@ -36,23 +36,94 @@ struct KeyChars {
   }
 };
 
-bool isKeyChar(char c) {
-  static const KeyChars chars;
-  return chars.table[static_cast<unsigned char>(c)];
+constexpr KeyChars kKeyChars;
+
+// A key as the tree reader reads one: [A-Za-z0-9_]+. Lines are split at
+// their first colon without looking at the key's bytes; a key that is
+// compared with the names the reader knows needs no other check, and the
+// few places that take any key (flags, attributes, ignored maps) call this.
+bool isPlainKey(std::string_view key) {
+  for (const char c : key) {
+    if (!kKeyChars.table[static_cast<unsigned char>(c)]) {
+      return false;
+    }
+  }
+  return !key.empty();
 }
 
-// Spaces from the start of `text`, eight at a time: IGC aligns values in a
-// column and indents by two per level.
-size_t leadingSpaces(std::string_view text) {
-  static const char kEight[] = "        ";
-  size_t n = 0;
-  while (text.size() - n >= 8 && std::memcmp(text.data() + n, kEight, 8) == 0) {
-    n += 8;
+// Eight bytes at a time, as one little-endian word: the byte first in
+// memory is the lowest. MSVC targets only little-endian hosts; GCC and
+// Clang say which they build for.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "ze_info_igc.cpp reads words as little-endian"
+#endif
+constexpr uint64_t kLowBits = 0x0101010101010101u;
+constexpr uint64_t kHighBits = 0x8080808080808080u;
+
+uint64_t loadWord(const char* p) {
+  uint64_t word = 0;
+  std::memcpy(&word, p, sizeof(word));
+  return word;
+}
+
+// The high bit of each byte of `word` that equals `c`; exact up to the
+// first such byte (a borrow only reaches bytes above it), which is all
+// firstMarked reads.
+uint64_t bytesEqual(uint64_t word, char c) {
+  const uint64_t x = word ^ (kLowBits * static_cast<unsigned char>(c));
+  return (x - kLowBits) & ~x & kHighBits;
+}
+
+// Index of the first byte marked in `marks` (not 0): the lowest set bit
+// is bit 8k+7; multiplying 1 << 8k by 0x0001..07 puts k in the top byte.
+size_t firstMarked(uint64_t marks) {
+  const uint64_t lowest = (marks & (~marks + 1)) >> 7;
+  return static_cast<size_t>((lowest * 0x0001020304050607u) >> 56);
+}
+
+// The first ':' or '\n' at or after `p`, or `end`.
+const char* findColonOrNewline(const char* p, const char* end) {
+  while (end - p >= 8) {
+    const uint64_t word = loadWord(p);
+    const uint64_t marks = bytesEqual(word, ':') | bytesEqual(word, '\n');
+    if (marks != 0) {
+      return p + firstMarked(marks);
+    }
+    p += 8;
   }
-  while (n < text.size() && text[n] == ' ') {
-    ++n;
+  while (p != end && *p != ':' && *p != '\n') {
+    ++p;
   }
-  return n;
+  return p;
+}
+
+// The first '\n' at or after `p`, or `end`.
+const char* findNewline(const char* p, const char* end) {
+  while (end - p >= 8) {
+    const uint64_t marks = bytesEqual(loadWord(p), '\n');
+    if (marks != 0) {
+      return p + firstMarked(marks);
+    }
+    p += 8;
+  }
+  while (p != end && *p != '\n') {
+    ++p;
+  }
+  return p;
+}
+
+// The first byte at or after `p` that is not a space, eight bytes to a
+// compare while they are all spaces: IGC indents by two per level and pads
+// keys to align values in a column, so most bytes of a line are spaces.
+const char* skipSpaces(const char* p, const char* end) {
+  constexpr uint64_t kSpaces = kLowBits * ' ';
+  while (end - p >= 8 && loadWord(p) == kSpaces) {
+    p += 8;
+  }
+  while (p != end && *p == ' ') {
+    ++p;
+  }
+  return p;
 }
 
 // A scalar as the tree reader takes it: plain, or quoted without escapes.
@@ -167,67 +238,87 @@ class IgcLayoutReader {
 
  private:
   // Moves to the next content line; has_line_ is false at the end of the
-  // document, ok_ false on a line outside the layout.
+  // document, ok_ false on a line outside the layout. One pass over each
+  // line's bytes: indentation, item dash, key, colon, value.
   void next() {
     has_line_ = false;
+    const char* const begin = text_.data();
+    const char* const end = begin + text_.size();
     while (ok_ && pos_ < text_.size()) {
-      size_t end = text_.find('\n', pos_);
-      if (end == std::string_view::npos) {
-        end = text_.size();
-      }
-      std::string_view rest = text_.substr(pos_, end - pos_);
-      pos_ = end + 1;
-      const size_t column = leadingSpaces(rest);
-      rest.remove_prefix(column);
-      while (!rest.empty() && rest.back() == ' ') {
-        rest.remove_suffix(1);
-      }
-      if (rest.empty()) {
+      const char* const line = begin + pos_;
+      const char* p = skipSpaces(line, end);
+      if (p == end || *p == '\n') {
+        pos_ = static_cast<size_t>(p - begin) + 1; // a blank line
         continue;
       }
-      if (column == 0 && rest[0] == '-' && rest.substr(0, 3) == "---") {
-        // The document start, once, before any content.
-        ok_ = rest.size() == 3 && !seen_content_;
-        seen_content_ = true;
+      if (p == line && (*p == '-' || *p == '.') && documentMarker(line)) {
         continue;
-      }
-      if (column == 0 && rest[0] == '.' && rest == "...") {
-        pos_ = text_.size(); // the document's end: what follows is not ours
-        return;
       }
       seen_content_ = true;
-      ok_ = parseLine(column, rest);
+      ok_ = parseLine(static_cast<size_t>(p - line), p, end);
       has_line_ = ok_;
       return;
     }
   }
 
-  bool parseLine(size_t column, std::string_view rest) {
+  // "---" (the document start, once, before any content) or "..." (its
+  // end: what follows is not ours) at the start of a line: true if the line
+  // is one, and then it has been taken.
+  bool documentMarker(const char* line) {
+    size_t line_end = text_.find('\n', pos_);
+    if (line_end == std::string_view::npos) {
+      line_end = text_.size();
+    }
+    std::string_view rest(line, line_end - pos_);
+    while (!rest.empty() && rest.back() == ' ') {
+      rest.remove_suffix(1);
+    }
+    if (rest.substr(0, 3) == "---") {
+      ok_ = rest.size() == 3 && !seen_content_;
+      seen_content_ = true;
+      pos_ = line_end + 1;
+      return true;
+    }
+    if (rest == "...") {
+      pos_ = text_.size();
+      return true;
+    }
+    return false;
+  }
+
+  // The line whose first non-space byte is `p`, at `column`; leaves pos_
+  // at the next line.
+  bool parseLine(size_t column, const char* p, const char* end) {
     line_.column = column;
-    line_.item = rest[0] == '-';
+    line_.item = *p == '-';
     if (line_.item) {
-      size_t after = 1;
-      while (after < rest.size() && rest[after] == ' ') {
-        ++after;
-      }
-      if (after == 1 || after == rest.size()) {
+      const char* after = skipSpaces(p + 1, end);
+      if (after == p + 1 || after == end || *after == '\n') {
         return false; // "-x" or a bare "-"
       }
-      column += after;
-      rest.remove_prefix(after);
+      column += static_cast<size_t>(after - p);
+      p = after;
     }
     line_.indent = column;
-    size_t colon = 0;
-    while (colon < rest.size() && isKeyChar(rest[colon])) {
-      ++colon;
-    }
-    if (colon == 0 || colon == rest.size() || rest[colon] != ':' ||
-        (colon + 1 < rest.size() && rest[colon + 1] != ' ')) {
+    const char* const key = p;
+    p = findColonOrNewline(p, end);
+    if (p == key || p == end || *p != ':') {
       return false;
     }
-    line_.key = rest.substr(0, colon);
-    const std::string_view value = rest.substr(colon + 1);
-    line_.value = value.substr(leadingSpaces(value));
+    line_.key = std::string_view(key, static_cast<size_t>(p - key));
+    ++p;
+    if (p != end && *p != ' ' && *p != '\n') {
+      return false;
+    }
+    const char* const value = skipSpaces(p, end);
+    p = findNewline(value, end);
+    pos_ = static_cast<size_t>(p - text_.data()) + 1;
+    const char* value_end = p;
+    while (value_end != value && value_end[-1] == ' ') {
+      --value_end;
+    }
+    line_.value =
+        std::string_view(value, static_cast<size_t>(value_end - value));
     return true;
   }
 
@@ -303,7 +394,7 @@ class IgcLayoutReader {
       return true; // null
     }
     const auto ignorable = [](const Line& entry) {
-      return isIgnorableValue(entry.value);
+      return isPlainKey(entry.key) && isIgnorableValue(entry.value);
     };
     if (line_.item) {
       return readList(key, [this, &ignorable](size_t indent) {
@@ -383,7 +474,8 @@ class IgcLayoutReader {
         bool found = false;
         return readFlatMap(entry, [&](const Line& attribute) {
           if (attribute.key != "intel_reqd_sub_group_size" || found) {
-            return isIgnorableValue(attribute.value);
+            return isPlainKey(attribute.key) &&
+                isIgnorableValue(attribute.value);
           }
           found = true;
           return count(attribute, attribute_sub_group_size);
@@ -422,7 +514,8 @@ class IgcLayoutReader {
         env.spill_size = spill;
         return true;
       }
-      if (entry.value == "true" || entry.value == "false") {
+      if ((entry.value == "true" || entry.value == "false") &&
+          isPlainKey(entry.key)) {
         env.flags[std::string(entry.key)] = entry.value == "true";
         return true;
       }

@@ -50,6 +50,24 @@ std::string ZeInfo::kernelNames() const {
   return names;
 }
 
+namespace {
+
+// Whether the ELF has the section .text.<kernel> (without building the name).
+bool hasTextSection(const ElfView& elf, std::string_view kernel) {
+  constexpr std::string_view kPrefix = ".text.";
+  for (const Section& section : elf.sections) {
+    const std::string_view name = section.name;
+    if (name.size() == kPrefix.size() + kernel.size() &&
+        name.substr(0, kPrefix.size()) == kPrefix &&
+        name.substr(kPrefix.size()) == kernel) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
 Expected<Zebin> readZebin(std::string_view bytes, ZeInfoDetail detail) {
   Expected<ElfView> elf = readElf(bytes);
   if (!elf) {
@@ -73,14 +91,14 @@ Expected<Zebin> readZebin(std::string_view bytes, ZeInfoDetail detail) {
         "; this is not a complete zebin (did the compiler fail? "
         "check the ocloc/IGC log)");
   }
-  char offset[32];
-  std::snprintf(
-      offset,
-      sizeof(offset),
-      "0x%llx",
-      static_cast<unsigned long long>(ze_info->file_offset));
   Expected<ZeInfo> info = parseZeInfo(ze_info->data, detail);
   if (!info) {
+    char offset[32];
+    std::snprintf(
+        offset,
+        sizeof(offset),
+        "0x%llx",
+        static_cast<unsigned long long>(ze_info->file_offset));
     return info.error().withContext(
         std::string(".ze_info (at file offset ") + offset + ")");
   }
@@ -96,7 +114,7 @@ Expected<Zebin> readZebin(std::string_view bytes, ZeInfoDetail detail) {
     info->warnings.push_back("no .symtab section (kernel symbols missing)");
   }
   for (const KernelInfo& kernel : info->kernels) {
-    if (elf->findSection(".text." + kernel.name) == nullptr) {
+    if (!hasTextSection(*elf, kernel.name)) {
       return Error(
           "kernel '" + kernel.name +
           "' is described in .ze_info but has no .text." + kernel.name +

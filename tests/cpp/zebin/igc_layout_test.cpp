@@ -235,6 +235,21 @@ TEST(IgcLayoutReader, DeclinesWhatIsNotIgcsLayoutAndTheTreeReaderDecides) {
        replaced(base, "        is_ptr:", "        odd: 1\n        is_ptr:")},
       {"an extra misc info key",
        replaced(base, "    args_info:", "    odd: 1\n    args_info:")},
+      // Lines are split at their first colon; a key outside [A-Za-z0-9_]+
+      // must still be declined, where names are compared and where any
+      // key is taken.
+      {"a space in a known key",
+       replaced(base, "        offset:          40", "        off set: 40")},
+      {"a dash in a flag's key",
+       replaced(
+           base, "      grf_count:", "      has-odd: true\n      grf_count:")},
+      {"a space in an attribute's key",
+       replaced(
+           base,
+           "      intel_reqd_sub_group_size: 16",
+           "      intel_reqd_sub_group_size: 16\n      odd attr: 1")},
+      {"a dot in an ignored map's key",
+       replaced(base, "      - bti_value:       0", "      - bti.value: 0")},
       {"an escape in double quotes",
        replaced(base, "type_name:       'int;4'", "type_name: \"in\\tt;4\"")},
       {"an escaped single quote", replaced(base, "'int;4'", "'int''s;4'")},
