@@ -440,6 +440,14 @@ Expected<std::shared_ptr<Module>> Module::create(
     return Error(std::move(message));
   }
   module->ze_info_ = std::move(parsed->ze_info);
+  // The per-entry lists are what user_arguments were derived from; nothing
+  // reads them after this. Freed here, their memory (tens of KiB for a
+  // kernel with many arguments) serves the next load instead of staying
+  // with every loaded kernel.
+  for (zebin::KernelInfo& kernel : module->ze_info_.kernels) {
+    std::vector<zebin::PayloadArgument>().swap(kernel.payload_arguments);
+    std::vector<zebin::ArgInfo>().swap(kernel.arg_infos);
+  }
   return module;
 }
 
@@ -500,8 +508,10 @@ Expected<Kernel> Kernel::create(
         " (pass one of these names)");
   }
   const Api& table = module->context().api();
-  const std::string kernel_label =
-      "kernel " + quoted(name) + " in " + module->sourceName();
+  // Made only for an error: loading many kernels builds no message.
+  const auto label = [name](const Module& source) {
+    return "kernel " + quoted(name) + " in " + source.sourceName();
+  };
   ze_kernel_desc_t desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
@@ -509,7 +519,7 @@ Expected<Kernel> Kernel::create(
   ze_kernel_handle_t handle = nullptr;
   ze_result_t result = table.zeKernelCreate(module->handle(), &desc, &handle);
   if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeKernelCreate", result, kernel_label);
+    return zeError("zeKernelCreate", result, label(*module));
   }
   Kernel kernel;
   kernel.api_ = &table;
@@ -522,7 +532,7 @@ Expected<Kernel> Kernel::create(
   props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
   result = table.zeKernelGetProperties(handle, &props);
   if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeKernelGetProperties", result, kernel_label);
+    return zeError("zeKernelGetProperties", result, label(*kernel.module_));
   }
   KernelProperties& out = kernel.properties_;
   out.num_kernel_args = props.numKernelArgs;

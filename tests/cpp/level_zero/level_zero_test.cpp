@@ -23,6 +23,7 @@
 #include "standin_loader_environment.h"
 #include "test_driver_client.h"
 #include "test_paths.h"
+#include "zebin/zebin.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -291,6 +292,41 @@ TEST_F(LevelZeroTest, KernelPropertiesMatchZeInfo) {
     ASSERT_TRUE(names.ok()) << names.error().message();
     ASSERT_EQ(names->size(), module->zeInfo().kernels.size());
     EXPECT_EQ((*names)[0], module->zeInfo().kernels[0].name);
+  }
+}
+
+TEST_F(LevelZeroTest, ModuleKeepsWhatALaunchReadsOfZeInfo) {
+  REQUIRE_CORPUS_FILE("many_args_pvc_grf128.zebin");
+  std::shared_ptr<Module> module = loadModule("many_args_pvc_grf128.zebin");
+  ASSERT_NE(module, nullptr);
+  Expected<std::string> bytes =
+      file_io::readFileBytes(corpusPath("many_args_pvc_grf128.zebin"));
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+  Expected<zebin::Zebin> read = zebin::readZebin(*bytes);
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  const zebin::ZeInfo& kept = module->zeInfo();
+  ASSERT_EQ(kept.kernels.size(), read->ze_info.kernels.size());
+  for (size_t k = 0; k < kept.kernels.size(); ++k) {
+    const zebin::KernelInfo& mine = kept.kernels[k];
+    const zebin::KernelInfo& full = read->ze_info.kernels[k];
+    SCOPED_TRACE(full.name);
+    ASSERT_FALSE(full.payload_arguments.empty());
+    ASSERT_FALSE(full.arg_infos.empty());
+    EXPECT_TRUE(mine.payload_arguments.empty());
+    EXPECT_TRUE(mine.arg_infos.empty());
+    EXPECT_EQ(mine.name, full.name);
+    EXPECT_EQ(mine.threads_per_warp, full.threads_per_warp);
+    EXPECT_EQ(mine.spill_bytes, full.spill_bytes);
+    ASSERT_EQ(mine.user_arguments.size(), full.user_arguments.size());
+    for (size_t i = 0; i < full.user_arguments.size(); ++i) {
+      const zebin::UserArgument& a = mine.user_arguments[i];
+      const zebin::UserArgument& b = full.user_arguments[i];
+      EXPECT_EQ(a.kind, b.kind) << i;
+      EXPECT_EQ(a.size, b.size) << i;
+      EXPECT_EQ(a.type_size, b.type_size) << i;
+      EXPECT_EQ(a.name, b.name) << i;
+      EXPECT_EQ(a.type_name, b.type_name) << i;
+    }
   }
 }
 
