@@ -38,10 +38,15 @@ uint64_t sizeFromTypeName(const std::string& type_name) {
 Status deriveUserArguments(
     KernelInfo& kernel,
     std::vector<std::string>& warnings) {
+  // As string_views: a std::string compared with a literal measures the
+  // literal with strlen each time, for every payload entry.
+  const auto isUserArgument = [](const PayloadArgument& arg) {
+    const std::string_view type = arg.arg_type;
+    return arg.arg_index && (type == "arg_bypointer" || type == "arg_byvalue");
+  };
   size_t count = kernel.arg_infos.size();
   for (const PayloadArgument& arg : kernel.payload_arguments) {
-    if (arg.arg_index &&
-        (arg.arg_type == "arg_bypointer" || arg.arg_type == "arg_byvalue")) {
+    if (isUserArgument(arg)) {
       count = std::max(count, static_cast<size_t>(*arg.arg_index) + 1);
     }
   }
@@ -61,42 +66,40 @@ Status deriveUserArguments(
   for (const PayloadArgument& arg : kernel.payload_arguments) {
     // Implicit arguments tied to a user argument (buffer size, ...) may
     // name an index no user argument has: skip them before indexing.
-    if (!arg.arg_index ||
-        (arg.arg_type != "arg_bypointer" && arg.arg_type != "arg_byvalue")) {
+    if (!isUserArgument(arg)) {
       continue;
     }
     UserArgument& user = args[static_cast<size_t>(*arg.arg_index)];
     const bool first = !seen[static_cast<size_t>(*arg.arg_index)];
-    if (arg.arg_type == "arg_bypointer") {
+    if (std::string_view(arg.arg_type) == "arg_bypointer") {
+      const std::string_view space = arg.addrspace;
       UserArgumentKind kind = UserArgumentKind::kOther;
-      if (arg.addrspace == "global" || arg.addrspace.empty()) {
+      if (space == "global" || space.empty()) {
         kind = UserArgumentKind::kGlobalPointer;
-      } else if (arg.addrspace == "constant") {
+      } else if (space == "constant") {
         kind = UserArgumentKind::kConstantPointer;
-      } else if (arg.addrspace == "local") {
+      } else if (space == "local") {
         kind = UserArgumentKind::kLocalPointer;
-      } else if (arg.addrspace == "image") {
+      } else if (space == "image") {
         kind = UserArgumentKind::kImage;
-      } else if (arg.addrspace == "sampler") {
+      } else if (space == "sampler") {
         kind = UserArgumentKind::kSampler;
       }
       if (first) {
         user.kind = kind;
         user.size = kind == UserArgumentKind::kLocalPointer ? 0 : 8;
       }
-    } else if (arg.arg_type == "arg_byvalue") {
-      if (arg.is_ptr) {
-        user.kind = UserArgumentKind::kGlobalPointer;
-        user.size = 8;
-      } else {
-        // A struct passed by value arrives in pieces; the host passes the
-        // whole value, so its size is where the last piece ends.
-        user.kind = UserArgumentKind::kByValue;
-        user.size = std::max(
-            user.size,
-            static_cast<uint64_t>(arg.source_offset) +
-                static_cast<uint64_t>(arg.size));
-      }
+    } else if (arg.is_ptr) { // an arg_byvalue carrying a pointer
+      user.kind = UserArgumentKind::kGlobalPointer;
+      user.size = 8;
+    } else {
+      // A struct passed by value arrives in pieces; the host passes the
+      // whole value, so its size is where the last piece ends.
+      user.kind = UserArgumentKind::kByValue;
+      user.size = std::max(
+          user.size,
+          static_cast<uint64_t>(arg.source_offset) +
+              static_cast<uint64_t>(arg.size));
     }
     seen[static_cast<size_t>(*arg.arg_index)] = true;
   }
@@ -111,13 +114,14 @@ Status deriveUserArguments(
     // Not in the payload (unused by the kernel): the host must still
     // pass it, so take its shape from the source-level description.
     seen[static_cast<size_t>(info.index)] = true;
-    if (info.address_qualifier == "__global") {
+    const std::string_view qualifier = info.address_qualifier;
+    if (qualifier == "__global") {
       user.kind = UserArgumentKind::kGlobalPointer;
       user.size = 8;
-    } else if (info.address_qualifier == "__constant") {
+    } else if (qualifier == "__constant") {
       user.kind = UserArgumentKind::kConstantPointer;
       user.size = 8;
-    } else if (info.address_qualifier == "__local") {
+    } else if (qualifier == "__local") {
       user.kind = UserArgumentKind::kLocalPointer;
       user.size = 0;
     } else {
