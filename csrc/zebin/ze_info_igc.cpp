@@ -529,8 +529,10 @@ class IgcLayoutReader {
         env.grf_count > 0 && env.grf_count <= 4096;
   }
 
+  // Entries are read in place at the end of their list: most of a
+  // .ze_info is these, and a declined document is dropped whole.
   bool readPayloadArgument(size_t indent, KernelInfo& kernel) {
-    PayloadArgument arg;
+    PayloadArgument& arg = kernel.payload_arguments.emplace_back();
     const bool read = readMap(indent, [&arg](const Line& entry) {
       if (std::string* target = payloadText(arg, entry.key)) {
         return text(entry, *target);
@@ -551,11 +553,7 @@ class IgcLayoutReader {
       }
       return isIgnoredPayloadKey(entry.key) && isIgnorableValue(entry.value);
     });
-    if (!read || arg.arg_type.empty()) {
-      return false;
-    }
-    kernel.payload_arguments.push_back(std::move(arg));
-    return true;
+    return read && !arg.arg_type.empty();
   }
 
   bool readMemoryBuffer(size_t indent, KernelInfo& kernel) {
@@ -614,19 +612,14 @@ class IgcLayoutReader {
   }
 
   bool readArgInfo(size_t indent, std::vector<ArgInfo>& infos) {
-    ArgInfo info;
-    const bool read = readMap(indent, [&info](const Line& entry) {
+    ArgInfo& info = infos.emplace_back();
+    return readMap(indent, [&info](const Line& entry) {
       if (entry.key == "index") {
         return count(entry, info.index);
       }
       std::string* target = argInfoText(info, entry.key);
       return target != nullptr && text(entry, *target);
     });
-    if (!read) {
-      return false;
-    }
-    infos.push_back(std::move(info));
-    return true;
   }
 
   std::string_view text_;
