@@ -117,16 +117,19 @@ Status readSymbols(
     size_t symtab_index) {
   const Section& symtab = elf.sections[symtab_index];
   const RawSection& header = raw[symtab_index];
-  const std::string where = sectionLabel(symtab_index, symtab.name);
+  // Made only for an error: every zebin read passes here.
+  const auto where = [&symtab, symtab_index] {
+    return sectionLabel(symtab_index, symtab.name);
+  };
   if (header.entsize != kSymbolSize) {
     return Error(
-        where + ": symbol entry size is " + std::to_string(header.entsize) +
+        where() + ": symbol entry size is " + std::to_string(header.entsize) +
         ", expected 24");
   }
   if (header.link == 0 || header.link >= elf.sections.size() ||
       elf.sections[header.link].type != kShtStrtab) {
     return Error(
-        where + ": sh_link " + std::to_string(header.link) +
+        where() + ": sh_link " + std::to_string(header.link) +
         " does not name a string table");
   }
   const std::string_view names = elf.sections[header.link].data;
@@ -138,7 +141,8 @@ Status readSymbols(
     Symbol symbol;
     Expected<std::string> name = stringAt(names, in.u32(at));
     if (!name) {
-      return name.error().withContext(where + ": symbol " + std::to_string(i));
+      return name.error().withContext(
+          where() + ": symbol " + std::to_string(i));
     }
     symbol.name = std::move(*name);
     const uint8_t info = in.u8(at + 4);
@@ -155,11 +159,13 @@ Status readSymbols(
 // ELF notes: namesz, descsz, type, name (padded to 4), desc (padded to 4).
 Status readNotes(const Section& section, size_t index, ElfView& elf) {
   const ByteReader in(section.data);
-  const std::string where = sectionLabel(index, section.name);
+  const auto where = [&section, index] {
+    return sectionLabel(index, section.name);
+  };
   uint64_t at = 0;
   while (at < in.size()) {
     if (!in.fits(at, 12)) {
-      return Error(where + ": truncated note header at offset " + hex(at));
+      return Error(where() + ": truncated note header at offset " + hex(at));
     }
     const uint64_t name_size = in.u32(static_cast<size_t>(at));
     const uint64_t desc_size = in.u32(static_cast<size_t>(at + 4));
@@ -170,7 +176,7 @@ Status readNotes(const Section& section, size_t index, ElfView& elf) {
     const uint64_t next = desc_at + ((desc_size + 3) & ~uint64_t{3});
     if (!in.fits(name_at, name_size) || !in.fits(desc_at, desc_size)) {
       return Error(
-          where + ": note at offset " + hex(at) +
+          where() + ": note at offset " + hex(at) +
           " runs past the end of the section");
     }
     std::string_view owner = in.slice(name_at, name_size);
