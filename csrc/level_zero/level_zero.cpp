@@ -383,7 +383,10 @@ Expected<std::shared_ptr<Module>> Module::create(
   module->source_name_ = std::move(source_name);
   // The reader's message ("legacy patch-token binary", "truncated section")
   // says far more than the driver's INVALID_NATIVE_BINARY would.
-  Expected<zebin::Zebin> parsed = zebin::readZebin(zebin_bytes);
+  // kLaunch: the payload and args_info lists are read and checked, but
+  // not kept (see zeInfo()).
+  Expected<zebin::Zebin> parsed =
+      zebin::readZebin(zebin_bytes, zebin::ZeInfoDetail::kLaunch);
   if (!parsed) {
     return parsed.error().withContext(module->source_name_);
   }
@@ -440,14 +443,6 @@ Expected<std::shared_ptr<Module>> Module::create(
     return Error(std::move(message));
   }
   module->ze_info_ = std::move(parsed->ze_info);
-  // The per-entry lists are what user_arguments were derived from; nothing
-  // reads them after this. Freed here, their memory (tens of KiB for a
-  // kernel with many arguments) serves the next load instead of staying
-  // with every loaded kernel.
-  for (zebin::KernelInfo& kernel : module->ze_info_.kernels) {
-    std::vector<zebin::PayloadArgument>().swap(kernel.payload_arguments);
-    std::vector<zebin::ArgInfo>().swap(kernel.arg_infos);
-  }
   return module;
 }
 

@@ -192,9 +192,10 @@ class Module {
   Module& operator=(const Module&) = delete;
   ~Module();
 
-  // The zebin's .ze_info metadata (every kernel), without each kernel's
-  // payload_arguments and arg_infos: user_arguments hold what a launch
-  // needs of them (read the zebin with zebin::readZebin for the lists).
+  // The zebin's .ze_info metadata (every kernel), read with
+  // zebin::ZeInfoDetail::kLaunch: without each kernel's payload_arguments
+  // and arg_infos, whose user_arguments hold what a launch needs (read the
+  // zebin with zebin::readZebin for the lists).
   const zebin::ZeInfo& zeInfo() const noexcept {
     return ze_info_;
   }

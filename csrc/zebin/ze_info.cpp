@@ -510,7 +510,15 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
   if (!parsed) {
     return parsed.error();
   }
-  return ZeInfoBuilder(doc).build();
+  Expected<ZeInfo> info = ZeInfoBuilder(doc).build();
+  if (info && detail == ZeInfoDetail::kLaunch) {
+    // The rare document outside IGC's layout: read in full, then trimmed.
+    for (KernelInfo& kernel : info->kernels) {
+      std::vector<PayloadArgument>().swap(kernel.payload_arguments);
+      std::vector<ArgInfo>().swap(kernel.arg_infos);
+    }
+  }
+  return info;
 }
 
 } // namespace readers
@@ -518,8 +526,8 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
 Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
   // Nearly every `.ze_info` is IGC's own: read it in one pass, and leave
   // the rest (and every error and warning) to the tree reader.
-  if (detail == ZeInfoDetail::kFull) {
-    if (std::optional<ZeInfo> info = readers::parseIgcLayout(text)) {
+  if (detail != ZeInfoDetail::kExecutionOnly) {
+    if (std::optional<ZeInfo> info = readers::parseIgcLayout(text, detail)) {
       return std::move(*info);
     }
   }

@@ -190,9 +190,46 @@ struct Line {
   std::string_view value; // empty: a block follows, or a null value
 };
 
+// The emptied payload and args_info lists of kLaunch reads, with their
+// capacity, for the next kLaunch read on the same thread (ZeInfoDetail).
+struct ListPool {
+  std::vector<std::vector<PayloadArgument>> payloads;
+  std::vector<std::vector<ArgInfo>> arg_infos;
+};
+
+ListPool& listPool() {
+  thread_local ListPool pool;
+  return pool;
+}
+
+template <typename T>
+std::vector<T> takeList(std::vector<std::vector<T>>& pool) {
+  std::vector<T> list;
+  if (!pool.empty()) {
+    list = std::move(pool.back());
+    pool.pop_back();
+  }
+  return list;
+}
+
+// Leaves `list` empty, without memory: what it had goes to the pool, unless
+// the pool is full (a zebin of Triton's has one kernel) or the list is one
+// of an outsized kernel, whose memory is not worth keeping.
+template <typename T>
+void giveList(std::vector<std::vector<T>>& pool, std::vector<T>& list) {
+  constexpr size_t kKeptLists = 4;
+  constexpr size_t kKeptEntries = 1024;
+  list.clear();
+  if (pool.size() < kKeptLists && list.capacity() <= kKeptEntries) {
+    pool.push_back(std::move(list));
+  }
+  std::vector<T>().swap(list);
+}
+
 class IgcLayoutReader {
  public:
-  explicit IgcLayoutReader(std::string_view text) : text_(text) {}
+  IgcLayoutReader(std::string_view text, ZeInfoDetail detail)
+      : text_(text), keep_lists_(detail != ZeInfoDetail::kLaunch) {}
 
   std::optional<ZeInfo> read() {
     // Outside the layout anywhere: comments, tabs, CR line ends.
@@ -232,6 +269,13 @@ class IgcLayoutReader {
     }
     if (!deriveKernels(info_, misc_)) {
       return std::nullopt;
+    }
+    if (!keep_lists_) {
+      ListPool& pool = listPool();
+      for (KernelInfo& kernel : info_.kernels) {
+        giveList(pool.payloads, kernel.payload_arguments);
+        giveList(pool.arg_infos, kernel.arg_infos);
+      }
     }
     return std::move(info_);
   }
@@ -459,6 +503,9 @@ class IgcLayoutReader {
         return readExecutionEnv(entry, kernel.execution_env);
       }
       if (entry.key == "payload_arguments") {
+        if (!keep_lists_ && kernel.payload_arguments.capacity() == 0) {
+          kernel.payload_arguments = takeList(listPool().payloads);
+        }
         // Triton's kernels have 10-60: most lists grow once at most.
         kernel.payload_arguments.reserve(32);
         return readList(entry, [this, &kernel](size_t item) {
@@ -597,6 +644,9 @@ class IgcLayoutReader {
       }
       if (entry.key == "args_info" && !has_args) {
         has_args = true;
+        if (!keep_lists_) {
+          infos = takeList(listPool().arg_infos);
+        }
         infos.reserve(16);
         return readList(entry, [this, &infos](size_t item) {
           return readArgInfo(item, infos);
@@ -623,6 +673,7 @@ class IgcLayoutReader {
   }
 
   std::string_view text_;
+  bool keep_lists_ = true;
   size_t pos_ = 0;
   Line line_;
   bool has_line_ = false;
@@ -634,8 +685,10 @@ class IgcLayoutReader {
 
 } // namespace
 
-std::optional<ZeInfo> parseIgcLayout(std::string_view text) {
-  return IgcLayoutReader(text).read();
+std::optional<ZeInfo> parseIgcLayout(
+    std::string_view text,
+    ZeInfoDetail detail) {
+  return IgcLayoutReader(text, detail).read();
 }
 
 } // namespace readers

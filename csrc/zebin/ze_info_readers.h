@@ -32,7 +32,10 @@ using MiscInfos = std::vector<std::pair<std::string, std::vector<ArgInfo>>>;
 Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail);
 
 // nullopt: not in IGC's layout, or not valid (the tree reader says why).
-std::optional<ZeInfo> parseIgcLayout(std::string_view text);
+// `detail`: kFull or kLaunch.
+std::optional<ZeInfo> parseIgcLayout(
+    std::string_view text,
+    ZeInfoDetail detail = ZeInfoDetail::kFull);
 
 // The keys both readers know, in one place so that they cannot disagree.
 // Integer fields (counts: never negative) and text fields by key, nullptr

@@ -196,6 +196,12 @@ struct ZeInfo {
 // How much of `.ze_info` to read.
 enum class ZeInfoDetail {
   kFull,
+  // What a launch reads: kFull, read and checked the same way, but each
+  // kernel's payload_arguments and arg_infos are left empty (its
+  // user_arguments hold what a launch needs of them). Their memory stays
+  // with the thread for its next such read: a loader reading zebin after
+  // zebin allocates these lists once, not tens of KiB per kernel.
+  kLaunch,
   // Kernel names, execution_env, user_attributes and memory buffers only:
   // payload_arguments, kernels_misc_info and other per-argument lists are
   // skipped unparsed (so not validated) and user_arguments stay empty.

@@ -33,6 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     xsl::Expected<xsl::zebin::ZeInfo> full = xsl::zebin::parseZeInfo(bytes);
+    // kLaunch: the same read without the per-entry lists, or the same error.
+    if (!xsl::zebin::testing::launchDifference(
+             full,
+             xsl::zebin::parseZeInfo(bytes, xsl::zebin::ZeInfoDetail::kLaunch))
+             .empty()) {
+      __builtin_trap();
+    }
     xsl::Expected<xsl::zebin::ZeInfo> fast = xsl::zebin::parseZeInfo(
         bytes, xsl::zebin::ZeInfoDetail::kExecutionOnly);
     if (!full) {

@@ -127,6 +127,23 @@ TEST_F(CorpusTest, ExecutionOnlyDetailAgreesWithFullRead) {
   }
 }
 
+TEST_F(CorpusTest, LaunchDetailIsTheFullReadWithoutTheLists) {
+  for (const std::string& file : distinctFiles()) {
+    SCOPED_TRACE(file);
+    const std::string bytes =
+        testing::readBinaryFile(testing::corpusDir() + "/" + file);
+    Expected<Zebin> full = readZebin(bytes);
+    ASSERT_TRUE(full.ok()) << full.error().message();
+    // Twice: the second read takes its lists from the thread's pool.
+    for (int round = 0; round < 2; ++round) {
+      Expected<Zebin> launch = readZebin(bytes, ZeInfoDetail::kLaunch);
+      ASSERT_TRUE(launch.ok()) << launch.error().message();
+      EXPECT_EQ(testing::launchDifference(full->ze_info, launch->ze_info), "")
+          << "round " << round;
+    }
+  }
+}
+
 TEST_F(CorpusTest, IgcLayoutReaderReadsEveryFileAsTheTreeReaderDoes) {
   for (const std::string& file : distinctFiles()) {
     SCOPED_TRACE(file);

@@ -133,7 +133,8 @@ std::string replaced(
 }
 
 // parseZeInfo (both readers) against the tree reader alone: the same
-// ZeInfo, or the same error.
+// ZeInfo, or the same error; and a kLaunch read, twice (the second takes
+// its lists from the thread's pool), the same without the lists.
 void expectSameAsTree(const std::string& text) {
   Expected<ZeInfo> combined = parseZeInfo(text);
   Expected<ZeInfo> tree = readers::parseTree(text, ZeInfoDetail::kFull);
@@ -143,6 +144,13 @@ void expectSameAsTree(const std::string& text) {
     EXPECT_EQ(firstDifference(*combined, *tree), "");
   } else {
     EXPECT_EQ(combined.error().message(), tree.error().message());
+  }
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(
+        testing::launchDifference(
+            tree, parseZeInfo(text, ZeInfoDetail::kLaunch)),
+        "")
+        << "round " << round;
   }
 }
 

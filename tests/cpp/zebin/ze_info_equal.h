@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expected.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
@@ -130,6 +131,38 @@ inline std::string firstDifference(const ZeInfo& a, const ZeInfo& b) {
             });
       });
   return out;
+}
+
+// `info` as a ZeInfoDetail::kLaunch read gives it: without each kernel's
+// payload_arguments and arg_infos.
+inline ZeInfo withoutLists(ZeInfo info) {
+  for (KernelInfo& kernel : info.kernels) {
+    kernel.payload_arguments.clear();
+    kernel.arg_infos.clear();
+  }
+  return info;
+}
+
+// "" when a kLaunch read (`launch`) is what the kFull read (`full`) of the
+// same text says it must be: the same without the lists, or the same error.
+inline std::string launchDifference(
+    const Expected<ZeInfo>& full,
+    const Expected<ZeInfo>& launch) {
+  if (full.ok() != launch.ok()) {
+    return full.ok() ? "kLaunch failed: " + launch.error().message()
+                     : "kLaunch read what kFull rejects";
+  }
+  if (!full.ok()) {
+    return full.error().message() == launch.error().message()
+        ? ""
+        : "error: " + launch.error().message();
+  }
+  for (const KernelInfo& kernel : launch->kernels) {
+    if (!kernel.payload_arguments.empty() || !kernel.arg_infos.empty()) {
+      return "kernel '" + kernel.name + "' kept its lists";
+    }
+  }
+  return firstDifference(withoutLists(*full), *launch);
 }
 
 } // namespace testing
