@@ -162,6 +162,8 @@ Status readNotes(const Section& section, size_t index, ElfView& elf) {
   const auto where = [&section, index] {
     return sectionLabel(index, section.name);
   };
+  // Each note takes 12 bytes at least: one allocation for all of them.
+  elf.intelgt_notes.reserve(elf.intelgt_notes.size() + in.size() / 12);
   uint64_t at = 0;
   while (at < in.size()) {
     if (!in.fits(at, 12)) {
