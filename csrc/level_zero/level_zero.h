@@ -193,9 +193,9 @@ class Module {
   ~Module();
 
   // The zebin's .ze_info metadata (every kernel), read with
-  // zebin::ZeInfoDetail::kLaunch: without each kernel's payload_arguments
-  // and arg_infos, whose user_arguments hold what a launch needs (read the
-  // zebin with zebin::readZebin for the lists).
+  // zebin::ZeInfoDetail::kLaunch: without each kernel's payload_arguments,
+  // arg_infos and execution_env.flags; user_arguments hold what a launch
+  // needs of the lists (read the zebin with zebin::readZebin for them).
   const zebin::ZeInfo& zeInfo() const noexcept {
     return ze_info_;
   }

@@ -516,6 +516,7 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
     for (KernelInfo& kernel : info->kernels) {
       std::vector<PayloadArgument>().swap(kernel.payload_arguments);
       std::vector<ArgInfo>().swap(kernel.arg_infos);
+      kernel.execution_env.flags.clear();
     }
   }
   return info;

@@ -563,7 +563,9 @@ class IgcLayoutReader {
       }
       if ((entry.value == "true" || entry.value == "false") &&
           isPlainKey(entry.key)) {
-        env.flags[std::string(entry.key)] = entry.value == "true";
+        if (keep_lists_) {
+          env.flags[std::string(entry.key)] = entry.value == "true";
+        }
         return true;
       }
       // Known keys checked for shape only; anything else is a warning.
@@ -673,6 +675,8 @@ class IgcLayoutReader {
   }
 
   std::string_view text_;
+  // kFull: keep the payload and args_info lists and the flags; kLaunch
+  // reads and checks them only.
   bool keep_lists_ = true;
   size_t pos_ = 0;
   Line line_;

@@ -197,10 +197,11 @@ struct ZeInfo {
 enum class ZeInfoDetail {
   kFull,
   // What a launch reads: kFull, read and checked the same way, but each
-  // kernel's payload_arguments and arg_infos are left empty (its
-  // user_arguments hold what a launch needs of them). Their memory stays
-  // with the thread for its next such read: a loader reading zebin after
-  // zebin allocates these lists once, not tens of KiB per kernel.
+  // kernel's payload_arguments, arg_infos and execution_env.flags are left
+  // empty (its user_arguments hold what a launch needs of the lists). The
+  // lists' memory stays with the thread for its next such read: a loader
+  // reading zebin after zebin allocates them once, not tens of KiB per
+  // kernel.
   kLaunch,
   // Kernel names, execution_env, user_attributes and memory buffers only:
   // payload_arguments, kernels_misc_info and other per-argument lists are

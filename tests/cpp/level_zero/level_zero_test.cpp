@@ -314,6 +314,7 @@ TEST_F(LevelZeroTest, ModuleKeepsWhatALaunchReadsOfZeInfo) {
     ASSERT_FALSE(full.arg_infos.empty());
     EXPECT_TRUE(mine.payload_arguments.empty());
     EXPECT_TRUE(mine.arg_infos.empty());
+    EXPECT_TRUE(mine.execution_env.flags.empty());
     EXPECT_EQ(mine.name, full.name);
     EXPECT_EQ(mine.threads_per_warp, full.threads_per_warp);
     EXPECT_EQ(mine.spill_bytes, full.spill_bytes);

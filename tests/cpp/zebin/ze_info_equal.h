@@ -134,11 +134,12 @@ inline std::string firstDifference(const ZeInfo& a, const ZeInfo& b) {
 }
 
 // `info` as a ZeInfoDetail::kLaunch read gives it: without each kernel's
-// payload_arguments and arg_infos.
+// payload_arguments, arg_infos and execution_env.flags.
 inline ZeInfo withoutLists(ZeInfo info) {
   for (KernelInfo& kernel : info.kernels) {
     kernel.payload_arguments.clear();
     kernel.arg_infos.clear();
+    kernel.execution_env.flags.clear();
   }
   return info;
 }
@@ -158,8 +159,9 @@ inline std::string launchDifference(
         : "error: " + launch.error().message();
   }
   for (const KernelInfo& kernel : launch->kernels) {
-    if (!kernel.payload_arguments.empty() || !kernel.arg_infos.empty()) {
-      return "kernel '" + kernel.name + "' kept its lists";
+    if (!kernel.payload_arguments.empty() || !kernel.arg_infos.empty() ||
+        !kernel.execution_env.flags.empty()) {
+      return "kernel '" + kernel.name + "' kept its lists or flags";
     }
   }
   return firstDifference(withoutLists(*full), *launch);
