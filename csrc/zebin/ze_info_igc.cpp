@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -191,23 +192,30 @@ struct Line {
 };
 
 // The emptied payload and args_info lists of kLaunch reads, with their
-// capacity, for the next kLaunch read on the same thread (ZeInfoDetail).
+// capacity, for the next kLaunch read (ZeInfoDetail). Process-wide under a
+// lock rather than per thread: mingw-w64's emulated thread_local may free a
+// thread's storage before that thread's destructors have run.
 struct ListPool {
+  std::mutex mutex;
   std::vector<std::vector<PayloadArgument>> payloads;
   std::vector<std::vector<ArgInfo>> arg_infos;
 };
 
 ListPool& listPool() {
-  thread_local ListPool pool;
-  return pool;
+  // Never destroyed: a load may run while the process exits.
+  static ListPool* const pool = new ListPool();
+  return *pool;
 }
 
 template <typename T>
-std::vector<T> takeList(std::vector<std::vector<T>>& pool) {
+std::vector<T> takeList(std::vector<std::vector<T>> ListPool::*lists) {
+  ListPool& pool = listPool();
   std::vector<T> list;
-  if (!pool.empty()) {
-    list = std::move(pool.back());
-    pool.pop_back();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  std::vector<std::vector<T>>& kept = pool.*lists;
+  if (!kept.empty()) {
+    list = std::move(kept.back());
+    kept.pop_back();
   }
   return list;
 }
@@ -216,14 +224,23 @@ std::vector<T> takeList(std::vector<std::vector<T>>& pool) {
 // the pool is full (a zebin of Triton's has one kernel) or the list is one
 // of an outsized kernel, whose memory is not worth keeping.
 template <typename T>
-void giveList(std::vector<std::vector<T>>& pool, std::vector<T>& list) {
+void giveList(
+    std::vector<std::vector<T>> ListPool::*lists,
+    std::vector<T>& list) {
   constexpr size_t kKeptLists = 4;
   constexpr size_t kKeptEntries = 1024;
-  list.clear();
-  if (pool.size() < kKeptLists && list.capacity() <= kKeptEntries) {
-    pool.push_back(std::move(list));
+  std::vector<T> given;
+  given.swap(list);
+  given.clear(); // the entries go outside the lock
+  if (given.capacity() > kKeptEntries) {
+    return;
   }
-  std::vector<T>().swap(list);
+  ListPool& pool = listPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  std::vector<std::vector<T>>& kept = pool.*lists;
+  if (kept.size() < kKeptLists) {
+    kept.push_back(std::move(given));
+  }
 }
 
 class IgcLayoutReader {
@@ -271,10 +288,9 @@ class IgcLayoutReader {
       return std::nullopt;
     }
     if (!keep_lists_) {
-      ListPool& pool = listPool();
       for (KernelInfo& kernel : info_.kernels) {
-        giveList(pool.payloads, kernel.payload_arguments);
-        giveList(pool.arg_infos, kernel.arg_infos);
+        giveList(&ListPool::payloads, kernel.payload_arguments);
+        giveList(&ListPool::arg_infos, kernel.arg_infos);
       }
     }
     return std::move(info_);
@@ -504,7 +520,7 @@ class IgcLayoutReader {
       }
       if (entry.key == "payload_arguments") {
         if (!keep_lists_ && kernel.payload_arguments.capacity() == 0) {
-          kernel.payload_arguments = takeList(listPool().payloads);
+          kernel.payload_arguments = takeList(&ListPool::payloads);
         }
         // Triton's kernels have 10-60: most lists grow once at most.
         kernel.payload_arguments.reserve(32);
@@ -647,7 +663,7 @@ class IgcLayoutReader {
       if (entry.key == "args_info" && !has_args) {
         has_args = true;
         if (!keep_lists_) {
-          infos = takeList(listPool().arg_infos);
+          infos = takeList(&ListPool::arg_infos);
         }
         infos.reserve(16);
         return readList(entry, [this, &infos](size_t item) {

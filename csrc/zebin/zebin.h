@@ -199,7 +199,7 @@ enum class ZeInfoDetail {
   // What a launch reads: kFull, read and checked the same way, but each
   // kernel's payload_arguments, arg_infos and execution_env.flags are left
   // empty (its user_arguments hold what a launch needs of the lists). The
-  // lists' memory stays with the thread for its next such read: a loader
+  // lists' memory is kept (emptied) for the next such read: a loader
   // reading zebin after zebin allocates them once, not tens of KiB per
   // kernel.
   kLaunch,

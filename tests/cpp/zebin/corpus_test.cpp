@@ -134,7 +134,7 @@ TEST_F(CorpusTest, LaunchDetailIsTheFullReadWithoutTheLists) {
         testing::readBinaryFile(testing::corpusDir() + "/" + file);
     Expected<Zebin> full = readZebin(bytes);
     ASSERT_TRUE(full.ok()) << full.error().message();
-    // Twice: the second read takes its lists from the thread's pool.
+    // Twice: the second read takes its lists from the pool.
     for (int round = 0; round < 2; ++round) {
       Expected<Zebin> launch = readZebin(bytes, ZeInfoDetail::kLaunch);
       ASSERT_TRUE(launch.ok()) << launch.error().message();

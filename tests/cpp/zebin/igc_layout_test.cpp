@@ -134,7 +134,7 @@ std::string replaced(
 
 // parseZeInfo (both readers) against the tree reader alone: the same
 // ZeInfo, or the same error; and a kLaunch read, twice (the second takes
-// its lists from the thread's pool), the same without the lists.
+// its lists from the pool), the same without the lists.
 void expectSameAsTree(const std::string& text) {
   Expected<ZeInfo> combined = parseZeInfo(text);
   Expected<ZeInfo> tree = readers::parseTree(text, ZeInfoDetail::kFull);
