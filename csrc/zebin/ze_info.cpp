@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/reuse_pool.h"
 #include "zebin/yaml.h"
 #include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
@@ -498,26 +499,25 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
       "global_host_access_table",
       "kernels_cost_info"};
   static const std::vector<std::string_view> kNoKeys;
-  // One document per thread, parsed into again and again: its nodes and
-  // lines (tens of KB for a kernel with many arguments) are the largest
-  // allocations of a load, and fresh ones would cost a page fault per 4 KiB
-  // on every load. Nothing refers to it once build() has copied the values.
-  thread_local yaml::Document doc;
+  // Documents are parsed into again and again: their nodes and lines (tens
+  // of KB for a kernel with many arguments) are the largest allocations of
+  // a load, and fresh ones would cost a page fault per 4 KiB on every load.
+  // Nothing refers to one once build() has copied the values.
+  static auto* const documents = new ReusePool<yaml::Document>(4);
+  yaml::Document doc = documents->take();
   Status parsed = yaml::parseInto(
       text,
       detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys,
       doc);
   if (!parsed) {
+    documents->give(std::move(doc));
     return parsed.error();
   }
   Expected<ZeInfo> info = ZeInfoBuilder(doc).build();
+  documents->give(std::move(doc));
   if (info && detail == ZeInfoDetail::kLaunch) {
     // The rare document outside IGC's layout: read in full, then trimmed.
-    for (KernelInfo& kernel : info->kernels) {
-      std::vector<PayloadArgument>().swap(kernel.payload_arguments);
-      std::vector<ArgInfo>().swap(kernel.arg_infos);
-      kernel.execution_env.flags.clear();
-    }
+    leaveLaunchDetail(*info);
   }
   return info;
 }

@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -191,58 +190,6 @@ struct Line {
   std::string_view value; // empty: a block follows, or a null value
 };
 
-// The emptied payload and args_info lists of kLaunch reads, with their
-// capacity, for the next kLaunch read (ZeInfoDetail). Process-wide under a
-// lock rather than per thread: mingw-w64's emulated thread_local may free a
-// thread's storage before that thread's destructors have run.
-struct ListPool {
-  std::mutex mutex;
-  std::vector<std::vector<PayloadArgument>> payloads;
-  std::vector<std::vector<ArgInfo>> arg_infos;
-};
-
-ListPool& listPool() {
-  // Never destroyed: a load may run while the process exits.
-  static ListPool* const pool = new ListPool();
-  return *pool;
-}
-
-template <typename T>
-std::vector<T> takeList(std::vector<std::vector<T>> ListPool::*lists) {
-  ListPool& pool = listPool();
-  std::vector<T> list;
-  std::lock_guard<std::mutex> lock(pool.mutex);
-  std::vector<std::vector<T>>& kept = pool.*lists;
-  if (!kept.empty()) {
-    list = std::move(kept.back());
-    kept.pop_back();
-  }
-  return list;
-}
-
-// Leaves `list` empty, without memory: what it had goes to the pool, unless
-// the pool is full (a zebin of Triton's has one kernel) or the list is one
-// of an outsized kernel, whose memory is not worth keeping.
-template <typename T>
-void giveList(
-    std::vector<std::vector<T>> ListPool::*lists,
-    std::vector<T>& list) {
-  constexpr size_t kKeptLists = 4;
-  constexpr size_t kKeptEntries = 1024;
-  std::vector<T> given;
-  given.swap(list);
-  given.clear(); // the entries go outside the lock
-  if (given.capacity() > kKeptEntries) {
-    return;
-  }
-  ListPool& pool = listPool();
-  std::lock_guard<std::mutex> lock(pool.mutex);
-  std::vector<std::vector<T>>& kept = pool.*lists;
-  if (kept.size() < kKeptLists) {
-    kept.push_back(std::move(given));
-  }
-}
-
 class IgcLayoutReader {
  public:
   IgcLayoutReader(std::string_view text, ZeInfoDetail detail)
@@ -288,10 +235,7 @@ class IgcLayoutReader {
       return std::nullopt;
     }
     if (!keep_lists_) {
-      for (KernelInfo& kernel : info_.kernels) {
-        giveList(&ListPool::payloads, kernel.payload_arguments);
-        giveList(&ListPool::arg_infos, kernel.arg_infos);
-      }
+      leaveLaunchDetail(info_);
     }
     return std::move(info_);
   }
@@ -520,7 +464,7 @@ class IgcLayoutReader {
       }
       if (entry.key == "payload_arguments") {
         if (!keep_lists_ && kernel.payload_arguments.capacity() == 0) {
-          kernel.payload_arguments = takeList(&ListPool::payloads);
+          kernel.payload_arguments = reusedPayloadList();
         }
         // Triton's kernels have 10-60: most lists grow once at most.
         kernel.payload_arguments.reserve(32);
@@ -663,7 +607,7 @@ class IgcLayoutReader {
       if (entry.key == "args_info" && !has_args) {
         has_args = true;
         if (!keep_lists_) {
-          infos = takeList(&ListPool::arg_infos);
+          infos = reusedArgInfoList();
         }
         infos.reserve(16);
         return readList(entry, [this, &infos](size_t item) {
@@ -692,7 +636,8 @@ class IgcLayoutReader {
 
   std::string_view text_;
   // kFull: keep the payload and args_info lists and the flags; kLaunch
-  // reads and checks them only.
+  // reads and checks them only, then leaves them out (leaveLaunchDetail),
+  // and does not store the flags in the first place.
   bool keep_lists_ = true;
   size_t pos_ = 0;
   Line line_;
