@@ -13,7 +13,9 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "common/reuse_pool.h"
 #include "file_io/file_io.h"
 #include "level_zero/loader.h"
 #include "load_floor.h"
@@ -64,9 +66,10 @@ PyObject* loadFloor(PyObject* /*self*/, PyObject* args) {
     if (!api) {
       return fail(api.error().message());
     }
-    // Kept per thread as _load_kernel keeps its buffer: the floor must not
-    // pay for page faults the static launcher does not pay either.
-    thread_local std::string bytes;
+    // Kept as _load_kernel keeps its buffer: the floor must not pay for
+    // page faults the static launcher does not pay either.
+    static auto* const buffers = new ReusePool<std::string>(4);
+    std::string bytes = buffers->take();
     if (Status read = file_io::readFileInto(path, bytes); !read) {
       return fail(read.error().message());
     }
@@ -88,6 +91,7 @@ PyObject* loadFloor(PyObject* /*self*/, PyObject* args) {
         &module_desc,
         &held->module,
         nullptr);
+    buffers->give(std::move(bytes)); // the module has its own copy
     if (result != ZE_RESULT_SUCCESS) {
       held->module = nullptr;
       return fail(std::string("zeModuleCreate failed for ") + path);
