@@ -86,7 +86,7 @@ Expected<Document> parse(
     const std::vector<std::string_view>& skip_keys = {});
 
 // parse() into `doc`, replacing what it held but keeping its memory: a
-// caller that parses many documents in turn (one Document per thread)
+// caller that parses many documents in turn (reusing its Documents)
 // allocates nothing once the Document has held the largest, and touches no
 // freshly allocated pages. On error `doc` holds no document.
 Status parseInto(
