@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -503,17 +504,22 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
   // of KB for a kernel with many arguments) are the largest allocations of
   // a load, and fresh ones would cost a page fault per 4 KiB on every load.
   // Nothing refers to one once build() has copied the values.
-  static auto* const documents = new ReusePool<yaml::Document>(4);
-  yaml::Document doc = documents->take();
+  // Kept by pointer: moving a Document moves a std::deque, which allocates.
+  static auto* const documents =
+      new ReusePool<std::unique_ptr<yaml::Document>>(4);
+  std::unique_ptr<yaml::Document> doc = documents->take();
+  if (doc == nullptr) {
+    doc = std::make_unique<yaml::Document>();
+  }
   Status parsed = yaml::parseInto(
       text,
       detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys,
-      doc);
+      *doc);
   if (!parsed) {
     documents->give(std::move(doc));
     return parsed.error();
   }
-  Expected<ZeInfo> info = ZeInfoBuilder(doc).build();
+  Expected<ZeInfo> info = ZeInfoBuilder(*doc).build();
   documents->give(std::move(doc));
   if (info && detail == ZeInfoDetail::kLaunch) {
     // The rare document outside IGC's layout: read in full, then trimmed.
