@@ -201,17 +201,9 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
   if (!wide) {
     return wide.error();
   }
-  const DWORD attributes = GetFileAttributesW(wide->c_str());
-  if (attributes == INVALID_FILE_ATTRIBUTES) {
-    const DWORD code = GetLastError();
-    if (isMissingError(code)) {
-      return missingFile(utf8_path);
-    }
-    return unreadableFile(utf8_path, windowsErrorText(code));
-  }
-  if ((attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
-    return directoryPath(utf8_path);
-  }
+  // One open, no attribute query first: every lookup of a path costs a walk
+  // of it. Opening a directory without FILE_FLAG_BACKUP_SEMANTICS fails
+  // with ERROR_ACCESS_DENIED; only then is the path asked what it is.
   HANDLE file = CreateFileW(
       wide->c_str(),
       GENERIC_READ,
@@ -224,6 +216,13 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
     const DWORD code = GetLastError();
     if (isMissingError(code)) {
       return missingFile(utf8_path);
+    }
+    if (code == ERROR_ACCESS_DENIED) {
+      const DWORD attributes = GetFileAttributesW(wide->c_str());
+      if (attributes != INVALID_FILE_ATTRIBUTES &&
+          (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+        return directoryPath(utf8_path);
+      }
     }
     return unreadableFile(utf8_path, windowsErrorText(code));
   }
@@ -241,10 +240,14 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
   if (static_cast<unsigned long long>(size.QuadPart) > kMaxKernelBinaryBytes) {
     return tooLarge(utf8_path);
   }
-  bytes.assign(static_cast<size_t>(size.QuadPart), '\0');
+  // Only bytes the buffer never had are zeroed: ReadFile overwrites the rest.
+  const size_t expected = static_cast<size_t>(size.QuadPart);
+  if (bytes.size() < expected) {
+    bytes.resize(expected);
+  }
   size_t done = 0;
-  while (done < bytes.size()) {
-    const size_t left = bytes.size() - done;
+  while (done < expected) {
+    const size_t left = expected - done;
     const DWORD chunk =
         left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
     DWORD read = 0;
@@ -351,8 +354,12 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
   }
   // Read straight into a buffer of the file's size, plus one byte that
   // shows whether the file grew; a file that did (or that reports size 0,
-  // as /proc files do) grows the buffer until end of file.
-  bytes.assign(static_cast<size_t>(info.st_size) + 1, '\0');
+  // as /proc files do) grows the buffer until end of file. Only bytes the
+  // buffer never had are zeroed: read() overwrites the rest.
+  const size_t expected = static_cast<size_t>(info.st_size);
+  if (bytes.size() < expected + 1) {
+    bytes.resize(expected + 1);
+  }
   size_t done = 0;
   for (;;) {
     if (done == bytes.size()) {
@@ -373,6 +380,9 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
       break;
     }
     done += static_cast<size_t>(got);
+    if (done == expected && done < bytes.size()) {
+      break; // the size fstat gave, and a short read: end of file
+    }
   }
   if (done > kMaxKernelBinaryBytes) {
     return tooLarge(utf8_path); // grew while being read

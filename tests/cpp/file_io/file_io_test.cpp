@@ -38,6 +38,27 @@ TEST(FileIo, ReadsWholeBinaryFile) {
   EXPECT_EQ(*read, bytes);
 }
 
+// A reused buffer keeps its memory, not its bytes: after a larger file, a
+// smaller one reads back exactly, and a larger one again after it.
+TEST(FileIo, ReusedBufferHoldsExactlyTheFileRead) {
+  const std::string dir = test_paths::scratchDir("reuse");
+  const std::string large = binaryContent();
+  const std::string small(300, 'x');
+  const std::string larger = large + large;
+  ASSERT_TRUE(writeFileBytes(dir + "/large.zebin", large).ok());
+  ASSERT_TRUE(writeFileBytes(dir + "/small.zebin", small).ok());
+  ASSERT_TRUE(writeFileBytes(dir + "/larger.zebin", larger).ok());
+  std::string buffer;
+  ASSERT_TRUE(readFileInto(dir + "/large.zebin", buffer).ok());
+  EXPECT_EQ(buffer, large);
+  ASSERT_TRUE(readFileInto(dir + "/small.zebin", buffer).ok());
+  EXPECT_EQ(buffer, small);
+  ASSERT_TRUE(readFileInto(dir + "/larger.zebin", buffer).ok());
+  EXPECT_EQ(buffer, larger);
+  ASSERT_TRUE(readFileInto(dir + "/small.zebin", buffer).ok());
+  EXPECT_EQ(buffer, small);
+}
+
 TEST(FileIo, MissingFileNamesPath) {
   const std::string path =
       test_paths::scratchDir("missing") + "/no_such_kernel.zebin";
@@ -135,6 +156,14 @@ TEST(FileIo, FileLargerThanItsReportedSizeIsReadWhole) {
   EXPECT_GT(read->size(), 0u);
   EXPECT_EQ(read->find('\0'), std::string::npos);
   EXPECT_EQ(read->back(), '\n');
+  // The same through a buffer that holds more than the file's reported 0
+  // bytes: the read still goes to end of file, and nothing of before stays.
+  std::string buffer(1 << 20, '\0');
+  ASSERT_TRUE(readFileInto("/proc/self/maps", buffer).ok());
+  EXPECT_GT(buffer.size(), 0u);
+  EXPECT_LT(buffer.size(), size_t{1} << 20);
+  EXPECT_EQ(buffer.find('\0'), std::string::npos);
+  EXPECT_EQ(buffer.back(), '\n');
 }
 #endif
 
