@@ -90,7 +90,7 @@ RawSection readSectionHeader(const ByteReader& in, size_t at) {
 }
 
 // NUL-terminated string at `offset` of a string table.
-Expected<std::string> stringAt(std::string_view table, uint64_t offset) {
+Expected<std::string_view> stringAt(std::string_view table, uint64_t offset) {
   if (offset >= table.size()) {
     return Error(
         "name offset " + hex(offset) + " is outside the string table (" +
@@ -102,13 +102,13 @@ Expected<std::string> stringAt(std::string_view table, uint64_t offset) {
         "name at offset " + hex(offset) +
         " is not NUL-terminated inside the string table");
   }
-  return std::string(table.substr(
-      static_cast<size_t>(offset), end - static_cast<size_t>(offset)));
+  return table.substr(
+      static_cast<size_t>(offset), end - static_cast<size_t>(offset));
 }
 
-std::string sectionLabel(size_t index, const std::string& name) {
+std::string sectionLabel(size_t index, std::string_view name) {
   return "section " + std::to_string(index) +
-      (name.empty() ? std::string() : " '" + name + "'");
+      (name.empty() ? std::string() : " '" + std::string(name) + "'");
 }
 
 Status readSymbols(
@@ -139,12 +139,12 @@ Status readSymbols(
   for (size_t i = 1; i < count; ++i) { // entry 0 is the null symbol
     const size_t at = i * kSymbolSize;
     Symbol symbol;
-    Expected<std::string> name = stringAt(names, in.u32(at));
+    Expected<std::string_view> name = stringAt(names, in.u32(at));
     if (!name) {
       return name.error().withContext(
           where() + ": symbol " + std::to_string(i));
     }
-    symbol.name = std::move(*name);
+    symbol.name = *name;
     const uint8_t info = in.u8(at + 4);
     symbol.binding = static_cast<uint8_t>(info >> 4);
     symbol.type = static_cast<uint8_t>(info & 0xf);
@@ -185,7 +185,7 @@ Status readNotes(const Section& section, size_t index, ElfView& elf) {
     while (!owner.empty() && owner.back() == '\0') {
       owner.remove_suffix(1);
     }
-    note.owner = std::string(owner);
+    note.owner = owner;
     note.desc = in.slice(desc_at, desc_size);
     elf.intelgt_notes.push_back(std::move(note));
     at = next;
@@ -329,11 +329,11 @@ Expected<ElfView> readElf(std::string_view bytes) {
     section.flags = raw[i].flags;
     section.file_offset = raw[i].offset;
     if (i != 0) {
-      Expected<std::string> name = stringAt(name_table, raw[i].name);
+      Expected<std::string_view> name = stringAt(name_table, raw[i].name);
       if (!name) {
         return name.error().withContext("section " + std::to_string(i));
       }
-      section.name = std::move(*name);
+      section.name = *name;
     }
     if (raw[i].type != kShtNobits && i != 0) {
       section.data = in.slice(raw[i].offset, raw[i].size);

@@ -5,9 +5,9 @@
 // byte buffer the caller owns; every offset and size is checked before use,
 // and bad input yields an Error naming the section/kernel/key, never a crash.
 //
-// Lifetime: ElfView::Section::data, Note::desc and ZeInfo text views point
+// Lifetime: the names and data of ElfView's sections, symbols and notes point
 // into the buffer passed to readElf()/readZebin(); keep it alive as long as
-// the result is used.
+// the ElfView is used. ZeInfo owns what it holds.
 
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +40,7 @@ constexpr uint32_t kNoteTargetMetadata = 3;
 constexpr uint32_t kNoteZebinVersion = 4;
 
 struct Section {
-  std::string name;
+  std::string_view name;
   uint32_t type = 0;
   uint64_t flags = 0;
   uint64_t file_offset = 0;
@@ -48,7 +48,7 @@ struct Section {
 };
 
 struct Symbol {
-  std::string name;
+  std::string_view name;
   uint64_t value = 0;
   uint64_t size = 0;
   uint16_t section_index = 0;
@@ -57,7 +57,7 @@ struct Symbol {
 };
 
 struct Note {
-  std::string owner;
+  std::string_view owner;
   uint32_t type = 0;
   std::string_view desc;
 };
