@@ -253,7 +253,11 @@ def measure(args: argparse.Namespace) -> int:
         rss: Dict[str, List[int]] = {name: [] for name in names}
         for count in COUNTS:
             for round_index in range(args.repeat):
-                for name in names:
+                # The order turns by one each round: a loader's place in the
+                # round (after Triton's heavy warm start, say) must not
+                # favour it.
+                turn = round_index % len(names)
+                for name in names[turn:] + names[:turn]:
                     runs[count][name].append(float(ask(name, f"round {count}")))
                 if count == max(COUNTS) and round_index == 0:
                     # After one round the heap holds what a round needs at once.
