@@ -35,7 +35,8 @@ load every kernel once and then drop what was loaded. Each loader runs in a
 process of its own: Triton's never free what they load (the resident memory
 each keeps per kernel is printed), and whatever ran in their process would
 run on the heap they grew. The processes take turns, one round each, so
-every round of every loader sees the same machine load; the ratio is the
+every round of every loader sees the same machine load (the order turns by
+one each round: each loader runs after each other one); the ratio is the
 median of the per-round ratios. --compare-build adds the _load_kernel of
 another build tree (its package and test driver) to the turns, e.g. a build
 from before a change. The test driver creates modules without compiling
@@ -218,7 +219,8 @@ def measure(args: argparse.Namespace) -> int:
     """Each loader runs in its own process (Triton's never free what they
     load, so no loader runs on a heap another one grew), and the processes
     take turns: every round runs each loader once over the same kernels,
-    so all see the same machine load, and ratios are paired by round."""
+    in an order that turns by one each round, so all see the same machine
+    load, and ratios are paired by round."""
     names = list(LOADERS) + ([COMPARED] if args.compare_build else [])
     workers = {}
     for name in names:
