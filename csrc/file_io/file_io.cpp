@@ -380,8 +380,8 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
       break;
     }
     done += static_cast<size_t>(got);
-    if (done == expected && done < bytes.size()) {
-      break; // the size fstat gave, and a short read: end of file
+    if (done == expected) {
+      break; // the size fstat gave, from reads asked for more: end of file
     }
   }
   if (done > kMaxKernelBinaryBytes) {
