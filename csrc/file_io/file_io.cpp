@@ -1,16 +1,22 @@
 #include "file_io/file_io.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #ifdef _WIN32
 #include <windows.h>
 #else
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -426,6 +432,269 @@ Expected<std::string> readFileBytes(const std::string& utf8_path) {
   }
   return bytes;
 }
+
+// ----------------------------------------- writing, listing, removing
+
+namespace {
+
+// A name no other writer uses at the same time: process id, a counter of
+// this process, and the clock.
+std::string temporaryName(const std::string& utf8_path) {
+  static std::atomic<uint64_t> counter{0};
+#ifdef _WIN32
+  const uint64_t pid = GetCurrentProcessId();
+#else
+  const uint64_t pid = static_cast<uint64_t>(::getpid());
+#endif
+  const uint64_t ticks = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  return utf8_path + "." + std::to_string(pid) + "-" +
+      std::to_string(counter.fetch_add(1)) + "-" +
+      std::to_string(ticks % 1000000007u) + ".tmp";
+}
+
+} // namespace
+
+#ifdef _WIN32
+
+Status replaceFile(const std::string& utf8_path, std::string_view bytes) {
+  const std::string temporary = temporaryName(utf8_path);
+  if (Status written = writeFileBytes(temporary, bytes); !written) {
+    return written;
+  }
+  Expected<std::wstring> from = toWindowsPath(temporary);
+  Expected<std::wstring> to = toWindowsPath(utf8_path);
+  if (!from || !to) {
+    static_cast<void>(removeFile(temporary)); // best effort
+    return !from ? from.error() : to.error();
+  }
+  // Replace semantics: the destination is swapped in one step, and readers
+  // that opened the old file with FILE_SHARE_DELETE (readFileInto does)
+  // keep reading it.
+  if (!MoveFileExW(
+          from->c_str(),
+          to->c_str(),
+          MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+    const DWORD code = GetLastError();
+    static_cast<void>(removeFile(temporary)); // best effort
+    return Error(
+        "cannot replace " + quoted(utf8_path) + ": " + windowsErrorText(code) +
+        " (another process may hold it open without sharing)");
+  }
+  return Status::success();
+}
+
+Status makeDirectories(const std::string& utf8_path) {
+  Expected<std::wstring> wide = toWindowsPath(utf8_path);
+  if (!wide) {
+    return wide.error();
+  }
+  // Each prefix that ends before a separator, then the whole path; the
+  // `\\?\` and drive prefixes already exist.
+  const std::wstring& path = *wide;
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i != path.size() && path[i] != L'\\' && path[i] != L'/') {
+      continue;
+    }
+    const std::wstring prefix = path.substr(0, i);
+    if (prefix.size() <= 3 || prefix.back() == L':' || prefix.back() == L'?' ||
+        prefix == L"\\\\?\\UNC") {
+      continue;
+    }
+    if (!CreateDirectoryW(prefix.c_str(), nullptr)) {
+      const DWORD code = GetLastError();
+      if (code != ERROR_ALREADY_EXISTS && code != ERROR_ACCESS_DENIED) {
+        return Error(
+            "cannot create the folder " + quoted(utf8_path) + ": " +
+            windowsErrorText(code));
+      }
+    }
+  }
+  const DWORD attributes = GetFileAttributesW(path.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES ||
+      (attributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
+    return Error(
+        "cannot create the folder " + quoted(utf8_path) +
+        ": a file is in the way, or access is denied");
+  }
+  return Status::success();
+}
+
+Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir) {
+  std::vector<DirectoryEntry> out;
+  Expected<std::wstring> wide = toWindowsPath(utf8_dir + "\\*");
+  if (!wide) {
+    return wide.error();
+  }
+  WIN32_FIND_DATAW data;
+  HANDLE find = FindFirstFileW(wide->c_str(), &data);
+  if (find == INVALID_HANDLE_VALUE) {
+    const DWORD code = GetLastError();
+    if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
+      return out;
+    }
+    return Error("cannot list " + quoted(utf8_dir) + ": " + windowsErrorText(code));
+  }
+  do {
+    if ((data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+      continue;
+    }
+    const int length = WideCharToMultiByte(
+        CP_UTF8, 0, data.cFileName, -1, nullptr, 0, nullptr, nullptr);
+    if (length <= 1) {
+      continue;
+    }
+    std::string name(static_cast<size_t>(length - 1), '\0');
+    WideCharToMultiByte(
+        CP_UTF8, 0, data.cFileName, -1, &name[0], length, nullptr, nullptr);
+    DirectoryEntry entry;
+    entry.name = std::move(name);
+    entry.size = (static_cast<uint64_t>(data.nFileSizeHigh) << 32) |
+        data.nFileSizeLow;
+    entry.modified = static_cast<int64_t>(
+        (static_cast<uint64_t>(data.ftLastWriteTime.dwHighDateTime) << 32) |
+        data.ftLastWriteTime.dwLowDateTime);
+    out.push_back(std::move(entry));
+  } while (FindNextFileW(find, &data));
+  FindClose(find);
+  return out;
+}
+
+Status removeFile(const std::string& utf8_path) {
+  Expected<std::wstring> wide = toWindowsPath(utf8_path);
+  if (!wide) {
+    return wide.error();
+  }
+  if (!DeleteFileW(wide->c_str())) {
+    const DWORD code = GetLastError();
+    if (code != ERROR_FILE_NOT_FOUND && code != ERROR_PATH_NOT_FOUND) {
+      return Error("cannot remove " + quoted(utf8_path) + ": " + windowsErrorText(code));
+    }
+  }
+  return Status::success();
+}
+
+std::string environmentVariable(const char* name) {
+  std::wstring wide_name;
+  for (const char* c = name; *c != '\0'; ++c) {
+    wide_name += static_cast<wchar_t>(static_cast<unsigned char>(*c));
+  }
+  const DWORD needed = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);
+  if (needed == 0) {
+    return std::string();
+  }
+  std::wstring value(needed, L'\0');
+  const DWORD got =
+      GetEnvironmentVariableW(wide_name.c_str(), &value[0], needed);
+  if (got == 0 || got >= needed) {
+    return std::string();
+  }
+  value.resize(got);
+  const int length = WideCharToMultiByte(
+      CP_UTF8,
+      0,
+      value.data(),
+      static_cast<int>(value.size()),
+      nullptr,
+      0,
+      nullptr,
+      nullptr);
+  if (length <= 0) {
+    return std::string();
+  }
+  std::string out(static_cast<size_t>(length), '\0');
+  WideCharToMultiByte(
+      CP_UTF8,
+      0,
+      value.data(),
+      static_cast<int>(value.size()),
+      &out[0],
+      length,
+      nullptr,
+      nullptr);
+  return out;
+}
+
+#else // POSIX
+
+std::string environmentVariable(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::string(value) : std::string();
+}
+
+Status replaceFile(const std::string& utf8_path, std::string_view bytes) {
+  const std::string temporary = temporaryName(utf8_path);
+  if (Status written = writeFileBytes(temporary, bytes); !written) {
+    return written;
+  }
+  if (::rename(temporary.c_str(), utf8_path.c_str()) != 0) {
+    const int code = errno;
+    static_cast<void>(removeFile(temporary)); // best effort
+    return Error(
+        "cannot replace " + quoted(utf8_path) + ": " + std::strerror(code));
+  }
+  return Status::success();
+}
+
+Status makeDirectories(const std::string& utf8_path) {
+  if (utf8_path.empty()) {
+    return Error("empty folder name");
+  }
+  for (size_t i = 1; i <= utf8_path.size(); ++i) {
+    if (i != utf8_path.size() && utf8_path[i] != '/') {
+      continue;
+    }
+    const std::string prefix = utf8_path.substr(0, i);
+    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Error(
+          "cannot create the folder " + quoted(utf8_path) + ": " +
+          std::strerror(errno));
+    }
+  }
+  struct stat info;
+  if (::stat(utf8_path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return Error(
+        "cannot create the folder " + quoted(utf8_path) +
+        ": a file is in the way");
+  }
+  return Status::success();
+}
+
+Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir) {
+  std::vector<DirectoryEntry> out;
+  DIR* dir = ::opendir(utf8_dir.c_str());
+  if (dir == nullptr) {
+    if (errno == ENOENT) {
+      return out;
+    }
+    return Error("cannot list " + quoted(utf8_dir) + ": " + std::strerror(errno));
+  }
+  while (const dirent* item = ::readdir(dir)) {
+    struct stat info;
+    const std::string path = utf8_dir + "/" + item->d_name;
+    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+      continue;
+    }
+    DirectoryEntry entry;
+    entry.name = item->d_name;
+    entry.size = static_cast<uint64_t>(info.st_size);
+    entry.modified = static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+        static_cast<int64_t>(info.st_mtim.tv_nsec);
+    out.push_back(std::move(entry));
+  }
+  ::closedir(dir);
+  return out;
+}
+
+Status removeFile(const std::string& utf8_path) {
+  if (::unlink(utf8_path.c_str()) != 0 && errno != ENOENT) {
+    return Error(
+        "cannot remove " + quoted(utf8_path) + ": " + std::strerror(errno));
+  }
+  return Status::success();
+}
+
+#endif
 
 } // namespace file_io
 } // namespace xsl

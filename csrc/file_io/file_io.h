@@ -8,8 +8,10 @@
 // turning `/` into `\`), so long Inductor/Triton cache paths open without
 // LongPathsEnabled. Elsewhere the bytes of the path are used as they are.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/expected.h"
 
@@ -36,6 +38,35 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes);
 // Writes (creates or truncates) a file; used by tests and tools that must
 // create files under the same path rules.
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes);
+
+// Writes `bytes` to a new file beside `utf8_path` and moves it over
+// `utf8_path` in one step (Windows: MoveFileExW with
+// MOVEFILE_REPLACE_EXISTING; elsewhere rename): a reader opens either the
+// old file or the new one whole, never a part, however many processes write
+// the same path at once.
+Status replaceFile(const std::string& utf8_path, std::string_view bytes);
+
+// Creates the folder and every missing parent; an existing folder is fine.
+Status makeDirectories(const std::string& utf8_path);
+
+// A regular file in a folder: its name, size, and last write time (in the
+// platform's own units: only its order means anything).
+struct DirectoryEntry {
+  std::string name;
+  uint64_t size = 0;
+  int64_t modified = 0;
+};
+
+// The regular files of `utf8_dir`; none when the folder does not exist.
+Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir);
+
+// Removes a file; one that does not exist is not an error.
+Status removeFile(const std::string& utf8_path);
+
+// An environment variable as UTF-8 (Windows reads the wide environment, so
+// a non-ASCII folder such as a user profile survives any code page);
+// empty when unset.
+std::string environmentVariable(const char* name);
 
 #ifdef _WIN32
 // The wide path readFileBytes opens: UTF-8 decoded, and for absolute paths of

@@ -1,47 +1,160 @@
 #include "launcher/loaded_kernel.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "common/reuse_pool.h"
+#include "file_io/file_io.h"
 #include "launcher/pointer_check.h"
+#include "launcher/triton_metadata.h"
 
 namespace xsl {
 namespace launcher {
 
-Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
+namespace {
+
+struct MadeModule {
+  std::shared_ptr<level_zero::Module> module;
+  bool from_kept_binary = false;
+};
+
+// SPIR-V: the kept native binary for this device and driver if the cache
+// has a good one, else the driver compiles it and the result is kept.
+Expected<MadeModule> moduleFromSpirv(
     std::shared_ptr<level_zero::Context> context,
+    std::string_view spirv,
     const std::string& utf8_path,
-    std::string_view kernel_name) {
-  auto module = level_zero::Module::fromFile(std::move(context), utf8_path);
+    const std::string& flags,
+    const NativeBinaryCache& cache,
+    std::vector<std::string>& warnings) {
+  MadeModule made;
+  NativeBinaryKey key;
+  key.spirv = spirv;
+  key.build_flags = flags;
+  if (cache.enabled()) {
+    auto device = context->device().properties();
+    if (!device) {
+      return std::move(device).error();
+    }
+    key.ip_version = device->ip_version;
+    key.driver_version = device->driver_version;
+    std::string warning;
+    if (std::optional<std::string> kept = cache.find(key, &warning)) {
+      auto module = level_zero::Module::create(
+          context,
+          *kept,
+          utf8_path + " (kept native binary " + cache.entryPath(key) + ")",
+          flags);
+      if (module) {
+        made.module = std::move(*module);
+        made.from_kept_binary = true;
+        return made;
+      }
+      warning = "ignored the kept native binary '" + cache.entryPath(key) +
+          "': the driver refused it (" + module.error().message() +
+          "); the SPIR-V is compiled again";
+    }
+    if (!warning.empty()) {
+      warnings.push_back(std::move(warning));
+    }
+  }
+  std::string native;
+  auto module = level_zero::Module::create(
+      std::move(context),
+      spirv,
+      utf8_path,
+      flags,
+      cache.enabled() ? &native : nullptr);
   if (!module) {
     return std::move(module).error();
   }
-  auto kernel = level_zero::Kernel::create(std::move(*module), kernel_name);
+  made.module = std::move(*module);
+  if (cache.enabled()) {
+    std::string warning;
+    cache.keep(key, native, &warning);
+    if (!warning.empty()) {
+      warnings.push_back(std::move(warning));
+    }
+  }
+  return made;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
+    std::shared_ptr<level_zero::Context> context,
+    const std::string& utf8_path,
+    std::string_view kernel_name,
+    const LoadOptions& options) {
+  // Kernels are read one after another, and the module is done with the
+  // bytes when it is made: the buffer is kept for the next file, unless it
+  // grew for a large one.
+  constexpr size_t kKeptBufferBytes = size_t{16} << 20;
+  static auto* const buffers = new ReusePool<std::string>(4);
+  std::string buffer = buffers->take();
+  const auto give_back = [&buffer] {
+    if (buffer.capacity() <= kKeptBufferBytes) {
+      buffers->give(std::move(buffer));
+    }
+  };
+  if (Status read = file_io::readFileInto(utf8_path, buffer); !read) {
+    give_back();
+    return read.error();
+  }
+  auto format = level_zero::binaryFormat(buffer, utf8_path);
+  if (!format) {
+    give_back();
+    return std::move(format).error();
+  }
+  const std::string flags = options.build_flags.value_or(std::string());
+  std::vector<std::string> warnings;
+  Expected<MadeModule> made = MadeModule();
+  if (*format == level_zero::BinaryFormat::kSpirv) {
+    made = moduleFromSpirv(
+        std::move(context),
+        buffer,
+        utf8_path,
+        flags,
+        options.cache != nullptr ? *options.cache : NativeBinaryCache::process(),
+        warnings);
+  } else {
+    auto module =
+        level_zero::Module::create(std::move(context), buffer, utf8_path, flags);
+    made = module ? Expected<MadeModule>(MadeModule{std::move(*module), false})
+                  : Expected<MadeModule>(std::move(module).error());
+  }
+  give_back();
+  if (!made) {
+    return std::move(made).error();
+  }
+  auto kernel = level_zero::Kernel::create(made->module, kernel_name);
   if (!kernel) {
     return std::move(kernel).error();
   }
-  return std::unique_ptr<LoadedKernel>(new LoadedKernel(std::move(*kernel)));
-}
-
-int64_t tritonRegisterCount(std::string_view build_options) noexcept {
-  if (build_options.find("-cl-intel-256-GRF-per-thread") !=
-      std::string_view::npos) {
-    return 256;
-  }
-  if (build_options.find("-cl-intel-128-GRF-per-thread") !=
-      std::string_view::npos) {
-    return 128;
-  }
-  return 0;
+  std::unique_ptr<LoadedKernel> loaded(new LoadedKernel(std::move(*kernel)));
+  loaded->build_flags_ = options.build_flags;
+  loaded->load_warnings_ = std::move(warnings);
+  loaded->from_kept_binary_ = made->from_kept_binary;
+  return loaded;
 }
 
 int64_t LoadedKernel::registerCount() const noexcept {
-  return tritonRegisterCount(kernel_.module().buildOptions());
+  return tritonRegisterCount(
+      tritonMetadataRule(),
+      build_flags_ ? std::string_view(*build_flags_)
+                   : std::string_view(kernel_.module().buildOptions()));
 }
 
 int64_t LoadedKernel::spillCount() const noexcept {
-  return kernel_.properties().spill_mem_size;
+  const level_zero::KernelProperties& props = kernel_.properties();
+  return tritonSpillCount(
+      tritonMetadataRule(),
+      props.spill_mem_size,
+      props.required_sub_group_size,
+      props.max_sub_group_size);
 }
 
 Status LoadedKernel::checkSharedMemory(uint64_t dynamic_bytes) const {

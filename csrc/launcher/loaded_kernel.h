@@ -1,7 +1,7 @@
 #pragma once
 
 // A kernel loaded for static launching: the Level Zero module and kernel made
-// from a zebin file, the metadata Inductor asks for (n_regs, n_spills), the
+// from a zebin or SPIR-V file, the metadata Inductor asks for (n_regs, n_spills), the
 // argument plan cache, and the pointer check. Used by the Python extension
 // (launch through Level Zero, ze_launch.h) and by the PyTorch glue (launch
 // through SYCL), so both load and validate identically.
@@ -14,36 +14,52 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/expected.h"
 #include "launcher/arg_plan.h"
+#include "launcher/native_binary_cache.h"
 #include "level_zero/level_zero.h"
 
 namespace xsl {
 namespace launcher {
 
-// What Triton-XPU's launcher (driver.c BuildFlags::n_regs, every release up
-// to 3.8.0, the line torch 2.13 pins) reports as n_regs for a module built
-// with `build_options`: 256 when they hold -cl-intel-256-GRF-per-thread, else
-// 128 for -cl-intel-128-GRF-per-thread, else 0 (default and auto GRF modes,
-// and -cl-intel-512-GRF-per-thread, which that check does not know).
-// ocloc records the options a zebin was built with in .misc.buildOptions
-// (absent when there were none), and Triton loads a zebin with the options
-// it built it with, so both paths see the same string.
-int64_t tritonRegisterCount(std::string_view build_options) noexcept;
+// How to load: Triton's build flags (Triton's metadata.build_flags, the
+// fifth _load_kernel argument), and where compiled SPIR-V is kept.
+struct LoadOptions {
+  // Unset: the four-argument ABI. n_regs then follows a zebin's
+  // .misc.buildOptions, and SPIR-V is compiled with no flags.
+  std::optional<std::string> build_flags;
+  // Null: NativeBinaryCache::process().
+  const NativeBinaryCache* cache = nullptr;
+};
 
 class LoadedKernel {
  public:
-  // Reads `utf8_path`, checks it is a zebin holding `kernel_name`, and
-  // creates the module and kernel in `context`. Errors name the file and
-  // kernel (an unknown name lists the kernels the zebin has).
+  // Reads `utf8_path`, a zebin or SPIR-V (told by its magic number),
+  // creates the module and kernel `kernel_name` in `context`. SPIR-V is
+  // compiled by the driver with the build flags, unless the cache keeps the
+  // native binary of an earlier compile (same SPIR-V, flags, device IP
+  // version and driver version); a new compile is kept. Errors name the
+  // file and kernel (an unknown name lists the kernels the binary has).
   static Expected<std::unique_ptr<LoadedKernel>> load(
       std::shared_ptr<level_zero::Context> context,
       const std::string& utf8_path,
-      std::string_view kernel_name);
+      std::string_view kernel_name,
+      const LoadOptions& options = LoadOptions());
+
+  // What the load had to say without failing (a bad cache entry ignored, a
+  // binary that could not be kept), for the bindings to warn with once.
+  const std::vector<std::string>& loadWarnings() const noexcept {
+    return load_warnings_;
+  }
+  // True when the module came from a kept native binary, not a compile.
+  bool fromKeptBinary() const noexcept {
+    return from_kept_binary_;
+  }
 
   const std::string& name() const noexcept {
     return kernel_.name();
@@ -55,11 +71,13 @@ class LoadedKernel {
     return kernel_.module().context();
   }
 
-  // n_regs as Triton-XPU reports it for this zebin:
-  // tritonRegisterCount(the zebin's .misc.buildOptions section).
+  // n_regs as Triton-XPU reports it (tritonRegisterCount with the
+  // process-wide rule): from the build flags when the load was given them,
+  // as Triton's loader computes it from the flags it loads with; else from
+  // a zebin's .misc.buildOptions (what ocloc built it with).
   int64_t registerCount() const noexcept;
-  // Spill memory in bytes per thread, zeKernelGetProperties().spillMemSize:
-  // the same call and units Triton-XPU's own loader reports as n_spills.
+  // n_spills as Triton-XPU reports it (tritonSpillCount with the
+  // process-wide rule), from zeKernelGetProperties.
   int64_t spillCount() const noexcept;
   // Refuses `dynamic_bytes` of shared local memory when, with the kernel's
   // static SLM, it exceeds what the device has: Triton raises
@@ -132,6 +150,9 @@ class LoadedKernel {
       : kernel_(std::move(kernel)) {}
 
   level_zero::Kernel kernel_;
+  std::optional<std::string> build_flags_;
+  std::vector<std::string> load_warnings_;
+  bool from_kept_binary_ = false;
   std::unique_ptr<ArgPlan> plan_;
   SetArgCache set_arg_cache_;
 };

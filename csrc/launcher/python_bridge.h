@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,8 @@
 #include "launcher/arg_plan.h"
 #include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
+#include "launcher/native_binary_cache.h"
+#include "launcher/triton_metadata.h"
 
 // The launch path is split into small inline fast paths (exact ints, None,
 // floats) and out-of-line checked paths, so the fast paths do not pay the
@@ -884,6 +887,182 @@ inline bool checkLaunchArgCount(Py_ssize_t argc) {
           std::to_string(argc));
   return false;
 }
+
+// A str (or os.PathLike for paths) as UTF-8, with no NUL character (the C
+// APIs below would stop at it and name another file or kernel).
+inline bool parseStr(PyObject* obj, const char* what, std::string* out) {
+  PyObject* text = obj;
+  PyObject* converted = nullptr;
+  if (!PyUnicode_Check(obj)) {
+    converted = PyOS_FSPath(obj);
+    if (converted == nullptr || !PyUnicode_Check(converted)) {
+      Py_XDECREF(converted);
+      PyErr_Clear();
+      raise(
+          PyExc_TypeError,
+          std::string(what) + " must be a str, got " + typeName(obj));
+      return false;
+    }
+    text = converted;
+  }
+  Py_ssize_t length = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &length);
+  if (utf8 != nullptr) {
+    out->assign(utf8, static_cast<size_t>(length));
+  }
+  Py_XDECREF(converted);
+  if (utf8 == nullptr) {
+    return false;
+  }
+  const size_t nul = out->find('\0');
+  if (nul != std::string::npos) {
+    raise(
+        PyExc_ValueError,
+        std::string(what) + " '" + out->substr(0, nul) +
+            "...' contains a NUL character at index " + std::to_string(nul) +
+            ": pass it without one");
+    return false;
+  }
+  return true;
+}
+
+// _load_kernel(path, name, shared_mem_bytes, device[, build_flags]):
+// build_flags is Triton's metadata.build_flags (a str, or None for the
+// four-argument ABI).
+struct LoadArgs {
+  std::string path;
+  std::string name;
+  int64_t shared = 0;
+  int64_t device = 0;
+  LoadOptions options;
+};
+
+inline bool parseLoadArgs(PyObject* args, LoadArgs* out) {
+  PyObject* path = nullptr;
+  PyObject* name = nullptr;
+  PyObject* shared = nullptr;
+  PyObject* device = nullptr;
+  PyObject* flags = Py_None;
+  if (!PyArg_UnpackTuple(
+          args, "_load_kernel", 4, 5, &path, &name, &shared, &device, &flags)) {
+    return false;
+  }
+  if (!parseStr(path, "path", &out->path) ||
+      !parseStr(name, "name", &out->name) ||
+      !parseInt64(shared, "shared_mem_bytes", &out->shared) ||
+      !parseInt64(device, "device", &out->device)) {
+    return false;
+  }
+  if (out->shared < 0 || out->shared > static_cast<int64_t>(UINT32_MAX)) {
+    raise(
+        PyExc_ValueError,
+        "shared_mem_bytes = " + std::to_string(out->shared) +
+            " must be in [0, 2**32)");
+    return false;
+  }
+  if (flags != Py_None) {
+    std::string text;
+    if (!parseStr(flags, "build_flags", &text)) {
+      return false;
+    }
+    out->options.build_flags = std::move(text);
+  }
+  return true;
+}
+
+// One RuntimeWarning per thing a load had to say without failing; false
+// when a warnings filter turned one into an error (then set).
+inline bool warnLoad(const LoadedKernel& kernel) {
+  for (const std::string& warning : kernel.loadWarnings()) {
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Module functions every launcher module has:
+//   _set_triton_version(version) -> rule: report n_regs/n_spills as that
+//       Triton-XPU release does ("bytes" or "per-lane");
+//   _triton_metadata_rule() -> rule;
+//   _kernel_cache_info() -> dict; _kernel_cache_clear() -> entries removed.
+inline PyObject* setTritonVersion(PyObject* /*module*/, PyObject* arg) {
+  std::string version;
+  if (!parseStr(arg, "version", &version)) {
+    return nullptr;
+  }
+  Expected<TritonMetadataRule> rule = tritonMetadataRuleFor(version);
+  if (!rule) {
+    return raiseError(PyExc_ValueError, rule.error());
+  }
+  setTritonMetadataRule(*rule);
+  return PyUnicode_FromString(tritonMetadataRuleName(*rule));
+}
+
+inline PyObject* tritonMetadataRuleNow(PyObject* /*module*/, PyObject* /*unused*/) {
+  return PyUnicode_FromString(tritonMetadataRuleName(tritonMetadataRule()));
+}
+
+inline PyObject* kernelCacheInfo(PyObject* /*module*/, PyObject* /*unused*/) {
+  const NativeBinaryCache& cache = NativeBinaryCache::process();
+  const NativeBinaryCache::Settings& settings = cache.settings();
+  unsigned long long entries = 0;
+  unsigned long long bytes = 0;
+  if (cache.enabled()) {
+    Expected<NativeBinaryCache::Usage> usage = cache.usage();
+    if (!usage) {
+      return raiseError(PyExc_OSError, usage.error());
+    }
+    entries = usage->entries;
+    bytes = usage->bytes;
+  }
+  return Py_BuildValue(
+      "{s:O,s:s,s:K,s:K,s:K,s:s}",
+      "enabled",
+      cache.enabled() ? Py_True : Py_False,
+      "folder",
+      settings.folder.c_str(),
+      "max_bytes",
+      static_cast<unsigned long long>(settings.max_bytes),
+      "entries",
+      entries,
+      "bytes",
+      bytes,
+      "disabled_why",
+      settings.disabled_why.c_str());
+}
+
+inline PyObject* kernelCacheClear(PyObject* /*module*/, PyObject* /*unused*/) {
+  const NativeBinaryCache& cache = NativeBinaryCache::process();
+  if (!cache.enabled()) {
+    return PyLong_FromLong(0);
+  }
+  Expected<uint64_t> removed = cache.clear();
+  if (!removed) {
+    return raiseError(PyExc_OSError, removed.error());
+  }
+  return PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(*removed));
+}
+
+#define XSL_BRIDGE_MODULE_METHODS                                            \
+  {"_set_triton_version",                                                    \
+   ::xsl::launcher::python::setTritonVersion,                                \
+   METH_O,                                                                   \
+   "_set_triton_version(version) -> rule: report n_regs and n_spills as "   \
+   "that Triton-XPU release does ('bytes' before 3.9, 'per-lane' from 3.9)"}, \
+      {"_triton_metadata_rule",                                              \
+       ::xsl::launcher::python::tritonMetadataRuleNow,                       \
+       METH_NOARGS,                                                          \
+       "_triton_metadata_rule() -> 'bytes' or 'per-lane'"},                  \
+      {"_kernel_cache_info",                                                 \
+       ::xsl::launcher::python::kernelCacheInfo,                             \
+       METH_NOARGS,                                                          \
+       "_kernel_cache_info() -> dict: the kept native binaries (enabled, "   \
+       "folder, max_bytes, entries, bytes, disabled_why)"},                  \
+      {"_kernel_cache_clear",                                                \
+       ::xsl::launcher::python::kernelCacheClear,                            \
+       METH_NOARGS,                                                          \
+       "_kernel_cache_clear() -> int: remove every kept native binary"}
 
 } // namespace python
 } // namespace launcher

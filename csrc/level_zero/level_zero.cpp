@@ -254,9 +254,20 @@ Expected<DeviceProperties> Device::properties() const {
   ze_device_properties_t device_props;
   std::memset(&device_props, 0, sizeof(device_props));
   device_props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  DeviceIpVersionExt ip;
+  std::memset(&ip, 0, sizeof(ip));
+  ip.stype = kDeviceIpVersionExtType;
+  device_props.pNext = &ip;
   ze_result_t result = api_->zeDeviceGetProperties(device_, &device_props);
   if (result != ZE_RESULT_SUCCESS) {
     return zeError("zeDeviceGetProperties", result, deviceLabel(*this));
+  }
+  ze_driver_properties_t driver_props;
+  std::memset(&driver_props, 0, sizeof(driver_props));
+  driver_props.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+  result = api_->zeDriverGetProperties(driver_, &driver_props);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDriverGetProperties", result, deviceLabel(*this));
   }
   ze_device_compute_properties_t compute;
   std::memset(&compute, 0, sizeof(compute));
@@ -275,6 +286,8 @@ Expected<DeviceProperties> Device::properties() const {
   out.num_subslices_per_slice = device_props.numSubslicesPerSlice;
   out.num_slices = device_props.numSlices;
   out.max_mem_alloc_size = device_props.maxMemAllocSize;
+  out.ip_version = ip.ipVersion;
+  out.driver_version = driver_props.driverVersion;
   out.max_total_group_size = compute.maxTotalGroupSize;
   out.max_shared_local_memory = compute.maxSharedLocalMemory;
   const uint32_t sizes = compute.numSubGroupSizes < ZE_SUBGROUPSIZE_COUNT
@@ -375,75 +388,158 @@ DeviceAccess openDevice(uint32_t device_index) {
 
 // ---------------------------------------------------------------- Module
 
+Expected<BinaryFormat> binaryFormat(
+    std::string_view bytes,
+    const std::string& source_name) {
+  if (bytes.size() >= 4 && bytes.compare(0, 4, "\x7f" "ELF") == 0) {
+    return BinaryFormat::kZebin;
+  }
+  if (bytes.size() >= 4) {
+    uint32_t word = 0;
+    std::memcpy(&word, bytes.data(), sizeof(word));
+    // SPIR-V may be stored in either byte order.
+    if (word == kSpirvMagic || word == kSpirvMagicSwapped) {
+      return BinaryFormat::kSpirv;
+    }
+  }
+  std::string start;
+  for (size_t i = 0; i < bytes.size() && i < 4; ++i) {
+    char hex[4];
+    std::snprintf(
+        hex, sizeof(hex), "%02x", static_cast<unsigned char>(bytes[i]));
+    start += hex;
+  }
+  return Error(
+      source_name + ": the file is neither a zebin (ELF) nor SPIR-V: it starts with " +
+      (start.empty() ? std::string("nothing") : "bytes " + start) +
+      " (" + std::to_string(bytes.size()) +
+      " bytes); pass the kernel's .zebin or .spv file from Triton's cache");
+}
+
+std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log) {
+  if (log == nullptr) {
+    return std::string();
+  }
+  std::string text;
+  size_t size = 0;
+  if (api.zeModuleBuildLogGetString(log, &size, nullptr) == ZE_RESULT_SUCCESS &&
+      size > 1) {
+    text.assign(size, '\0');
+    if (api.zeModuleBuildLogGetString(log, &size, &text[0]) !=
+        ZE_RESULT_SUCCESS) {
+      text.clear();
+    }
+    text = boundedString(text.data(), text.size());
+  }
+  api.zeModuleBuildLogDestroy(log);
+  return text;
+}
+
 Expected<std::shared_ptr<Module>> Module::create(
     std::shared_ptr<Context> context,
-    std::string_view zebin_bytes,
-    std::string source_name) {
+    std::string_view bytes,
+    std::string source_name,
+    std::string_view build_flags,
+    std::string* native_binary) {
+  Expected<BinaryFormat> format = binaryFormat(bytes, source_name);
+  if (!format) {
+    return std::move(format).error();
+  }
   std::shared_ptr<Module> module(new Module());
   module->context_ = std::move(context);
   module->source_name_ = std::move(source_name);
-  // The reader's message ("legacy patch-token binary", "truncated section")
-  // says far more than the driver's INVALID_NATIVE_BINARY would.
-  // kLaunch: the payload and args_info lists are read and checked, but
-  // not kept (see zeInfo()).
-  Expected<zebin::Zebin> parsed =
-      zebin::readZebin(zebin_bytes, zebin::ZeInfoDetail::kLaunch);
-  if (!parsed) {
-    return parsed.error().withContext(module->source_name_);
-  }
-  // The ELF view points into the bytes, which go when this returns (the
-  // driver keeps what it needs): a module keeps only what outlives them.
-  if (const zebin::Section* options =
-          parsed->elf.findSection(".misc.buildOptions")) {
-    module->build_options_ = std::string(options->data);
+  module->format_ = *format;
+  const bool spirv = *format == BinaryFormat::kSpirv;
+  Expected<zebin::Zebin> parsed = Error("");
+  if (!spirv) {
+    // The reader's message ("legacy patch-token binary", "truncated
+    // section") says far more than the driver's INVALID_NATIVE_BINARY would.
+    // kLaunch: the payload and args_info lists are read and checked, but
+    // not kept (see zeInfo()).
+    parsed = zebin::readZebin(bytes, zebin::ZeInfoDetail::kLaunch);
+    if (!parsed) {
+      return parsed.error().withContext(module->source_name_);
+    }
   }
 
   const Context& ctx = *module->context_;
+  const Api& api = ctx.api();
+  // The flags go to the driver as they are, for both formats, as
+  // Triton-XPU's loader passes them; for a native binary the driver keeps
+  // the GRF mode the binary was compiled with.
+  const std::string flags(build_flags);
   ze_module_desc_t desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
-  desc.format = ZE_MODULE_FORMAT_NATIVE;
-  desc.inputSize = zebin_bytes.size();
-  desc.pInputModule = reinterpret_cast<const uint8_t*>(zebin_bytes.data());
-  desc.pBuildFlags = "";
+  desc.format = spirv ? ZE_MODULE_FORMAT_IL_SPIRV : ZE_MODULE_FORMAT_NATIVE;
+  desc.inputSize = bytes.size();
+  desc.pInputModule = reinterpret_cast<const uint8_t*>(bytes.data());
+  desc.pBuildFlags = flags.c_str();
   ze_module_build_log_handle_t build_log = nullptr;
-  const ze_result_t result = ctx.api().zeModuleCreate(
+  const ze_result_t result = api.zeModuleCreate(
       ctx.handle(), ctx.device().handle(), &desc, &module->module_, &build_log);
-  std::string log_text;
-  if (build_log != nullptr) {
-    if (result != ZE_RESULT_SUCCESS) {
-      size_t size = 0;
-      if (ctx.api().zeModuleBuildLogGetString(build_log, &size, nullptr) ==
-              ZE_RESULT_SUCCESS &&
-          size > 1) {
-        log_text.assign(size, '\0');
-        if (ctx.api().zeModuleBuildLogGetString(
-                build_log, &size, &log_text[0]) != ZE_RESULT_SUCCESS) {
-          log_text.clear();
-        }
-        log_text = boundedString(log_text.data(), log_text.size());
-      }
-    }
-    ctx.api().zeModuleBuildLogDestroy(build_log);
-  }
   if (result != ZE_RESULT_SUCCESS) {
     module->module_ = nullptr;
-    Error error = zeError(
-        "zeModuleCreate",
-        result,
-        module->source_name_ + " on " + deviceLabel(ctx.device()));
-    std::string message = error.message();
+    const std::string log_text = takeBuildLog(api, build_log);
+    std::string message =
+        zeError(
+            "zeModuleCreate",
+            result,
+            module->source_name_ + " on " + deviceLabel(ctx.device()))
+            .message();
+    if (spirv) {
+      message += "; the driver could not build the SPIR-V with build flags '" +
+          flags + "'";
+    }
     if (!log_text.empty()) {
       message += "; build log: " + log_text;
     }
-    if (result == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY) {
+    if (result == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY && !spirv) {
       message += "; " + anotherArchitecture(ctx.device(), *parsed);
     } else if (log_text.empty()) {
       message += "; the driver gave no build log";
     }
     return Error(std::move(message));
   }
-  module->ze_info_ = std::move(parsed->ze_info);
+  static_cast<void>(takeBuildLog(api, build_log));
+  if (!spirv) {
+    // The ELF view points into the bytes, which go when this returns (the
+    // driver keeps what it needs): a module keeps only what outlives them.
+    if (const zebin::Section* options =
+            parsed->elf.findSection(".misc.buildOptions")) {
+      module->build_options_ = std::string(options->data);
+    }
+    module->ze_info_ = std::move(parsed->ze_info);
+    return module;
+  }
+  // SPIR-V: the metadata comes from the native binary the driver made, read
+  // as a zebin is.
+  module->build_options_ = flags;
+  std::string native;
+  size_t size = 0;
+  ze_result_t got = api.zeModuleGetNativeBinary(module->module_, &size, nullptr);
+  if (got == ZE_RESULT_SUCCESS && size > 0) {
+    native.assign(size, '\0');
+    got = api.zeModuleGetNativeBinary(
+        module->module_, &size, reinterpret_cast<uint8_t*>(&native[0]));
+    native.resize(size);
+  }
+  if (got != ZE_RESULT_SUCCESS) {
+    return zeError(
+        "zeModuleGetNativeBinary",
+        got,
+        module->source_name_ + " on " + deviceLabel(ctx.device()));
+  }
+  Expected<zebin::Zebin> compiled =
+      zebin::readZebin(native, zebin::ZeInfoDetail::kLaunch);
+  if (!compiled) {
+    return compiled.error().withContext(
+        "the native binary the driver compiled from " + module->source_name_);
+  }
+  module->ze_info_ = std::move(compiled->ze_info);
+  if (native_binary != nullptr) {
+    *native_binary = std::move(native);
+  }
   return module;
 }
 

@@ -44,6 +44,21 @@ struct DeviceProperties {
   uint32_t max_total_group_size = 0;
   uint32_t max_shared_local_memory = 0;
   std::vector<uint32_t> sub_group_sizes;
+  // ZE_extension_device_ip_version (architecture << 22 | release << 14 |
+  // revision); 0 when the driver does not report it.
+  uint32_t ip_version = 0;
+  // zeDriverGetProperties().driverVersion of the device's driver.
+  uint32_t driver_version = 0;
+};
+
+// ze_device_ip_version_ext_t (Level Zero 1.6), declared here because the
+// headers the project builds with may predate it.
+constexpr ze_structure_type_t kDeviceIpVersionExtType =
+    static_cast<ze_structure_type_t>(0x1000f);
+struct DeviceIpVersionExt {
+  ze_structure_type_t stype;
+  const void* pNext;
+  uint32_t ipVersion;
 };
 
 // zeKernelGetProperties, in the driver's own units (bytes per thread).
@@ -170,18 +185,46 @@ struct DeviceAccess {
 // (zebin-info's exit codes 3 and 4).
 DeviceAccess openDevice(uint32_t device_index);
 
+// SPIR-V's magic number, as the first 32-bit word in the file's byte order
+// and swapped.
+constexpr uint32_t kSpirvMagic = 0x07230203u;
+constexpr uint32_t kSpirvMagicSwapped = 0x03022307u;
+
+// What a kernel binary holds, told by its first bytes, never its file name.
+enum class BinaryFormat {
+  kZebin, // an ELF file (Intel's native GPU binary)
+  kSpirv, // SPIR-V, either byte order
+};
+
+// The format of `bytes`; anything else is one error naming `source_name` and
+// the bytes it starts with.
+Expected<BinaryFormat> binaryFormat(
+    std::string_view bytes,
+    const std::string& source_name);
+
+// The text of a module build log (empty for null), which is then destroyed.
+std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log);
+
 class Module {
  public:
-  // Checks `zebin_bytes` with the zebin reader (legacy and corrupt binaries
-  // are rejected with the reader's message), then zeModuleCreate with
-  // ZE_MODULE_FORMAT_NATIVE and empty build flags; on failure the error
-  // carries the driver's build log. `source_name` (usually the file path)
-  // names the binary in every message. The bytes are freed once the driver
-  // has the module: only the metadata is kept.
+  // A module from a zebin or SPIR-V (binaryFormat) in `context`:
+  //  - a zebin is checked with the zebin reader first (legacy and corrupt
+  //    binaries are rejected with the reader's message), then created with
+  //    ZE_MODULE_FORMAT_NATIVE;
+  //  - SPIR-V is created with ZE_MODULE_FORMAT_IL_SPIRV, so the driver
+  //    compiles it, and the metadata is read from the native binary it made
+  //    (zeModuleGetNativeBinary), which goes to `native_binary` when that is
+  //    not null.
+  // `build_flags` go to zeModuleCreate as they are for both formats, as
+  // Triton-XPU's loader passes them. Failures carry the driver's build log;
+  // `source_name` (usually the file path) names the binary in every
+  // message. The bytes are not kept: only the metadata is.
   static Expected<std::shared_ptr<Module>> create(
       std::shared_ptr<Context> context,
-      std::string_view zebin_bytes,
-      std::string source_name);
+      std::string_view bytes,
+      std::string source_name,
+      std::string_view build_flags = {},
+      std::string* native_binary = nullptr);
   // create() from the file, read into a buffer each thread keeps for the
   // next file (file_io::readFileInto): loading many kernels in turn
   // allocates no new buffer per kernel.
@@ -199,10 +242,14 @@ class Module {
   const zebin::ZeInfo& zeInfo() const noexcept {
     return ze_info_;
   }
-  // The zebin's .misc.buildOptions section (the options ocloc built it
-  // with), empty when it has none.
+  // A zebin's .misc.buildOptions section (the options ocloc built it
+  // with; empty when it has none); for SPIR-V, the build flags it was
+  // compiled with.
   const std::string& buildOptions() const noexcept {
     return build_options_;
+  }
+  BinaryFormat format() const noexcept {
+    return format_;
   }
   const std::string& sourceName() const noexcept {
     return source_name_;
@@ -222,6 +269,7 @@ class Module {
   std::string source_name_;
   zebin::ZeInfo ze_info_;
   std::string build_options_;
+  BinaryFormat format_ = BinaryFormat::kZebin;
   ze_module_handle_t module_ = nullptr;
 };
 

@@ -44,6 +44,7 @@ constexpr const char* kLoaderOverrideEnv = "XSL_LEVEL_ZERO_LOADER";
   X(zeModuleBuildLogGetString)       \
   X(zeModuleBuildLogDestroy)         \
   X(zeModuleGetKernelNames)          \
+  X(zeModuleGetNativeBinary)         \
   X(zeKernelCreate)                  \
   X(zeKernelDestroy)                 \
   X(zeKernelGetProperties)           \

@@ -16,21 +16,10 @@
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
 #include "level_zero/result.h"
-#include "ocloc/platform.h"
 
 namespace xsl {
 namespace ocloc {
 namespace {
-
-// ze_device_ip_version_ext_t (Level Zero 1.6), declared here because the
-// headers the project builds with may predate it.
-constexpr ze_structure_type_t kDeviceIpVersionExtType =
-    static_cast<ze_structure_type_t>(0x1000f);
-struct DeviceIpVersionExt {
-  ze_structure_type_t stype;
-  const void* pNext;
-  uint32_t ipVersion;
-};
 
 struct NamedTarget {
   const char* name;
@@ -93,59 +82,6 @@ Expected<std::shared_ptr<level_zero::Context>> contextFor(
   }
   contexts->emplace(device.driver(), *context);
   return context;
-}
-
-using GetNativeBinaryFn = ze_result_t(
-    ZE_APICALL*)(ze_module_handle_t module, size_t* size, uint8_t* binary);
-
-// zeModuleGetNativeBinary is not in level_zero::Api (that table is shared
-// with the launcher inside PyTorch), so it is resolved here, once, from the
-// loader library level_zero::api() has already loaded: opening it by the
-// same name returns that library.
-Expected<GetNativeBinaryFn> getNativeBinaryFunction() {
-  static std::mutex mutex;
-  static GetNativeBinaryFn function = nullptr;
-  static DynamicLibrary* library = nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (function != nullptr) {
-    return function;
-  }
-  if (library == nullptr) {
-    auto opened = DynamicLibrary::open(level_zero::loaderName());
-    if (!opened) {
-      return opened.error();
-    }
-    library = opened->release(); // kept for the life of the process
-  }
-  function = reinterpret_cast<GetNativeBinaryFn>(
-      library->symbol("zeModuleGetNativeBinary"));
-  if (function == nullptr) {
-    return Error(
-        library->path() +
-        " does not export zeModuleGetNativeBinary; update the Intel GPU "
-        "driver (Level Zero loader).");
-  }
-  return function;
-}
-
-std::string readBuildLog(
-    const level_zero::Api& api,
-    ze_module_build_log_handle_t log) {
-  if (log == nullptr) {
-    return std::string();
-  }
-  std::string text;
-  size_t size = 0;
-  if (api.zeModuleBuildLogGetString(log, &size, nullptr) == ZE_RESULT_SUCCESS &&
-      size > 0) {
-    std::vector<char> buffer(size, '\0');
-    if (api.zeModuleBuildLogGetString(log, &size, buffer.data()) ==
-        ZE_RESULT_SUCCESS) {
-      text.assign(buffer.data(), std::strlen(buffer.data()));
-    }
-  }
-  api.zeModuleBuildLogDestroy(log);
-  return text;
 }
 
 std::string deviceText(const DriverDevice& device) {
@@ -262,9 +198,9 @@ Expected<std::unique_ptr<DriverCompiler>> DriverCompiler::open() {
       ze_device_properties_t props;
       std::memset(&props, 0, sizeof(props));
       props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-      DeviceIpVersionExt ip;
+      level_zero::DeviceIpVersionExt ip;
       std::memset(&ip, 0, sizeof(ip));
-      ip.stype = kDeviceIpVersionExtType;
+      ip.stype = level_zero::kDeviceIpVersionExtType;
       props.pNext = &ip;
       result = api.zeDeviceGetProperties(device->handle(), &props);
       if (result != ZE_RESULT_SUCCESS) {
@@ -376,7 +312,7 @@ Expected<CompileResult> DriverCompiler::compile(
         const ze_result_t created = api.zeModuleCreate(
             context->handle(), device_handle, &desc, &module, &log);
         BuildOutcome outcome;
-        outcome.log = readBuildLog(api, log);
+        outcome.log = level_zero::takeBuildLog(api, log);
         if (created != ZE_RESULT_SUCCESS) {
           outcome.status = level_zero::resultName(created);
           outcome.failure = "the driver could not build the SPIR-V (" +
@@ -389,16 +325,11 @@ Expected<CompileResult> DriverCompiler::compile(
               created != ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
           return outcome;
         }
-        auto get_native_binary = getNativeBinaryFunction();
-        if (!get_native_binary) {
-          api.zeModuleDestroy(module);
-          return get_native_binary.error();
-        }
         size_t size = 0;
-        ze_result_t got = (*get_native_binary)(module, &size, nullptr);
+        ze_result_t got = api.zeModuleGetNativeBinary(module, &size, nullptr);
         if (got == ZE_RESULT_SUCCESS) {
           outcome.binary.assign(size, '\0');
-          got = (*get_native_binary)(
+          got = api.zeModuleGetNativeBinary(
               module, &size, reinterpret_cast<uint8_t*>(&outcome.binary[0]));
           outcome.binary.resize(size);
         }

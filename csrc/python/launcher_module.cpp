@@ -1,7 +1,7 @@
 // xpu_static_launcher._launcher: the StaticXpuLauncher type with the exact
 // ABI of torch._C._StaticXpuLauncher, launching through Level Zero.
 //
-//   _load_kernel(path, name, shared_mem_bytes, device)
+//   _load_kernel(path, name, shared_mem_bytes, device[, build_flags])
 //       -> (function, n_regs, n_spills)
 //   _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
 //                  arg_types, args, stream)
@@ -133,83 +133,26 @@ bool parseDeviceIndex(PyObject* obj, uint32_t* device_index) {
   return true;
 }
 
-bool parseStr(PyObject* obj, const char* what, std::string* out) {
-  PyObject* text = obj;
-  PyObject* converted = nullptr;
-  if (!PyUnicode_Check(obj)) {
-    converted = PyOS_FSPath(obj); // os.PathLike for paths
-    if (converted == nullptr || !PyUnicode_Check(converted)) {
-      Py_XDECREF(converted);
-      PyErr_Clear();
-      py::raise(
-          PyExc_TypeError,
-          std::string(what) + " must be a str, got " + py::typeName(obj));
-      return false;
-    }
-    text = converted;
-  }
-  Py_ssize_t length = 0;
-  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &length);
-  if (utf8 != nullptr) {
-    out->assign(utf8, static_cast<size_t>(length));
-  }
-  Py_XDECREF(converted);
-  if (utf8 == nullptr) {
-    return false;
-  }
-  // C APIs below would silently stop at the NUL and name another file or
-  // kernel.
-  const size_t nul = out->find('\0');
-  if (nul != std::string::npos) {
-    py::raise(
-        PyExc_ValueError,
-        std::string(what) + " '" + out->substr(0, nul) +
-            "...' contains a NUL character at index " + std::to_string(nul) +
-            ": pass it without one");
-    return false;
-  }
-  return true;
-}
-
 PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
-  PyObject* path_obj = nullptr;
-  PyObject* name_obj = nullptr;
-  PyObject* shared_obj = nullptr;
-  PyObject* device_obj = nullptr;
-  if (!PyArg_UnpackTuple(
-          args,
-          "_load_kernel",
-          4,
-          4,
-          &path_obj,
-          &name_obj,
-          &shared_obj,
-          &device_obj)) {
+  py::LoadArgs load;
+  if (!py::parseLoadArgs(args, &load)) {
     return nullptr;
   }
-  std::string path;
-  std::string name;
-  int64_t shared = 0;
-  uint32_t device_index = 0;
-  if (!parseStr(path_obj, "path", &path) ||
-      !parseStr(name_obj, "name", &name) ||
-      !py::parseInt64(shared_obj, "shared_mem_bytes", &shared) ||
-      !parseDeviceIndex(device_obj, &device_index)) {
-    return nullptr;
-  }
-  if (shared < 0 || shared > static_cast<int64_t>(UINT32_MAX)) {
+  if (load.device < 0 || load.device > INT32_MAX) {
     return py::raise(
         PyExc_ValueError,
-        "shared_mem_bytes = " + std::to_string(shared) +
-            " must be in [0, 2**32)");
+        "device = " + std::to_string(load.device) +
+            " must be a device index >= 0");
   }
+  const auto device_index = static_cast<uint32_t>(load.device);
+  const int64_t shared = load.shared;
 
   xsl::Expected<std::unique_ptr<LoadedKernel>> loaded =
       xsl::Error("not loaded");
   Py_BEGIN_ALLOW_THREADS auto context =
       xsl::level_zero::sharedContext(device_index);
   if (context) {
-    loaded = LoadedKernel::load(*context, path, name);
+    loaded = LoadedKernel::load(*context, load.path, load.name, load.options);
   } else {
     loaded = std::move(context).error();
   }
@@ -220,6 +163,9 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
           (*loaded)->checkSharedMemory(static_cast<uint64_t>(shared));
       !fits.ok()) {
     return py::raiseError(PyExc_RuntimeError, fits.error());
+  }
+  if (!py::warnLoad(**loaded)) {
+    return nullptr;
   }
 
   auto* held = new KernelCapsule();
@@ -505,13 +451,16 @@ PyMethodDef kLauncherMethods[] = {
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(loadKernel)),
      METH_VARARGS | METH_STATIC,
-     "_load_kernel(path, name, shared_mem_bytes, device, /)\n--\n\n"
-     "Load kernel `name` from the zebin at `path` on Level Zero device "
-     "`device` and return (function, n_regs, n_spills): function is a "
-     "capsule for _launch_kernel; n_regs is what Triton-XPU reports (256 "
-     "or 128 when the zebin was built with that GRF option, else 0); "
-     "n_spills the spill memory in bytes per thread. Raises RuntimeError "
-     "naming the file, kernel or device on failure."},
+     "_load_kernel(path, name, shared_mem_bytes, device, build_flags=None, "
+     "/)\n--\n\n"
+     "Load kernel `name` from the zebin or SPIR-V at `path` (told apart by "
+     "the magic number) on Level Zero device `device` and return "
+     "(function, n_regs, n_spills): function is a capsule for "
+     "_launch_kernel; n_regs and n_spills are what the installed "
+     "Triton-XPU reports (_set_triton_version). build_flags: Triton's "
+     "metadata.build_flags; SPIR-V is compiled by the driver with them, "
+     "and the native binary is kept for the next process. Raises "
+     "RuntimeError naming the file, kernel or device on failure."},
     {"_launch_kernel",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)(void)>(launchKernel)),
@@ -532,7 +481,7 @@ PyType_Slot kLauncherSlots[] = {
          "Static launcher for XPU Triton kernels (torch._C._StaticXpuLauncher "
          "ABI) over Level Zero.\n\n"
          "Static methods:\n"
-         "  _load_kernel(path, name, shared_mem_bytes, device)\n"
+         "  _load_kernel(path, name, shared_mem_bytes, device[, build_flags])\n"
          "      -> (function, n_regs, n_spills)\n"
          "  _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, "
          "shared,\n"
@@ -576,6 +525,7 @@ PyMethodDef kModuleMethods[] = {
      "_device_status(device) -> (None, device name) when kernels can load "
      "on device, else (kind, message): kind 'no-level-zero' or "
      "'bad-device'."},
+    XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {

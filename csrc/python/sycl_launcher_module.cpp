@@ -270,6 +270,7 @@ PyMethodDef kModuleMethods[] = {
      METH_NOARGS,
      "(ze_context, [(ze_driver, ze_device), ...]) of torch's devices as "
      "found here (tests)"},
+    XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {
@@ -304,6 +305,12 @@ PyMODINIT_FUNC XSL_MODULE_INIT(XSL_SYCL_BACKEND_MODULE)() {
   // into a process that loaded another one.
   if (PyModule_AddIntConstant(module, "SYCL_MAJOR", __LIBSYCL_MAJOR_VERSION) <
       0) {
+    Py_DECREF(module);
+    return nullptr;
+  }
+  // _load_kernel takes SPIR-V (and Triton's build flags): install() lifts
+  // Inductor's SPIR-V refusal only for a backend that says so.
+  if (PyModule_AddIntConstant(module, "LOADS_SPIRV", 1) < 0) {
     Py_DECREF(module);
     return nullptr;
   }

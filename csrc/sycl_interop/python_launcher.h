@@ -67,21 +67,15 @@ inline PythonSyclKernel* kernelFromCapsule(PyObject* obj) {
           bridge::typeName(obj));
 }
 
-// _load_kernel(path, name, shared_mem_bytes, device)
+// _load_kernel(path, name, shared_mem_bytes, device[, build_flags])
 //     -> (function, n_regs, n_spills)
 inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
   namespace bridge = launcher::python;
-  const char* path = nullptr;
-  const char* name = nullptr;
-  long long shared = 0;
-  long long device = 0;
-  if (!PyArg_ParseTuple(args, "ssLL", &path, &name, &shared, &device)) {
+  bridge::LoadArgs load;
+  if (!bridge::parseLoadArgs(args, &load)) {
     return nullptr;
   }
-  if (shared < 0 || shared > static_cast<long long>(UINT32_MAX)) {
-    return bridge::raise(
-        PyExc_ValueError, "shared_mem_bytes must be in [0, 2**32)");
-  }
+  const long long device = load.device;
   const long long count = runtime.device_count();
   if (count < 0) {
     return nullptr;
@@ -106,11 +100,15 @@ inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
       *sycl_device,
       *context,
       static_cast<uint32_t>(index),
-      path,
-      name,
-      static_cast<uint64_t>(shared));
+      load.path,
+      load.name,
+      static_cast<uint64_t>(load.shared),
+      load.options);
   if (!loaded) {
     return bridge::raiseError(PyExc_RuntimeError, loaded.error());
+  }
+  if (!bridge::warnLoad((*loaded)->loaded())) {
+    return nullptr;
   }
   auto held = std::make_unique<PythonSyclKernel>();
   held->kernel = std::move(*loaded);
@@ -197,7 +195,10 @@ PyObject* newLauncherType(const char* qualified_name) {
       {"_load_kernel",
        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(Load)),
        METH_VARARGS | METH_STATIC,
-       "Load an XPU kernel from a zebin file: (function, n_regs, n_spills)"},
+       "_load_kernel(path, name, shared_mem_bytes, device, build_flags=None)"
+       " -> (function, n_regs, n_spills): load an XPU kernel from a zebin or "
+       "SPIR-V file (SPIR-V is compiled with Triton's build_flags and the "
+       "native binary kept)"},
       {"_launch_kernel",
        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(Launch)),
        METH_FASTCALL | METH_STATIC,

@@ -174,13 +174,14 @@ Expected<std::unique_ptr<SyclKernel>> SyclKernel::load(
     uint32_t device_index,
     const std::string& utf8_path,
     std::string_view kernel_name,
-    uint64_t shared_bytes) {
+    uint64_t shared_bytes,
+    const launcher::LoadOptions& options) {
   auto ze_context = levelZeroContext(device, context, device_index);
   if (!ze_context) {
     return ze_context.error();
   }
   auto loaded = launcher::LoadedKernel::load(
-      std::move(*ze_context), utf8_path, kernel_name);
+      std::move(*ze_context), utf8_path, kernel_name, options);
   if (!loaded) {
     return loaded.error();
   }

@@ -5,7 +5,7 @@
 // c10::xpu) and the package's torch-free backend (csrc/python/
 // sycl_launcher_module.cpp, which finds them as torch does,
 // torch_devices.h):
-//   - a zebin loaded into the Level Zero context under a sycl::context,
+//   - a zebin or SPIR-V loaded into the Level Zero context under a sycl::context,
 //     and a sycl::kernel over it (Level Zero handles kept by us);
 //   - the launch on a sycl::queue: appended to the queue's own immediate
 //     command list where that is ordered exactly like a submit (adapter v2,
@@ -31,9 +31,10 @@ namespace sycl_interop {
 // borrows the Level Zero handles) goes before the handles themselves.
 class SyclKernel {
  public:
-  // Loads `kernel_name` of the zebin at `utf8_path` into the Level Zero
-  // context of `context` on `device` (torch's numbering: `device_index`),
-  // checks `shared_bytes` of dynamic shared memory fits, and makes the
+  // Loads `kernel_name` of the zebin or SPIR-V at `utf8_path`
+  // (LoadedKernel::load with `options`) into the Level Zero context of
+  // `context` on `device` (torch's numbering: `device_index`), checks
+  // `shared_bytes` of dynamic shared memory fits, and makes the
   // sycl::kernel. SYCL failures come back as errors, not exceptions.
   static Expected<std::unique_ptr<SyclKernel>> load(
       const sycl::device& device,
@@ -41,7 +42,8 @@ class SyclKernel {
       uint32_t device_index,
       const std::string& utf8_path,
       std::string_view kernel_name,
-      uint64_t shared_bytes);
+      uint64_t shared_bytes,
+      const launcher::LoadOptions& options = launcher::LoadOptions());
 
   launcher::LoadedKernel& loaded() noexcept {
     return *loaded_;

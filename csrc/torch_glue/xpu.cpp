@@ -1,7 +1,7 @@
 // Replaces torch/csrc/inductor/static_launcher/xpu.cpp in a PyTorch tree.
 //
 // torch._C._StaticXpuLauncher:
-//   _load_kernel(path, name, shared_mem_bytes, device)
+//   _load_kernel(path, name, shared_mem_bytes, device[, build_flags])
 //       -> (function, n_regs, n_spills)
 //   _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
 //                  arg_types, args, stream)   stream: a sycl::queue*

@@ -238,7 +238,12 @@ zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t* p) {
   }
   std::memset(&p->uuid, 0, sizeof(p->uuid));
   std::memcpy(p->uuid.id, "xsl-test-driver", 15);
-  p->driverVersion = 1;
+  // XSL_TEST_DRIVER_VERSION stands for a driver update (kept native
+  // binaries are keyed on it).
+  const char* version = std::getenv("XSL_TEST_DRIVER_VERSION");
+  p->driverVersion = version != nullptr
+      ? static_cast<uint32_t>(std::strtoul(version, nullptr, 10))
+      : 1u;
   return ZE_RESULT_SUCCESS;
 }
 

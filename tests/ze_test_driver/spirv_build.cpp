@@ -17,6 +17,7 @@ namespace test_driver {
 namespace {
 
 constexpr const char* kOclocOverrideEnv = "XSL_TEST_DRIVER_OCLOC";
+constexpr const char* kRejectFlagEnv = "XSL_TEST_DRIVER_REJECT_FLAG";
 
 struct Compiler {
   std::unique_ptr<ocloc::OclocCompiler> compiler;
@@ -80,6 +81,16 @@ SpirvBuild buildSpirv(
     out.result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     out.log = "xsl test driver: device " + std::to_string(device.index) +
         " has no IP version to compile for";
+    return out;
+  }
+  // IGC through ocloc accepts any option, so a test names one the stand-in
+  // refuses as a driver refuses flags it does not support.
+  const char* refused = std::getenv(kRejectFlagEnv);
+  if (refused != nullptr && refused[0] != '\0' &&
+      build_flags.find(refused) != std::string::npos) {
+    out.result = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    out.log = "xsl test driver: unsupported build option " +
+        std::string(refused) + " (" + kRejectFlagEnv + ")";
     return out;
   }
   ocloc::CompileOptions options;

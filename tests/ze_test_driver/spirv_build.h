@@ -6,7 +6,9 @@
 // XSL_TEST_DRIVER_OCLOC (what XSL_OCLOC may hold), else the one the
 // project's ocloc discovery finds. The device's IP version selects
 // `-device`; the build flags go to IGC unchanged (IGC reads the Level Zero
-// spellings such as -ze-opt-large-register-file itself).
+// spellings such as -ze-opt-large-register-file itself). Flags that contain
+// XSL_TEST_DRIVER_REJECT_FLAG fail the build, as a driver refuses an option
+// it does not support (IGC itself accepts any).
 
 #include <string>
 #include <string_view>

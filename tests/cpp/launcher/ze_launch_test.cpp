@@ -235,24 +235,6 @@ TEST_F(ZeLaunchTest, RegistersFollowTheGrfBuildOption) {
   EXPECT_EQ(kernel->registerCount(), 256);
 }
 
-// Triton-XPU's BuildFlags::n_regs (releases up to 3.8.0) on option strings.
-TEST(TritonRegisterCount, FollowsTheGrfFlag) {
-  EXPECT_EQ(tritonRegisterCount(""), 0);
-  EXPECT_EQ(tritonRegisterCount("-cl-fp32-correctly-rounded-divide-sqrt"), 0);
-  EXPECT_EQ(tritonRegisterCount(" -cl-intel-256-GRF-per-thread"), 256);
-  EXPECT_EQ(
-      tritonRegisterCount(
-          "-cl-fp32-correctly-rounded-divide-sqrt -cl-intel-128-GRF-per-thread"),
-      128);
-  // Triton's spill retry appends the large flag to a small one: large wins.
-  EXPECT_EQ(
-      tritonRegisterCount(
-          "-cl-intel-128-GRF-per-thread -cl-intel-256-GRF-per-thread"),
-      256);
-  EXPECT_EQ(tritonRegisterCount("-cl-intel-enable-auto-large-GRF-mode"), 0);
-  EXPECT_EQ(tritonRegisterCount("-cl-intel-512-GRF-per-thread"), 0);
-}
-
 TEST_F(ZeLaunchTest, SpillsAreTheDriversBytes) {
   SKIP_WITHOUT_CORPUS("spill_pvc_grf128.zebin");
   auto kernel = load("spill_pvc_grf128.zebin", "spill");

@@ -1,0 +1,312 @@
+#include "launcher/native_binary_cache.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/content_hash.h"
+#include "file_io/file_io.h"
+
+namespace xsl {
+namespace launcher {
+namespace {
+
+// Entry layout (little-endian): magic, ip_version u32, driver_version u32,
+// then the sizes of flags, SPIR-V and native binary (u64 each), the native
+// binary's contentHash (u64), then the three byte strings in that order.
+constexpr char kMagic[8] = {'X', 'S', 'L', 'N', 'B', 'I', 'N', '1'};
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8 + 8;
+constexpr const char* kEntrySuffix = ".xslnb";
+constexpr const char* kTemporarySuffix = ".tmp";
+constexpr uint64_t kDefaultMaxBytes = uint64_t{1024} << 20;
+
+void put32(std::string& out, uint32_t value) {
+  for (int i = 0; i < 4; ++i) {
+    out += static_cast<char>((value >> (8 * i)) & 0xffu);
+  }
+}
+
+void put64(std::string& out, uint64_t value) {
+  for (int i = 0; i < 8; ++i) {
+    out += static_cast<char>((value >> (8 * i)) & 0xffu);
+  }
+}
+
+uint64_t get(std::string_view bytes, size_t offset, int width) {
+  uint64_t value = 0;
+  for (int i = width - 1; i >= 0; --i) {
+    value = (value << 8) |
+        static_cast<unsigned char>(bytes[offset + static_cast<size_t>(i)]);
+  }
+  return value;
+}
+
+bool endsWith(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+      text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string joinPath(const std::string& folder, const std::string& name) {
+#ifdef _WIN32
+  const char separator = '\\';
+#else
+  const char separator = '/';
+#endif
+  if (!folder.empty() && (folder.back() == '/' || folder.back() == '\\')) {
+    return folder + name;
+  }
+  return folder + separator + name;
+}
+
+// Why an entry does not hold the binary for `key`; empty when it does.
+std::string entryProblem(std::string_view entry, const NativeBinaryKey& key) {
+  if (entry.size() < kHeaderBytes ||
+      std::memcmp(entry.data(), kMagic, sizeof(kMagic)) != 0) {
+    return "not an entry of this cache (" + std::to_string(entry.size()) +
+        " bytes)";
+  }
+  const uint64_t flags_size = get(entry, 16, 8);
+  const uint64_t spirv_size = get(entry, 24, 8);
+  const uint64_t native_size = get(entry, 32, 8);
+  const uint64_t body = entry.size() - kHeaderBytes;
+  if (flags_size > body || spirv_size > body - flags_size ||
+      native_size != body - flags_size - spirv_size) {
+    return "truncated or padded (" + std::to_string(entry.size()) + " bytes)";
+  }
+  if (get(entry, 8, 4) != key.ip_version ||
+      get(entry, 12, 4) != key.driver_version ||
+      entry.substr(kHeaderBytes, flags_size) != key.build_flags ||
+      entry.substr(kHeaderBytes + flags_size, spirv_size) != key.spirv) {
+    return "kept for another kernel, device, driver or build flags";
+  }
+  const std::string_view native =
+      entry.substr(kHeaderBytes + flags_size + spirv_size);
+  if (contentHash(native) != get(entry, 40, 8) || native.size() < 4 ||
+      native.compare(0, 4, "\x7f" "ELF") != 0) {
+    return "corrupt (its native binary does not match its checksum)";
+  }
+  return std::string();
+}
+
+} // namespace
+
+NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
+  Settings settings;
+  std::string switch_value = file_io::environmentVariable("XSL_KERNEL_CACHE");
+  for (char& c : switch_value) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (switch_value == "0" || switch_value == "off" ||
+      switch_value == "false" || switch_value == "no") {
+    settings.disabled_why = "XSL_KERNEL_CACHE=" + switch_value;
+    return settings;
+  }
+  settings.folder = file_io::environmentVariable("XSL_KERNEL_CACHE_DIR");
+  if (settings.folder.empty()) {
+#ifdef _WIN32
+    const std::string base = file_io::environmentVariable("LOCALAPPDATA");
+    if (!base.empty()) {
+      settings.folder = joinPath(base, "xpu_static_launcher");
+    }
+#else
+    std::string base = file_io::environmentVariable("XDG_CACHE_HOME");
+    if (base.empty()) {
+      const std::string home = file_io::environmentVariable("HOME");
+      if (!home.empty()) {
+        base = joinPath(home, ".cache");
+      }
+    }
+    if (!base.empty()) {
+      settings.folder = joinPath(base, "xpu_static_launcher");
+    }
+#endif
+  }
+  if (settings.folder.empty()) {
+    settings.disabled_why =
+        "no folder: set XSL_KERNEL_CACHE_DIR (no LOCALAPPDATA, "
+        "XDG_CACHE_HOME or HOME)";
+    return settings;
+  }
+  settings.max_bytes = kDefaultMaxBytes;
+  const std::string max_mb =
+      file_io::environmentVariable("XSL_KERNEL_CACHE_MAX_MB");
+  if (!max_mb.empty()) {
+    uint64_t value = 0;
+    bool digits = max_mb.size() <= 12;
+    for (char c : max_mb) {
+      digits = digits && std::isdigit(static_cast<unsigned char>(c)) != 0;
+      value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (digits) {
+      settings.max_bytes = value << 20;
+    }
+  }
+  settings.enabled = true;
+  return settings;
+}
+
+const NativeBinaryCache& NativeBinaryCache::process() {
+  // Never destroyed: loads may run while the process exits.
+  static const NativeBinaryCache* const cache =
+      new NativeBinaryCache(settingsFromEnvironment());
+  return *cache;
+}
+
+std::string NativeBinaryCache::entryPath(const NativeBinaryKey& key) const {
+  uint64_t hash = contentHash(key.spirv);
+  hash = contentHash(key.build_flags, hash);
+  std::string ids;
+  put32(ids, key.ip_version);
+  put32(ids, key.driver_version);
+  hash = contentHash(ids, hash);
+  char name[17];
+  std::snprintf(
+      name, sizeof(name), "%016llx", static_cast<unsigned long long>(hash));
+  return joinPath(settings_.folder, std::string(name) + kEntrySuffix);
+}
+
+std::optional<std::string> NativeBinaryCache::find(
+    const NativeBinaryKey& key,
+    std::string* warning) const {
+  if (!enabled()) {
+    return std::nullopt;
+  }
+  const std::string path = entryPath(key);
+  std::string entry;
+  Status read = file_io::readFileInto(path, entry);
+  if (!read) {
+    // A miss is the usual case; anything else is worth a word.
+    if (read.error().message().find("not found") == std::string::npos &&
+        warning != nullptr) {
+      *warning = "ignored the kept native binary: " + read.error().message();
+    }
+    return std::nullopt;
+  }
+  const std::string problem = entryProblem(entry, key);
+  if (problem.empty()) {
+    const uint64_t flags_size = get(entry, 16, 8);
+    const uint64_t spirv_size = get(entry, 24, 8);
+    return entry.substr(kHeaderBytes + flags_size + spirv_size);
+  }
+  if (warning != nullptr) {
+    *warning = "ignored the kept native binary '" + path + "': " + problem +
+        "; the SPIR-V is compiled again and the entry replaced";
+  }
+  static_cast<void>(file_io::removeFile(path));
+  return std::nullopt;
+}
+
+void NativeBinaryCache::keep(
+    const NativeBinaryKey& key,
+    std::string_view native,
+    std::string* warning) const {
+  if (!enabled()) {
+    return;
+  }
+  std::string entry;
+  entry.reserve(
+      kHeaderBytes + key.build_flags.size() + key.spirv.size() + native.size());
+  entry.append(kMagic, sizeof(kMagic));
+  put32(entry, key.ip_version);
+  put32(entry, key.driver_version);
+  put64(entry, key.build_flags.size());
+  put64(entry, key.spirv.size());
+  put64(entry, native.size());
+  put64(entry, contentHash(native));
+  entry.append(key.build_flags.data(), key.build_flags.size());
+  entry.append(key.spirv.data(), key.spirv.size());
+  entry.append(native.data(), native.size());
+  Status made = file_io::makeDirectories(settings_.folder);
+  if (made) {
+    made = file_io::replaceFile(entryPath(key), entry);
+  }
+  if (!made) {
+    if (warning != nullptr) {
+      *warning = "could not keep the native binary (it is compiled again in "
+                 "the next process): " +
+          made.error().message() +
+          "; set XSL_KERNEL_CACHE_DIR to a writable folder, or "
+          "XSL_KERNEL_CACHE=0";
+    }
+    return;
+  }
+  trim();
+}
+
+Expected<NativeBinaryCache::Usage> NativeBinaryCache::usage() const {
+  Usage usage;
+  auto files = file_io::listFiles(settings_.folder);
+  if (!files) {
+    return files.error();
+  }
+  for (const file_io::DirectoryEntry& file : *files) {
+    if (endsWith(file.name, kEntrySuffix)) {
+      ++usage.entries;
+      usage.bytes += file.size;
+    }
+  }
+  return usage;
+}
+
+Expected<uint64_t> NativeBinaryCache::clear() const {
+  auto files = file_io::listFiles(settings_.folder);
+  if (!files) {
+    return files.error();
+  }
+  uint64_t removed = 0;
+  for (const file_io::DirectoryEntry& file : *files) {
+    if (endsWith(file.name, kEntrySuffix) ||
+        endsWith(file.name, kTemporarySuffix)) {
+      Status gone = file_io::removeFile(joinPath(settings_.folder, file.name));
+      if (!gone) {
+        return gone.error();
+      }
+      removed += endsWith(file.name, kEntrySuffix) ? 1 : 0;
+    }
+  }
+  return removed;
+}
+
+void NativeBinaryCache::trim() const {
+  if (settings_.max_bytes == 0) {
+    return;
+  }
+  auto files = file_io::listFiles(settings_.folder);
+  if (!files) {
+    return;
+  }
+  std::vector<file_io::DirectoryEntry> entries;
+  uint64_t total = 0;
+  for (file_io::DirectoryEntry& file : *files) {
+    if (endsWith(file.name, kEntrySuffix)) {
+      total += file.size;
+      entries.push_back(std::move(file));
+    }
+  }
+  if (total <= settings_.max_bytes) {
+    return;
+  }
+  std::sort(
+      entries.begin(),
+      entries.end(),
+      [](const file_io::DirectoryEntry& a, const file_io::DirectoryEntry& b) {
+        return a.modified < b.modified;
+      });
+  // Down to 90% of the bound, so the next entries do not trim again at once.
+  const uint64_t target = settings_.max_bytes - settings_.max_bytes / 10;
+  for (const file_io::DirectoryEntry& entry : entries) {
+    if (total <= target) {
+      break;
+    }
+    if (file_io::removeFile(joinPath(settings_.folder, entry.name))) {
+      total -= entry.size;
+    }
+  }
+}
+
+} // namespace launcher
+} // namespace xsl

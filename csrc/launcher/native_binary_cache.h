@@ -1,0 +1,98 @@
+#pragma once
+
+// Kept native binaries: the zebin the GPU driver compiled from a kernel's
+// SPIR-V (zeModuleGetNativeBinary), so a later process loads it instead of
+// compiling the SPIR-V again.
+//
+// An entry is found by a hash of its key and holds the key itself: the
+// SPIR-V bytes, the build flags, the device's IP version and the driver
+// version. A lookup compares all of it, so another GPU, another driver,
+// other flags or other SPIR-V never load a stale binary, and checks the
+// binary's hash, so a truncated or corrupt entry is ignored (one warning,
+// the entry removed) and compiled again. Entries are written to a temporary
+// file and moved into place in one step (file_io::replaceFile: Windows
+// replace semantics), so concurrent compile and autotune processes never
+// see a partial entry. File names are 16 hex digits and a suffix, to keep
+// paths short.
+//
+// Settings, read from the environment once per process (docs/launcher.md):
+//   XSL_KERNEL_CACHE=0             off
+//   XSL_KERNEL_CACHE_DIR=<folder>  where entries go (default: Windows
+//       %LOCALAPPDATA%\xpu_static_launcher, else
+//       $XDG_CACHE_HOME/xpu_static_launcher or ~/.cache/xpu_static_launcher)
+//   XSL_KERNEL_CACHE_MAX_MB=<n>    bound; oldest entries go first (default
+//       1024; 0: no bound)
+// `python -m xpu_static_launcher cache --clear` empties it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/expected.h"
+
+namespace xsl {
+namespace launcher {
+
+struct NativeBinaryKey {
+  std::string_view spirv;
+  std::string_view build_flags;
+  uint32_t ip_version = 0;
+  uint32_t driver_version = 0;
+};
+
+class NativeBinaryCache {
+ public:
+  struct Settings {
+    bool enabled = false;
+    std::string folder;
+    uint64_t max_bytes = 0; // 0: no bound
+    std::string disabled_why; // when not enabled
+  };
+
+  // The settings the environment gives (see above).
+  static Settings settingsFromEnvironment();
+  // The process-wide cache, with settingsFromEnvironment() at first use.
+  static const NativeBinaryCache& process();
+
+  explicit NativeBinaryCache(Settings settings)
+      : settings_(std::move(settings)) {}
+
+  const Settings& settings() const noexcept {
+    return settings_;
+  }
+  bool enabled() const noexcept {
+    return settings_.enabled;
+  }
+
+  // The entry's file for `key`.
+  std::string entryPath(const NativeBinaryKey& key) const;
+
+  // The kept native binary for `key`, or nullopt. A bad entry is removed and
+  // says why in `warning` (a missing one is a plain miss).
+  std::optional<std::string> find(
+      const NativeBinaryKey& key,
+      std::string* warning) const;
+
+  // Keeps `native` for `key`, then trims the folder to max_bytes. A failure
+  // is only a warning: keeping a binary must never fail a load.
+  void keep(
+      const NativeBinaryKey& key,
+      std::string_view native,
+      std::string* warning) const;
+
+  struct Usage {
+    uint64_t entries = 0;
+    uint64_t bytes = 0;
+  };
+  Expected<Usage> usage() const;
+  // Removes every entry (and stale temporary files); returns how many.
+  Expected<uint64_t> clear() const;
+
+ private:
+  void trim() const;
+  Settings settings_;
+};
+
+} // namespace launcher
+} // namespace xsl

@@ -1,0 +1,233 @@
+// SPIR-V through LoadedKernel with the test driver (which compiles SPIR-V
+// with IGC through libocloc, as a real driver does): the same n_regs and
+// n_spills as the driver-compiled zebin, the kept native binary on the next
+// load, and one clear error for each kind of bad input.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "file_io/file_io.h"
+#include "launcher/loaded_kernel.h"
+#include "launcher/native_binary_cache.h"
+#include "launcher/triton_metadata.h"
+#include "level_zero/level_zero.h"
+#include "test_paths.h"
+
+namespace xsl {
+namespace launcher {
+namespace {
+
+std::string tritonSpirv(const std::string& name) {
+  return test_paths::fromEnvironment("XSL_SOURCE_DIR") +
+      "/tests/kernels/triton/" + name + ".spv";
+}
+
+constexpr const char* kLargeGrf = "-cl-intel-256-GRF-per-thread";
+
+void setEnvironment(const char* name, const char* value) {
+#ifdef _WIN32
+  _putenv_s(name, value);
+#else
+  setenv(name, value, 1);
+#endif
+}
+
+class SpirvLoadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto context = level_zero::sharedContext(0);
+    ASSERT_TRUE(context.ok()) << context.error().message();
+    context_ = *context;
+    NativeBinaryCache::Settings settings;
+    settings.enabled = true;
+    settings.folder = test_paths::scratchDir("spirv_load") + "/" +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    cache_ = std::make_unique<NativeBinaryCache>(settings);
+    static_cast<void>(cache_->clear());
+    off_ = std::make_unique<NativeBinaryCache>(NativeBinaryCache::Settings());
+  }
+
+  Expected<std::unique_ptr<LoadedKernel>> load(
+      const std::string& path,
+      const std::string& name,
+      const char* flags,
+      const NativeBinaryCache* cache) {
+    LoadOptions options;
+    if (flags != nullptr) {
+      options.build_flags = flags;
+    }
+    options.cache = cache;
+    return LoadedKernel::load(context_, path, name, options);
+  }
+
+  std::shared_ptr<level_zero::Context> context_;
+  std::unique_ptr<NativeBinaryCache> cache_;
+  std::unique_ptr<NativeBinaryCache> off_;
+};
+
+// For each kernel and GRF mode, under both Triton rules: loading the SPIR-V
+// reports what loading the zebin the driver made from it reports.
+TEST_F(SpirvLoadTest, ReportsWhatTheDriverCompiledZebinReports) {
+  const TritonMetadataRule before = tritonMetadataRule();
+  const std::string scratch = test_paths::scratchDir("spirv_load");
+  for (const char* name : {"vector_add", "softmax", "spill", "matmul"}) {
+    for (const char* flags : {"", kLargeGrf}) {
+      auto from_spirv = load(tritonSpirv(name), name, flags, off_.get());
+      ASSERT_TRUE(from_spirv.ok()) << from_spirv.error().message();
+      // The driver's native binary of the same SPIR-V and flags, as a file.
+      auto spirv = file_io::readFileBytes(tritonSpirv(name));
+      ASSERT_TRUE(spirv.ok());
+      std::string native;
+      auto module = level_zero::Module::create(
+          context_, *spirv, tritonSpirv(name), flags, &native);
+      ASSERT_TRUE(module.ok()) << module.error().message();
+      const std::string zebin_path = scratch + "/" + name +
+          (flags[0] != '\0' ? "_grf256" : "_grf128") + ".zebin";
+      ASSERT_TRUE(file_io::writeFileBytes(zebin_path, native).ok());
+      auto from_zebin = load(zebin_path, name, flags, off_.get());
+      ASSERT_TRUE(from_zebin.ok()) << from_zebin.error().message();
+      for (TritonMetadataRule rule :
+           {TritonMetadataRule::kBytes, TritonMetadataRule::kPerLane}) {
+        setTritonMetadataRule(rule);
+        EXPECT_EQ((*from_spirv)->registerCount(), (*from_zebin)->registerCount())
+            << name << " " << flags;
+        EXPECT_EQ((*from_spirv)->spillCount(), (*from_zebin)->spillCount())
+            << name << " " << flags;
+      }
+      setTritonMetadataRule(TritonMetadataRule::kBytes);
+      EXPECT_EQ((*from_spirv)->registerCount(), flags[0] != '\0' ? 256 : 0);
+      EXPECT_EQ(
+          (*from_spirv)->threadsPerWarp(), (*from_zebin)->threadsPerWarp());
+    }
+  }
+  // The spilling kernel spills at 128 GRF and not (or less) at 256.
+  auto small = load(tritonSpirv("spill"), "spill", "", off_.get());
+  auto large = load(tritonSpirv("spill"), "spill", kLargeGrf, off_.get());
+  ASSERT_TRUE(small.ok() && large.ok());
+  EXPECT_GT((*small)->spillCount(), (*large)->spillCount());
+  setTritonMetadataRule(before);
+}
+
+TEST_F(SpirvLoadTest, TheNextLoadUsesTheKeptNativeBinary) {
+  auto first = load(tritonSpirv("softmax"), "softmax", "", cache_.get());
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  EXPECT_FALSE((*first)->fromKeptBinary());
+  EXPECT_TRUE((*first)->loadWarnings().empty());
+  auto second = load(tritonSpirv("softmax"), "softmax", "", cache_.get());
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_TRUE((*second)->fromKeptBinary());
+  EXPECT_EQ((*second)->spillCount(), (*first)->spillCount());
+  EXPECT_EQ((*second)->registerCount(), (*first)->registerCount());
+  // Other flags are another entry: compiled, then kept.
+  auto large = load(tritonSpirv("softmax"), "softmax", kLargeGrf, cache_.get());
+  ASSERT_TRUE(large.ok());
+  EXPECT_FALSE((*large)->fromKeptBinary());
+  EXPECT_EQ((*large)->registerCount(), 256);
+  auto usage = cache_->usage();
+  ASSERT_TRUE(usage.ok());
+  EXPECT_EQ(usage->entries, 2u);
+}
+
+TEST_F(SpirvLoadTest, ACorruptEntryIsCompiledAgainWithOneWarning) {
+  ASSERT_TRUE(load(tritonSpirv("vector_add"), "vector_add", "", cache_.get()).ok());
+  auto files = file_io::listFiles(cache_->settings().folder);
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 1u);
+  const std::string entry = cache_->settings().folder + "/" + (*files)[0].name;
+  auto bytes = file_io::readFileBytes(entry);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_TRUE(
+      file_io::writeFileBytes(entry, bytes->substr(0, bytes->size() / 2)).ok());
+  auto again = load(tritonSpirv("vector_add"), "vector_add", "", cache_.get());
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  EXPECT_FALSE((*again)->fromKeptBinary());
+  ASSERT_EQ((*again)->loadWarnings().size(), 1u);
+  EXPECT_NE((*again)->loadWarnings()[0].find("truncated"), std::string::npos);
+  // Kept again, whole.
+  auto third = load(tritonSpirv("vector_add"), "vector_add", "", cache_.get());
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE((*third)->fromKeptBinary());
+  EXPECT_TRUE((*third)->loadWarnings().empty());
+}
+
+TEST_F(SpirvLoadTest, BadInputGetsOneClearError) {
+  const std::string scratch = test_paths::scratchDir("spirv_load");
+  const std::string garbage = scratch + "/garbage.spv";
+  ASSERT_TRUE(file_io::writeFileBytes(
+                  garbage, std::string("\x03\x02\x23\x07", 4) + "garbage here")
+                  .ok());
+  auto bad = load(garbage, "k", "", cache_.get());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find(garbage), std::string::npos);
+  EXPECT_NE(bad.error().message().find("could not build the SPIR-V"),
+            std::string::npos)
+      << bad.error().message();
+  EXPECT_NE(bad.error().message().find("build log"), std::string::npos);
+
+  const std::string empty = scratch + "/empty.spv";
+  ASSERT_TRUE(file_io::writeFileBytes(empty, "").ok());
+  auto none = load(empty, "k", "", cache_.get());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message().find("empty"), std::string::npos);
+
+  const std::string text = scratch + "/text.spv";
+  ASSERT_TRUE(file_io::writeFileBytes(text, "hello world").ok());
+  auto neither = load(text, "k", "", cache_.get());
+  ASSERT_FALSE(neither.ok());
+  EXPECT_NE(neither.error().message().find("neither a zebin (ELF) nor SPIR-V"),
+            std::string::npos)
+      << neither.error().message();
+  EXPECT_NE(neither.error().message().find("68656c6c"), std::string::npos);
+
+  // Flags the driver refuses (the stand-in refuses the one named in
+  // XSL_TEST_DRIVER_REJECT_FLAG, as IGC itself accepts any).
+  setEnvironment("XSL_TEST_DRIVER_REJECT_FLAG", "-no-such-option");
+  auto flags = load(tritonSpirv("vector_add"), "vector_add",
+                    "-cl-intel-256-GRF-per-thread -no-such-option", cache_.get());
+  setEnvironment("XSL_TEST_DRIVER_REJECT_FLAG", "");
+  ASSERT_FALSE(flags.ok());
+  EXPECT_NE(flags.error().message().find(
+                "build flags '-cl-intel-256-GRF-per-thread -no-such-option'"),
+            std::string::npos)
+      << flags.error().message();
+  EXPECT_NE(flags.error().message().find("unsupported build option"),
+            std::string::npos)
+      << flags.error().message();
+
+  auto missing = load(tritonSpirv("vector_add"), "no_such_kernel", "",
+                      cache_.get());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message().find("vector_add"), std::string::npos)
+      << missing.error().message();
+}
+
+// A zebin renamed .spv is loaded as the zebin it is: the magic number
+// decides, never the suffix.
+TEST_F(SpirvLoadTest, TheMagicNumberDecidesNotTheSuffix) {
+  const std::string scratch = test_paths::scratchDir("spirv_load");
+  auto spirv = file_io::readFileBytes(tritonSpirv("vector_add"));
+  ASSERT_TRUE(spirv.ok());
+  std::string native;
+  auto module = level_zero::Module::create(
+      context_, *spirv, "vector_add.spv", "", &native);
+  ASSERT_TRUE(module.ok());
+  const std::string renamed = scratch + "/zebin_renamed.spv";
+  ASSERT_TRUE(file_io::writeFileBytes(renamed, native).ok());
+  auto loaded = load(renamed, "vector_add", "", cache_.get());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(
+      (*loaded)->kernel().module().format(), level_zero::BinaryFormat::kZebin);
+  const std::string spirv_as_zebin = scratch + "/spirv_renamed.zebin";
+  ASSERT_TRUE(file_io::writeFileBytes(spirv_as_zebin, *spirv).ok());
+  auto compiled = load(spirv_as_zebin, "vector_add", "", off_.get());
+  ASSERT_TRUE(compiled.ok()) << compiled.error().message();
+  EXPECT_EQ(
+      (*compiled)->kernel().module().format(), level_zero::BinaryFormat::kSpirv);
+}
+
+} // namespace
+} // namespace launcher
+} // namespace xsl
