@@ -62,36 +62,6 @@ std::string joinPath(const std::string& folder, const std::string& name) {
   return folder + separator + name;
 }
 
-// Why an entry does not hold the binary for `key`; empty when it does.
-std::string entryProblem(std::string_view entry, const NativeBinaryKey& key) {
-  if (entry.size() < kHeaderBytes ||
-      std::memcmp(entry.data(), kMagic, sizeof(kMagic)) != 0) {
-    return "not an entry of this cache (" + std::to_string(entry.size()) +
-        " bytes)";
-  }
-  const uint64_t flags_size = get(entry, 16, 8);
-  const uint64_t spirv_size = get(entry, 24, 8);
-  const uint64_t native_size = get(entry, 32, 8);
-  const uint64_t body = entry.size() - kHeaderBytes;
-  if (flags_size > body || spirv_size > body - flags_size ||
-      native_size != body - flags_size - spirv_size) {
-    return "truncated or padded (" + std::to_string(entry.size()) + " bytes)";
-  }
-  if (get(entry, 8, 4) != key.ip_version ||
-      get(entry, 12, 4) != key.driver_version ||
-      entry.substr(kHeaderBytes, flags_size) != key.build_flags ||
-      entry.substr(kHeaderBytes + flags_size, spirv_size) != key.spirv) {
-    return "kept for another kernel, device, driver or build flags";
-  }
-  const std::string_view native =
-      entry.substr(kHeaderBytes + flags_size + spirv_size);
-  if (contentHash(native) != get(entry, 40, 8) || native.size() < 4 ||
-      native.compare(0, 4, "\x7f" "ELF") != 0) {
-    return "corrupt (its native binary does not match its checksum)";
-  }
-  return std::string();
-}
-
 } // namespace
 
 NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
@@ -149,6 +119,65 @@ NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
   return settings;
 }
 
+std::string NativeBinaryCache::entryBytes(
+    const NativeBinaryKey& key,
+    std::string_view native) {
+  std::string entry;
+  entry.reserve(
+      kHeaderBytes + key.build_flags.size() + key.spirv.size() + native.size());
+  entry.append(kMagic, sizeof(kMagic));
+  put32(entry, key.ip_version);
+  put32(entry, key.driver_version);
+  put64(entry, key.build_flags.size());
+  put64(entry, key.spirv.size());
+  put64(entry, native.size());
+  put64(entry, contentHash(native));
+  entry.append(key.build_flags.data(), key.build_flags.size());
+  entry.append(key.spirv.data(), key.spirv.size());
+  entry.append(native.data(), native.size());
+  return entry;
+}
+
+std::optional<std::string_view> NativeBinaryCache::entryBinary(
+    std::string_view entry,
+    const NativeBinaryKey& key,
+    std::string* problem) {
+  const auto refuse = [problem](std::string why) {
+    if (problem != nullptr) {
+      *problem = std::move(why);
+    }
+    return std::optional<std::string_view>();
+  };
+  if (entry.size() < kHeaderBytes ||
+      std::memcmp(entry.data(), kMagic, sizeof(kMagic)) != 0) {
+    return refuse(
+        "not an entry of this cache (" + std::to_string(entry.size()) +
+        " bytes)");
+  }
+  const uint64_t flags_size = get(entry, 16, 8);
+  const uint64_t spirv_size = get(entry, 24, 8);
+  const uint64_t native_size = get(entry, 32, 8);
+  const uint64_t body = entry.size() - kHeaderBytes;
+  if (flags_size > body || spirv_size > body - flags_size ||
+      native_size != body - flags_size - spirv_size) {
+    return refuse(
+        "truncated or padded (" + std::to_string(entry.size()) + " bytes)");
+  }
+  if (get(entry, 8, 4) != key.ip_version ||
+      get(entry, 12, 4) != key.driver_version ||
+      entry.substr(kHeaderBytes, flags_size) != key.build_flags ||
+      entry.substr(kHeaderBytes + flags_size, spirv_size) != key.spirv) {
+    return refuse("kept for another kernel, device, driver or build flags");
+  }
+  const std::string_view native =
+      entry.substr(kHeaderBytes + flags_size + spirv_size);
+  if (contentHash(native) != get(entry, 40, 8) || native.size() < 4 ||
+      native.compare(0, 4, "\x7f" "ELF") != 0) {
+    return refuse("corrupt (its native binary does not match its checksum)");
+  }
+  return native;
+}
+
 const NativeBinaryCache& NativeBinaryCache::process() {
   // Never destroyed: loads may run while the process exits.
   static const NativeBinaryCache* const cache =
@@ -186,11 +215,10 @@ std::optional<std::string> NativeBinaryCache::find(
     }
     return std::nullopt;
   }
-  const std::string problem = entryProblem(entry, key);
-  if (problem.empty()) {
-    const uint64_t flags_size = get(entry, 16, 8);
-    const uint64_t spirv_size = get(entry, 24, 8);
-    return entry.substr(kHeaderBytes + flags_size + spirv_size);
+  std::string problem;
+  if (std::optional<std::string_view> native =
+          entryBinary(entry, key, &problem)) {
+    return std::string(*native);
   }
   if (warning != nullptr) {
     *warning = "ignored the kept native binary '" + path + "': " + problem +
@@ -207,19 +235,7 @@ void NativeBinaryCache::keep(
   if (!enabled()) {
     return;
   }
-  std::string entry;
-  entry.reserve(
-      kHeaderBytes + key.build_flags.size() + key.spirv.size() + native.size());
-  entry.append(kMagic, sizeof(kMagic));
-  put32(entry, key.ip_version);
-  put32(entry, key.driver_version);
-  put64(entry, key.build_flags.size());
-  put64(entry, key.spirv.size());
-  put64(entry, native.size());
-  put64(entry, contentHash(native));
-  entry.append(key.build_flags.data(), key.build_flags.size());
-  entry.append(key.spirv.data(), key.spirv.size());
-  entry.append(native.data(), native.size());
+  const std::string entry = entryBytes(key, native);
   Status made = file_io::makeDirectories(settings_.folder);
   if (made) {
     made = file_io::replaceFile(entryPath(key), entry);

@@ -81,6 +81,18 @@ class NativeBinaryCache {
       std::string_view native,
       std::string* warning) const;
 
+  // An entry's bytes: the key, then the native binary and its hash.
+  static std::string entryBytes(
+      const NativeBinaryKey& key,
+      std::string_view native);
+  // The native binary an entry holds for `key`, or nullopt with why not in
+  // `problem` (another key, truncated, corrupt, not an entry). Reads only
+  // inside `entry`, whatever it holds.
+  static std::optional<std::string_view> entryBinary(
+      std::string_view entry,
+      const NativeBinaryKey& key,
+      std::string* problem);
+
   struct Usage {
     uint64_t entries = 0;
     uint64_t bytes = 0;

@@ -388,34 +388,6 @@ DeviceAccess openDevice(uint32_t device_index) {
 
 // ---------------------------------------------------------------- Module
 
-Expected<BinaryFormat> binaryFormat(
-    std::string_view bytes,
-    const std::string& source_name) {
-  if (bytes.size() >= 4 && bytes.compare(0, 4, "\x7f" "ELF") == 0) {
-    return BinaryFormat::kZebin;
-  }
-  if (bytes.size() >= 4) {
-    uint32_t word = 0;
-    std::memcpy(&word, bytes.data(), sizeof(word));
-    // SPIR-V may be stored in either byte order.
-    if (word == kSpirvMagic || word == kSpirvMagicSwapped) {
-      return BinaryFormat::kSpirv;
-    }
-  }
-  std::string start;
-  for (size_t i = 0; i < bytes.size() && i < 4; ++i) {
-    char hex[4];
-    std::snprintf(
-        hex, sizeof(hex), "%02x", static_cast<unsigned char>(bytes[i]));
-    start += hex;
-  }
-  return Error(
-      source_name + ": the file is neither a zebin (ELF) nor SPIR-V: it starts with " +
-      (start.empty() ? std::string("nothing") : "bytes " + start) +
-      " (" + std::to_string(bytes.size()) +
-      " bytes); pass the kernel's .zebin or .spv file from Triton's cache");
-}
-
 std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log) {
   if (log == nullptr) {
     return std::string();

@@ -185,22 +185,8 @@ struct DeviceAccess {
 // (zebin-info's exit codes 3 and 4).
 DeviceAccess openDevice(uint32_t device_index);
 
-// SPIR-V's magic number, as the first 32-bit word in the file's byte order
-// and swapped.
-constexpr uint32_t kSpirvMagic = 0x07230203u;
-constexpr uint32_t kSpirvMagicSwapped = 0x03022307u;
-
-// What a kernel binary holds, told by its first bytes, never its file name.
-enum class BinaryFormat {
-  kZebin, // an ELF file (Intel's native GPU binary)
-  kSpirv, // SPIR-V, either byte order
-};
-
-// The format of `bytes`; anything else is one error naming `source_name` and
-// the bytes it starts with.
-Expected<BinaryFormat> binaryFormat(
-    std::string_view bytes,
-    const std::string& source_name);
+using zebin::BinaryFormat;
+using zebin::binaryFormat;
 
 // The text of a module build log (empty for null), which is then destroyed.
 std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log);

@@ -231,5 +231,22 @@ Expected<Zebin> readZebin(
     std::string_view bytes,
     ZeInfoDetail detail = ZeInfoDetail::kFull);
 
+// SPIR-V's magic number, as the first 32-bit word in the file's byte order
+// and swapped.
+constexpr uint32_t kSpirvMagic = 0x07230203u;
+constexpr uint32_t kSpirvMagicSwapped = 0x03022307u;
+
+// What a kernel binary holds, told by its first bytes, never its file name.
+enum class BinaryFormat {
+  kZebin, // an ELF file (Intel's native GPU binary)
+  kSpirv, // SPIR-V, either byte order
+};
+
+// The format of `bytes`; anything else is one error naming `source_name` and
+// the bytes it starts with.
+Expected<BinaryFormat> binaryFormat(
+    std::string_view bytes,
+    const std::string& source_name);
+
 } // namespace zebin
 } // namespace xsl

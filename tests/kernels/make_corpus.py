@@ -335,12 +335,36 @@ def build_corpus(ocloc: str, out: Path, devices: Sequence[str], jobs: int,
             shutil.copyfile(spv, out / spv.name)
     (out / "triton_manifest.json").write_text(json.dumps({"files": triton_files},
                                                          indent=1) + "\n")
+    write_spirv_builds(out, triton_files)
     return {
         "ocloc": {"path": ocloc, "version": version,
                   "zebin_option": " ".join(ZEBIN_OPTION) if zebin_option else ""},
         "devices": list(devices),
         "files": files,
     }
+
+
+# IP versions (architecture.release) of the devices the test driver lists
+# under their ocloc names.
+TEST_DRIVER_IP = {"pvc": "12.60"}
+
+
+def write_spirv_builds(out: Path, triton_files: List[Dict[str, Any]]) -> None:
+    """spirv_builds.tsv and the Triton SPIR-V beside it: what the Level Zero
+    test driver answers zeModuleCreate(SPIR-V) with where it has no ocloc
+    library to compile with (its stand-in ze_loader.dll under wine;
+    XSL_TEST_DRIVER_SPIRV_BUILDS, tests/ze_test_driver/spirv_build.h).
+    A line: SPIR-V file, IP version, build flags, zebin file."""
+    lines = []
+    for entry in triton_files:
+        ip = TEST_DRIVER_IP.get(entry["device"])
+        if ip is None:
+            continue
+        spv = f"triton_{entry['kernel']}.spv"
+        shutil.copyfile(TRITON_DIR / f"{entry['kernel']}.spv", out / spv)
+        flags = LARGE_GRF_OPTION if entry["grf_mode"] == 256 else ""
+        lines.append("\t".join([spv, ip, flags, entry["file"]]))
+    (out / "spirv_builds.tsv").write_text("\n".join(sorted(lines)) + "\n")
 
 
 TSV_COLUMNS = ["file", "device", "grf_mode", "input", "kernel", "arg_count",

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "file_io/file_io.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr const char* kOclocOverrideEnv = "XSL_TEST_DRIVER_OCLOC";
 constexpr const char* kRejectFlagEnv = "XSL_TEST_DRIVER_REJECT_FLAG";
+constexpr const char* kPrebuiltEnv = "XSL_TEST_DRIVER_SPIRV_BUILDS";
 
 struct Compiler {
   std::unique_ptr<ocloc::OclocCompiler> compiler;
@@ -57,6 +59,63 @@ std::string ipText(uint32_t ip_version) {
       std::to_string(ip_version & 0x3fffu);
 }
 
+// Where the test driver has no ocloc library (its stand-in ze_loader.dll
+// under wine): the zebin ocloc made for the same SPIR-V, flags and IP
+// version, listed in <XSL_TEST_DRIVER_SPIRV_BUILDS>/spirv_builds.tsv
+// (tests/kernels/make_corpus.py). False when none is listed.
+bool prebuiltBuild(
+    const DeviceObject& device,
+    std::string_view spirv,
+    const std::string& build_flags,
+    SpirvBuild& out) {
+  const char* folder = std::getenv(kPrebuiltEnv);
+  if (folder == nullptr || folder[0] == '\0') {
+    return false;
+  }
+  std::string root(folder);
+#ifdef _WIN32
+  if (root[0] == '/') {
+    root = "Z:" + root; // a Linux path handed over by ctest
+  }
+#endif
+  auto index = file_io::readFileBytes(root + "/spirv_builds.tsv");
+  if (!index) {
+    return false;
+  }
+  const std::string ip = std::to_string(device.ip_version >> 22) + "." +
+      std::to_string((device.ip_version >> 14) & 0xffu);
+  size_t start = 0;
+  while (start < index->size()) {
+    size_t end = index->find('\n', start);
+    if (end == std::string::npos) {
+      end = index->size();
+    }
+    const std::string line = index->substr(start, end - start);
+    start = end + 1;
+    const size_t a = line.find('\t');
+    const size_t b = a == std::string::npos ? a : line.find('\t', a + 1);
+    const size_t c = b == std::string::npos ? b : line.find('\t', b + 1);
+    if (c == std::string::npos || line.substr(a + 1, b - a - 1) != ip ||
+        line.substr(b + 1, c - b - 1) != build_flags) {
+      continue;
+    }
+    auto source = file_io::readFileBytes(root + "/" + line.substr(0, a));
+    if (!source || *source != spirv) {
+      continue;
+    }
+    auto zebin = file_io::readFileBytes(root + "/" + line.substr(c + 1));
+    if (!zebin) {
+      continue;
+    }
+    out.zebin = std::move(*zebin);
+    out.log = "xsl test driver: the build ocloc made for this SPIR-V and "
+              "build flags (" +
+        std::string(kPrebuiltEnv) + ")";
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 SpirvBuild buildSpirv(
@@ -70,7 +129,21 @@ SpirvBuild buildSpirv(
   if (compiler == nullptr) {
     compiler = new Compiler(openCompiler());
   }
+  // IGC through ocloc accepts any option, so a test names one the stand-in
+  // refuses as a driver refuses flags it does not support.
+  const char* refused = std::getenv(kRejectFlagEnv);
+  if (refused != nullptr && refused[0] != '\0' &&
+      build_flags.find(refused) != std::string::npos) {
+    out.result = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    out.log = "xsl test driver: unsupported build option " +
+        std::string(refused) + " (" + kRejectFlagEnv + ")";
+    return out;
+  }
+
   if (!compiler->compiler) {
+    if (prebuiltBuild(device, spirv, build_flags, out)) {
+      return out;
+    }
     out.result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     out.log = "xsl test driver: no ocloc library to compile SPIR-V with (set " +
         std::string(kOclocOverrideEnv) +
@@ -81,16 +154,6 @@ SpirvBuild buildSpirv(
     out.result = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     out.log = "xsl test driver: device " + std::to_string(device.index) +
         " has no IP version to compile for";
-    return out;
-  }
-  // IGC through ocloc accepts any option, so a test names one the stand-in
-  // refuses as a driver refuses flags it does not support.
-  const char* refused = std::getenv(kRejectFlagEnv);
-  if (refused != nullptr && refused[0] != '\0' &&
-      build_flags.find(refused) != std::string::npos) {
-    out.result = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    out.log = "xsl test driver: unsupported build option " +
-        std::string(refused) + " (" + kRejectFlagEnv + ")";
     return out;
   }
   ocloc::CompileOptions options;

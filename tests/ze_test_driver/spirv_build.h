@@ -8,7 +8,10 @@
 // `-device`; the build flags go to IGC unchanged (IGC reads the Level Zero
 // spellings such as -ze-opt-large-register-file itself). Flags that contain
 // XSL_TEST_DRIVER_REJECT_FLAG fail the build, as a driver refuses an option
-// it does not support (IGC itself accepts any).
+// it does not support (IGC itself accepts any). Without an ocloc library
+// (the stand-in ze_loader.dll under wine), the driver answers with the
+// zebins ocloc made for the same SPIR-V, flags and IP version, listed in
+// <XSL_TEST_DRIVER_SPIRV_BUILDS>/spirv_builds.tsv (the zebin corpus).
 
 #include <string>
 #include <string_view>
