@@ -411,6 +411,21 @@ try:
                                "kernel_format": u.XPU_KERNEL_FORMAT}
         except Exception as err:
             info["package"] = {"error": f"{type(err).__name__}: {err}"}
+        # Whether its SYCL backend loads SPIR-V, and whether Inductor launches
+        # SPIR-V kernels statically (an older package has neither).
+        if "error" not in info["package"]:
+            try:
+                import xpu_static_launcher._sycl_launcher as backend
+                info["package"]["loads_spirv"] = bool(getattr(backend, "LOADS_SPIRV", False))
+            except Exception:
+                info["package"]["loads_spirv"] = None
+            try:
+                from xpu_static_launcher import inductor_spirv
+                supported, why = inductor_spirv.spirv_launch_support()
+                info["package"].update(spirv_launch=inductor_spirv.is_enabled(), spirv_support=supported,
+                                       spirv_support_reason=why)
+            except Exception:
+                pass
     try:
         import triton
         info["triton"] = getattr(triton, "__version__", "?")
@@ -491,16 +506,45 @@ def driver_gpus(level_zero: Sequence[Finding]) -> list[dict[str, Any]]:
     return []
 
 
-def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_driver: bool | None = None) -> list[Finding]:
+def spirv_launch_route_a(info: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Whether route (a) launches this environment's kernels statically as
+    SPIR-V, so that nothing needs ocloc: the xpu_static_launcher package's
+    backend loads SPIR-V and its change to this torch's Inductor applies (or is
+    in place), Inductor keeps SPIR-V, and the user did not opt into zebin
+    (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin, which needs a zebin compiler)."""
+    package = _package(info)
+    if env.get("TORCHINDUCTOR_XPU_KERNEL_FORMAT") == "zebin":
+        return False
+    if package.get("kernel_format", info.get("kernel_format")) != "spv":
+        return False
+    return package.get("spirv_launch") is True or (
+        package.get("loads_spirv") is True and package.get("spirv_support") is True)
+
+
+SPIRV_LAUNCH_DETAIL = (
+    "The xpu_static_launcher package launches SPIR-V kernels statically: the GPU driver compiles each one at its "
+    "first load and the loaded kernel is kept. ocloc only matters to opt into zebin "
+    "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin) or for a torch built with the PR stack (route (b))."
+)
+
+
+def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_driver: bool | None = None,
+                spirv_launch: bool = False) -> list[Finding]:
     """ocloc, and without it the driver backend: the Intel GPU driver
     compiles SPIR-V for `gpus` (from the Level Zero check) itself.
     `triton_driver`: whether the installed Triton-XPU can use it (patch
-    0002); False turns "the driver instead" into an error, None is unknown."""
+    0002); False turns "the driver instead" into an error, None is unknown.
+    `spirv_launch` (spirv_launch_route_a): kernels are launched statically as
+    SPIR-V, so a missing or misplaced ocloc is no problem."""
     report = probes.find_ocloc()
     if report.path:
         version = f", version {report.version}" if report.version else ""
         if (report.source or "").lower() == "path":
             return [Finding("ocloc", OK, f"ocloc found: {report.path} (from {report.source}{version})", data=dataclasses.asdict(report))]
+        if spirv_launch:
+            return [Finding("ocloc", INFO, f"ocloc found at {report.path} (from {report.source}{version}), not on "
+                                           "PATH; not needed: kernels are launched statically as SPIR-V",
+                            SPIRV_LAUNCH_DETAIL, data=dataclasses.asdict(report))]
         folder = report.path.rsplit("\\" if probes.windows else "/", 1)[0]
         fix = (f"cmd: set PATH={folder};%PATH%   PowerShell: $env:PATH = '{folder};' + $env:PATH"
                if probes.windows else f'export PATH="{folder}:$PATH"')
@@ -518,6 +562,9 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_d
             )
         ]
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
+    if spirv_launch:
+        return [Finding("ocloc", OK, "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically",
+                        SPIRV_LAUNCH_DETAIL + "\nLooked for ocloc in:\n" + where, data=dataclasses.asdict(report))]
     forced = probes.env.get("XSL_ZEBIN_COMPILER", "")
     if gpus and forced != "ocloc" and triton_driver is False:
         return [
@@ -600,6 +647,16 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     if fmt == "zebin":
         return [Finding("kernel-format", OK, "XPU_KERNEL_FORMAT resolves to zebin")]
     package = _package(info)
+    if package.get("kernel_format", fmt) == "spv" and package.get("spirv_launch") is True:
+        return [
+            Finding(
+                "kernel-format",
+                OK,
+                "XPU_KERNEL_FORMAT resolves to spv, and xpu_static_launcher launches SPIR-V kernels statically",
+                "Inductor keeps SPIR-V; the GPU driver compiles each kernel at its first load and the loaded kernel "
+                "is kept. " + str(package.get("message", "")),
+            )
+        ]
     if package.get("kernel_format") == "zebin":
         return [
             Finding(
@@ -619,10 +676,14 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
             reason = str(package.get("message", "")).split("statically: ", 1)[-1].rstrip(".")
             why += f" xpu_static_launcher.install() kept it: {reason}."
             fix = ZEBIN_COMPILER_FIX
+            if package.get("loads_spirv") is False:
+                fix += (" Or install an xpu_static_launcher whose SYCL backend loads SPIR-V (LOADS_SPIRV): its "
+                        "install() makes Inductor launch SPIR-V kernels statically, with no ocloc.")
         else:
             fix = (
-                f"{ROUTE_A}; its install() switches Inductor to zebin at run time when Triton-XPU has a zebin "
-                f"compiler (ocloc). Route (b): a torch built with the PR stack (its PR \"{ZEBIN_PR}\"): "
+                f"{ROUTE_A}; its install() makes Inductor launch SPIR-V kernels statically when its SYCL backend "
+                "loads SPIR-V (no ocloc needed), else switches Inductor to zebin at run time when Triton-XPU has a "
+                f"zebin compiler (ocloc). Route (b): a torch built with the PR stack (its PR \"{ZEBIN_PR}\"): "
                 f"{build_with_patches_fix(windows=True)}."
             )
     else:
@@ -1106,7 +1167,8 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
     # compile zebins. The findings keep their order (ocloc first).
     level_zero = check_level_zero(probes)
     info = probe_torch(probes) if with_torch else {}
-    findings += check_ocloc(probes, driver_gpus(level_zero), info.get("triton_driver_compiler"))
+    findings += check_ocloc(probes, driver_gpus(level_zero), info.get("triton_driver_compiler"),
+                            spirv_launch=spirv_launch_route_a(info, probes.env))
     if with_torch:
         add_source_pin(info, [info.get("source_root"), src])
         findings += check_static_launcher(info, probes.windows)

@@ -4,12 +4,19 @@ start, or stop it; or check what install() does here.
   enable-at-startup [--user | --site-dir DIR]   write the .pth file
   disable-at-startup [--user | --site-dir DIR]  remove it
   check [--no-zebin]                            run install() once and print it
+                                                (exit 0: installed or present)
   verify [--no-install]                         compile one tiny kernel with torch.compile
                                                 and say whether it was launched statically
+  cache [--clear]                               where the kept native binaries of SPIR-V
+                                                kernels are, how many, and how large; --clear
+                                                removes them
 
-check exits 0 for installed (the launcher is set and kernels are zebins) and
-present (torch has one), 1 otherwise: installed-spirv (the launcher is set but
-kernels stay SPIR-V, so none is launched statically) names the fix.
+check exits 0 for installed (the launcher is set and Inductor launches kernels
+statically: as SPIR-V with a backend that loads it, which needs no ocloc, or
+as zebins) and present (torch has one), 1 otherwise. When the launcher is set
+but Inductor launches nothing statically (installed-spirv: kernels stay SPIR-V
+and this backend or this torch cannot launch them), the line starts with
+"not static:" and names the fix.
 
 The .pth file goes into this environment's site-packages (``--user``: the
 user site folder; ``--site-dir``: any folder Python processes .pth files
@@ -75,15 +82,45 @@ def disable(folder: Path) -> int:
     return 0
 
 
+# check's line when the launcher is set but nothing will be launched
+# statically: it must not read as a success.
+NOT_STATIC = "not static: "
+
+
 def check(zebin: Optional[bool]) -> int:
     from . import install
 
     result = install(zebin, verbose=False)
-    print(result.message)
-    if result.status == "installed-spirv":
-        print("check: no kernel will be launched statically until Triton-XPU can make zebins "
-              "(the fix is named above); python scripts/doctor.py says more", file=sys.stderr)
+    if result.installed and not result.static:
+        print(NOT_STATIC + result.message)
+        print("check: no kernel will be launched statically (the reason and the fix are named above); "
+              "python scripts/doctor.py says more", file=sys.stderr)
+    else:
+        print(result.message)
     return 0 if result.status in ("installed", "present") else 1
+
+
+def cache(clear: bool) -> int:
+    """The kept native binaries (XSL_KERNEL_CACHE, XSL_KERNEL_CACHE_DIR,
+    XSL_KERNEL_CACHE_MAX_MB; docs/launcher.md)."""
+    try:
+        from . import _launcher as module
+    except ImportError as err:
+        print(f"error: the package's launcher module cannot be imported ({err}); reinstall the package",
+              file=sys.stderr)
+        return 1
+    info = module._kernel_cache_info()
+    if not info["enabled"]:
+        print(f"the kept native binaries are off: {info['disabled_why']}")
+        return 0
+    bound = f"{info['max_bytes'] >> 20} MiB" if info["max_bytes"] else "no bound"
+    print(f"{info['folder']}: {info['entries']} kept native binaries, {info['bytes'] / 1e6:.1f} MB "
+          f"(bound {bound}; XSL_KERNEL_CACHE_DIR moves it, XSL_KERNEL_CACHE_MAX_MB bounds it, "
+          "XSL_KERNEL_CACHE=0 turns it off)")
+    if clear:
+        print(f"removed {module._kernel_cache_clear()} kept native binaries; each SPIR-V kernel is compiled "
+              "again at its next load")
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -96,13 +133,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         where = cmd.add_mutually_exclusive_group()
         where.add_argument("--user", action="store_true", help="the user site folder instead of site-packages")
         where.add_argument("--site-dir", help="this folder instead of site-packages")
-    chk = sub.add_parser("check", help="run install() in this process and print what it did")
-    chk.add_argument("--no-zebin", action="store_true", help="do not switch Inductor to zebin")
+    chk = sub.add_parser("check", help="run install() in this process and print what it did: exit 0 when "
+                                       "Inductor will launch kernels statically (SPIR-V or zebin)")
+    chk.add_argument("--no-zebin", action="store_true",
+                     help="do not switch Inductor to zebin (with a backend that loads SPIR-V, kernels then stay "
+                          "SPIR-V and are still launched statically)")
     ver = sub.add_parser("verify", help="compile one tiny Triton kernel with torch.compile and report whether it "
                                         "went through the static launcher (needs Triton-XPU and an Intel GPU)")
     ver.add_argument("--no-install", action="store_true",
                      help="do not run install() first (a torch with its own launcher)")
+    kept = sub.add_parser("cache", help="show the kept native binaries of SPIR-V kernels (compiled by the GPU "
+                                        "driver at a first load, loaded instead of compiling afterwards)")
+    kept.add_argument("--clear", action="store_true", help="remove every kept native binary")
     args = parser.parse_args(argv)
+    if args.command == "cache":
+        return cache(args.clear)
     if args.command == "verify":
         from . import verify
 

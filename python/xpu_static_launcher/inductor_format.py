@@ -6,10 +6,12 @@ Published torch wheels (2.13 through 2.15) decide the format once, when
     XPU_KERNEL_FORMAT = "spv" if _IS_WINDOWS else os.getenv(
         "TORCHINDUCTOR_XPU_KERNEL_FORMAT", "zebin")
 
-so on Windows every kernel is kept as SPIR-V, which the static launcher
-cannot launch. ``enable_zebin()`` applies the rule of the PyTorch patch
-"Inductor: use zebin for XPU on Windows when ocloc is available" to a torch
-that is already installed:
+so on Windows every kernel is kept as SPIR-V, which those releases refuse to
+launch statically. With a SYCL backend that loads SPIR-V (``LOADS_SPIRV``),
+``inductor_spirv`` lifts that refusal instead and zebin is only an opt-in;
+otherwise zebin is the way. ``enable_zebin()`` applies the rule of the
+PyTorch patch "Inductor: use zebin for XPU on Windows when ocloc is
+available" to a torch that is already installed:
 
 * ``TORCHINDUCTOR_XPU_KERNEL_FORMAT`` ("zebin" or "spv"), when set, wins on
   every platform;
@@ -283,6 +285,27 @@ def zebin_decision(*, environ: Optional[Mapping[str, str]] = None,
     return target, reason
 
 
+def zebin_opted_in(*, environ: Optional[Mapping[str, str]] = None,
+                   find_ocloc: Optional[OclocFinder] = None,
+                   find_driver: Optional[DriverFinder] = None) -> Tuple[bool, str]:
+    """Whether the user opted into zebin on Windows, where a launcher that
+    loads SPIR-V makes zebin unnecessary: (True, where) when
+    ``TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin`` is set and Triton-XPU has a zebin
+    compiler (ocloc, or the GPU driver); (False, why) when it is set but there
+    is none; (False, "") when it is not set, or off Windows (where torch reads
+    the variable itself). ValueError for a value torch does not know."""
+    requested = _requested(os.environ if environ is None else environ)
+    if requested != "zebin" or not is_windows():
+        return False, ""
+    folder, where = (find_ocloc or find_ocloc_folder)()
+    if folder is not None:
+        return True, where
+    driver, driver_where = (find_driver or find_driver_compiler)()
+    if driver:
+        return True, driver_where
+    return False, f"{where}; {driver_where}"
+
+
 def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
                      find_driver: Optional[DriverFinder] = None) -> bool:
     """``install()``'s default for ``zebin``: on Windows when Triton-XPU has a
@@ -295,4 +318,5 @@ def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
 
 
 __all__ = ["ENV_VAR", "FormatChange", "current_format", "disable_zebin", "enable_zebin",
-           "find_driver_compiler", "find_ocloc_folder", "readers", "zebin_by_default", "zebin_decision"]
+           "find_driver_compiler", "find_ocloc_folder", "readers", "zebin_by_default", "zebin_decision",
+           "zebin_opted_in"]

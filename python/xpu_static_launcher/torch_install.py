@@ -14,14 +14,27 @@
 
 It never installs the Level Zero launcher (``xpu_static_launcher.launcher.
 StaticXpuLauncher``): that one takes Level Zero command lists, not torch's
-queues, and stays under its own name for tools and tests. ``zebin`` (default:
-on Windows when Triton-XPU has a zebin compiler) also switches Inductor to
-zebin with ``inductor_format.enable_zebin``. The status is ``installed`` only
-when Inductor then keeps kernels as zebin; when they stay SPIR-V (no ocloc
-and no driver compiler on Windows, ``TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv``,
-``zebin=False``) the launcher is set but Inductor refuses static launch for
-every kernel, and the status is ``installed-spirv`` with the fix named. The
-result names what happened in one line; ``uninstall()`` undoes both.
+queues, and stays under its own name for tools and tests.
+
+A backend that loads SPIR-V (``_sycl_launcher.LOADS_SPIRV`` true) is followed
+by ``inductor_spirv.enable_spirv_launch``: Inductor then launches SPIR-V
+kernels statically too (the GPU driver compiles each at its first load; the
+loaded kernel is kept afterwards), and ``XPU_KERNEL_FORMAT`` is left alone,
+so on Windows kernels stay SPIR-V and no ocloc is needed. The status is
+``installed``. Zebin is then only an opt-in: ``zebin=True``, or by default
+``TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin`` on Windows with a zebin compiler
+for Triton-XPU, switches the format with ``inductor_format.enable_zebin``.
+
+Otherwise (an older backend, or a torch whose code ``enable_spirv_launch``
+does not know) ``zebin`` (default: on Windows when Triton-XPU has a zebin
+compiler) switches Inductor to zebin with ``enable_zebin``. The status is
+``installed`` only when Inductor then keeps kernels as zebin; when they stay
+SPIR-V (no ocloc and no driver compiler on Windows,
+``TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv``, ``zebin=False``) the launcher is set
+but Inductor refuses static launch for every kernel, and the status is
+``installed-spirv`` with the fix named.
+
+The result names what happened in one line; ``uninstall()`` undoes all of it.
 """
 
 from __future__ import annotations
@@ -34,7 +47,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, List, Optional, Set
 
-from . import inductor_format
+from . import inductor_format, inductor_spirv, triton_release
 
 BACKEND_MODULE = "xpu_static_launcher._sycl_launcher"
 ATTRIBUTE = "_StaticXpuLauncher"
@@ -43,8 +56,12 @@ ABI = ("_load_kernel", "_launch_kernel")
 # Lists the file names of the shared libraries loaded in this process.
 LibraryProbe = Callable[[], Iterable[str]]
 
-# install() set the launcher: with zebins, or with kernels that stay SPIR-V.
+# install() set the launcher: kernels launch statically (zebin, or SPIR-V with
+# a backend that loads it), or they stay SPIR-V that Inductor refuses.
 INSTALLED = ("installed", "installed-spirv")
+# What install() says when kernels stay SPIR-V and are launched statically.
+SPIRV_STATIC = ("Inductor's XPU kernels stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU "
+                "driver at first load, kept afterwards)")
 
 _LINUX_SYCL = re.compile(r"^libsycl\.so\.(\d+)(?:\.|$)")
 _WINDOWS_SYCL = re.compile(r"^sycl(\d+)d?\.dll$", re.IGNORECASE)
@@ -56,11 +73,13 @@ class InstallResult:
     not-xpu, no-backend, sycl-mismatch, sycl-unknown (install); uninstalled,
     not-installed (uninstall). ``message`` is the one line that says it.
     ``installed`` is true when this call set the launcher (both installed
-    statuses); ``static`` only when kernels will also be zebins."""
+    statuses); ``static`` only when Inductor will also launch kernels
+    statically (zebins, or SPIR-V with a backend that loads it)."""
 
     status: str
     message: str
     zebin: Optional[inductor_format.FormatChange] = None
+    spirv: Optional[inductor_spirv.SpirvLaunchChange] = None
 
     @property
     def installed(self) -> bool:
@@ -68,8 +87,13 @@ class InstallResult:
 
     @property
     def static(self) -> bool:
-        """True when Inductor will launch kernels statically (zebin)."""
+        """True when Inductor will launch kernels statically."""
         return self.status == "installed"
+
+    @property
+    def spirv_launch(self) -> bool:
+        """True when SPIR-V kernels are launched statically too."""
+        return self.status == "installed" and self.spirv is not None and self.spirv.enabled
 
     def __str__(self) -> str:
         return self.message
@@ -80,6 +104,8 @@ class _Installed:
     torch_c: Any
     launcher: Any
     zebin: Optional[inductor_format.FormatChange]
+    spirv: Optional[inductor_spirv.SpirvLaunchChange] = None
+    metadata: str = ""  # how n_regs/n_spills are reported (triton_release)
 
 
 _installed: Optional[_Installed] = None
@@ -167,15 +193,26 @@ def _launcher_of(backend: types.ModuleType) -> Any:
     return launcher
 
 
+def loads_spirv(backend: types.ModuleType) -> bool:
+    """Whether the backend's ``_load_kernel`` takes SPIR-V and build flags
+    (``LOADS_SPIRV``: True, or 1 as the compiled module sets it; absent on
+    older builds)."""
+    value = getattr(backend, "LOADS_SPIRV", False)
+    return isinstance(value, int) and bool(value)
+
+
 def install(zebin: Optional[bool] = None, *, verbose: bool = True,
             libraries: Optional[LibraryProbe] = None,
             find_ocloc: Optional[inductor_format.OclocFinder] = None) -> InstallResult:
     """Install the SYCL backend as ``torch._C._StaticXpuLauncher`` when it is
     safe (see the module doc); returns what happened and, with ``verbose``,
     prints it to stderr as one line. ``zebin``: True/False forces
-    ``enable_zebin`` on/off after a successful install, None means on
-    Windows when an ocloc is found. ``libraries`` and ``find_ocloc`` replace
-    the process and ocloc probes (tests)."""
+    ``enable_zebin`` on/off after a successful install; None means: with a
+    backend that loads SPIR-V, only on Windows when
+    ``TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin`` asks for it and Triton-XPU has a
+    zebin compiler; with another backend, on Windows when Triton-XPU has a
+    zebin compiler. ``libraries`` and ``find_ocloc`` replace the process and
+    ocloc probes (tests)."""
     global _installed
     try:
         import torch
@@ -215,31 +252,87 @@ def install(zebin: Optional[bool] = None, *, verbose: bool = True,
             "sycl-mismatch", f"refused: {BACKEND_MODULE} was built against libsycl major {built} but this "
                              f"process loaded libsycl major {loaded}; rebuild the package "
                              "(pip install --no-build-isolation .) in the environment torch runs in"), verbose)
+    spirv_backend = loads_spirv(backend)
+    if spirv_backend:
+        launcher = inductor_spirv.launcher_with_build_flags(launcher)
     setattr(torch_c, ATTRIBUTE, launcher)
     _installed = _Installed(torch_c, launcher, None)
+    _installed.metadata = triton_release.apply_to(backend)
+    spirv_why = ""
+    if spirv_backend:
+        _installed.spirv = inductor_spirv.enable_spirv_launch()
+        if _installed.spirv.enabled:
+            return _report(_install_with_spirv(built, zebin, find_ocloc), verbose)
+        spirv_why = f"this backend loads SPIR-V, but {_installed.spirv.reason}"
     by_default = zebin is None
     if zebin is None:
         zebin = inductor_format.zebin_by_default(find_ocloc)
     message = f"installed the SYCL backend (libsycl {built}) as torch._C.{ATTRIBUTE}"
-    spirv_why = ""
+    zebin_why = ""
     if zebin:
         try:
             _installed.zebin = inductor_format.enable_zebin(find_ocloc=find_ocloc)
         except ValueError as err:  # a bad TORCHINDUCTOR_XPU_KERNEL_FORMAT
             message += f"; Inductor XPU kernel format unchanged: {err}"
-            spirv_why = str(err)
+            zebin_why = str(err)
         else:
             change = _installed.zebin
             message += f"; Inductor XPU kernel format: {change.format} ({change.reason})"
-            spirv_why = change.reason
+            zebin_why = change.reason
     if inductor_format.current_format() != "spv":
-        return _report(InstallResult("installed", message, _installed.zebin), verbose)
-    if spirv_why:
+        return _report(InstallResult("installed", _with_metadata(message), _installed.zebin, _installed.spirv),
+                       verbose)
+    if zebin_why:
         message += "; so Inductor launches no kernel statically"
     else:
         message += ("; but kernels stay SPIR-V, so Inductor launches none of them statically: "
                     + _spirv_reason(by_default, find_ocloc))
-    return _report(InstallResult("installed-spirv", message, _installed.zebin), verbose)
+    if spirv_why:
+        message += f" ({spirv_why})"
+    return _report(InstallResult("installed-spirv", message, _installed.zebin, _installed.spirv), verbose)
+
+
+def _with_metadata(message: str) -> str:
+    """install()'s message with how n_regs/n_spills are reported."""
+    assert _installed is not None
+    return f"{message}; {_installed.metadata}" if _installed.metadata else message
+
+
+def _install_with_spirv(built: Any, zebin: Optional[bool],
+                        find_ocloc: Optional[inductor_format.OclocFinder]) -> InstallResult:
+    """The end of install() once Inductor launches SPIR-V kernels statically:
+    zebin only when asked for (``zebin=True``, or the variable on Windows)."""
+    assert _installed is not None
+    message = f"installed the SYCL backend (libsycl {built}) as torch._C.{ATTRIBUTE}"
+    opted_out = compiler = ""
+    if zebin is None:
+        try:
+            zebin, found = inductor_format.zebin_opted_in(find_ocloc=find_ocloc)
+        except ValueError as err:  # a bad TORCHINDUCTOR_XPU_KERNEL_FORMAT
+            zebin, opted_out = False, str(err)
+        else:
+            if zebin:
+                compiler = f"; Triton-XPU makes it with {found}"
+            elif found:
+                opted_out = (f"{inductor_format.ENV_VAR}=zebin is not applied: Triton-XPU has no zebin compiler "
+                             f"here ({found})")
+    if zebin:
+        try:
+            _installed.zebin = inductor_format.enable_zebin(find_ocloc=find_ocloc)
+        except ValueError as err:
+            opted_out = str(err)
+        else:
+            change = _installed.zebin
+            if change.format == "zebin":
+                message += f"; Inductor XPU kernel format: zebin ({change.reason}{compiler})"
+            else:
+                opted_out = "zebin was asked for, but Inductor keeps SPIR-V: " + change.reason.replace(
+                    ", which cannot be launched statically", "")
+    if inductor_format.current_format() == "spv":
+        message += "; " + SPIRV_STATIC
+    if opted_out:
+        message += f" ({opted_out})"
+    return InstallResult("installed", _with_metadata(message), _installed.zebin, _installed.spirv)
 
 
 def _spirv_reason(by_default: bool, find_ocloc: Optional[inductor_format.OclocFinder]) -> str:
@@ -256,7 +349,8 @@ def _spirv_reason(by_default: bool, find_ocloc: Optional[inductor_format.OclocFi
 
 def uninstall(*, verbose: bool = True) -> InstallResult:
     """Undo ``install()``: remove the launcher it set (only if it is still
-    the one it set) and undo its ``enable_zebin``."""
+    the one it set) and undo its ``enable_zebin`` and
+    ``enable_spirv_launch``."""
     global _installed
     state, _installed = _installed, None
     if state is None:
@@ -264,6 +358,8 @@ def uninstall(*, verbose: bool = True) -> InstallResult:
                                                       "launcher in this process"), verbose)
     if state.zebin is not None:
         state.zebin.undo()
+    if state.spirv is not None:
+        state.spirv.undo()
     if getattr(state.torch_c, ATTRIBUTE, None) is state.launcher:
         delattr(state.torch_c, ATTRIBUTE)
         message = f"removed torch._C.{ATTRIBUTE}"
@@ -271,7 +367,11 @@ def uninstall(*, verbose: bool = True) -> InstallResult:
         message = f"left torch._C.{ATTRIBUTE} alone (it was replaced after install())"
     if state.zebin is not None and state.zebin.changed:
         message += f"; Inductor XPU kernel format back to {state.zebin.previous}"
-    return _report(InstallResult("uninstalled", message, state.zebin), verbose)
+    if state.spirv is not None and state.spirv.changed:
+        message += "; Inductor refuses SPIR-V kernels again"
+        if state.spirv.left_alone:
+            message += f" (except {', '.join(state.spirv.left_alone)}, replaced after install() and left alone)"
+    return _report(InstallResult("uninstalled", message, state.zebin, state.spirv), verbose)
 
 
-__all__ = ["INSTALLED", "InstallResult", "install", "uninstall", "loaded_libraries", "sycl_majors"]
+__all__ = ["INSTALLED", "InstallResult", "install", "uninstall", "loaded_libraries", "loads_spirv", "sycl_majors"]

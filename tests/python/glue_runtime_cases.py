@@ -529,10 +529,11 @@ def test_install_puts_the_sycl_backend_into_torch_and_uninstall_undoes_it(
     assert result.status == "installed", result.message
     assert f"libsycl {_sycl_launcher.SYCL_MAJOR}" in result.message
     try:
-        assert torch._C._StaticXpuLauncher is L
+        # The backend's launcher, which passes Triton's build flags on.
+        assert torch._C._StaticXpuLauncher.backend is L
         compiled = support.StandInCompiledKernel(Path(add_zebin).read_bytes(), with_scratch_fields=True)
         kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
-        assert kernel.C_impl is L
+        assert kernel.C_impl is torch._C._StaticXpuLauncher
         kernel.reload_cubin_from_raw(str(tmp_path / f"{ADD}.zebin"))
         kernel.load_kernel(0)
         records.clear()
@@ -543,3 +544,63 @@ def test_install_puts_the_sycl_backend_into_torch_and_uninstall_undoes_it(
         undone = xpu_static_launcher.uninstall(verbose=False)
     assert undone.status == "uninstalled", undone.message
     assert not hasattr(torch._C, "_StaticXpuLauncher")
+
+
+TRITON_DIR = Path(__file__).resolve().parents[1] / "kernels" / "triton"
+
+
+@BACKEND_ONLY
+def test_install_launches_triton_spirv_statically(records, buffers, tmp_path, monkeypatch):
+    """Route (a) without ocloc: after install(), the release's
+    StaticallyLaunchedXpuKernel takes a kernel whose binary is Triton's
+    SPIR-V (vector_add, as triton-xpu compiled it), the driver compiles it
+    with its build flags at the first load, the launch reaches the driver,
+    and the next load uses the kept native binary."""
+    import json
+
+    import xpu_static_launcher
+    from xpu_static_launcher import inductor_spirv
+
+    meta = json.loads((TRITON_DIR / "vector_add.json").read_text())
+    spirv = (TRITON_DIR / "vector_add.spv").read_bytes()
+    monkeypatch.delattr(torch._C, "_StaticXpuLauncher")
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: True)
+    result = xpu_static_launcher.install(zebin=False, verbose=False)
+    try:
+        assert result.status == "installed", result.message
+        assert result.spirv_launch and inductor_spirv.is_enabled()
+        # Triton-XPU 3.3 adds no scratch pointers to the kernel (its metadata
+        # has no scratch sizes).
+        compiled = support.StandInCompiledKernel(
+            None, False, name=meta["name"], signature=meta["signature"], spirv=spirv,
+            build_flags=meta["build_flags"], num_warps=meta["num_warps"],
+            threads_per_warp=meta["threads_per_warp"])
+        kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
+        assert kernel.cubin_raw == spirv and kernel.build_flags == ""
+        kernel.reload_cubin_from_raw(str(tmp_path / f"{meta['name']}.spv"))
+        kept_before = _sycl_launcher._kernel_cache_info()["entries"]
+        try:
+            kernel.load_kernel(0)
+        except RuntimeError as err:
+            if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and "could not build the SPIR-V" in str(err):
+                pytest.skip("the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
+                            "SPIR-V for (ocloc 22.43 knows no Xe2)")
+            raise
+        assert (kernel.n_regs, kernel.n_spills) == (0, 0)  # Triton-XPU 3.3-3.8: no GRF flag, no spill
+        assert _sycl_launcher._kernel_cache_info()["entries"] == kept_before + 1
+        records.clear()
+        kernel.run(2, 1, 1, 0, support.FakeTensor(buffers[0]), support.FakeTensor(buffers[1]),
+                   support.FakeTensor(buffers[0]), 2048)
+        launch = records.launch(0)
+        assert launch["group_count"] == (2, 1, 1)
+        assert launch["group_size"][0] == meta["num_warps"] * meta["threads_per_warp"]
+        assert launch["args"][3]["bytes"] == support.le_bytes(2048, 4)
+        # A second kernel object (a warm start) loads the kept native binary.
+        again = stl.statically_launched_kernel_by_device(compiled, "xpu")
+        again.reload_cubin_from_raw(str(tmp_path / f"{meta['name']}.spv"))
+        again.load_kernel(0)
+        assert (again.n_regs, again.n_spills) == (kernel.n_regs, kernel.n_spills)
+        assert _sycl_launcher._kernel_cache_info()["entries"] == kept_before + 1
+    finally:
+        xpu_static_launcher.uninstall(verbose=False)
+    assert not inductor_spirv.is_enabled()

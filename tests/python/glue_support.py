@@ -73,8 +73,10 @@ def run_cases(config: Dict[str, str], basetemp: Path, python: str = sys.executab
     passed."""
     cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
            "--basetemp", str(basetemp), str(CASES)]
-    result = subprocess.run(cmd, env=glue_environment(config), capture_output=True,
-                            text=True, timeout=600)
+    env = glue_environment(config)
+    # The kept native binaries of SPIR-V loads: the run's own folder.
+    env.setdefault("XSL_KERNEL_CACHE_DIR", str(basetemp.parent / "kernel-cache"))
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]

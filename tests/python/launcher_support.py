@@ -258,8 +258,10 @@ class StandInCompiledKernel:
     launch_enter_hook = None
     launch_exit_hook = None
 
-    def __init__(self, zebin: bytes, with_scratch_fields: bool,
-                 name: str = TRITON_ADD_KERNEL, signature: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, zebin: Optional[bytes], with_scratch_fields: bool,
+                 name: str = TRITON_ADD_KERNEL, signature: Optional[Dict[str, str]] = None,
+                 spirv: bytes = b"", build_flags: Optional[str] = None,
+                 num_warps: Optional[int] = None, threads_per_warp: Optional[int] = None) -> None:
         if signature is None:
             signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
                          "xnumel": "i32", "XBLOCK": "constexpr"}
@@ -269,11 +271,14 @@ class StandInCompiledKernel:
         fn = SimpleNamespace(__name__=name, arg_names=arg_names, params=params)
         constants = {arg: 128 for arg in arg_names if signature[arg] == "constexpr"}
         self.src = SimpleNamespace(fn=fn, signature=signature, constants=constants)
-        self.asm = {"zebin": zebin, "spv": b""}
+        # A SPIR-V kernel (Inductor's format on Windows) has no zebin.
+        self.asm = {"zebin": zebin, "spv": spirv} if zebin is not None else {"spv": spirv}
         self.hash = "0123456789abcdef"
         self._cubin_path = None
-        metadata = {"num_warps": NUM_WARPS, "num_ctas": 1, "shared": 0,
-                    "threads_per_warp": THREADS_PER_WARP}
+        metadata = {"num_warps": num_warps or NUM_WARPS, "num_ctas": 1, "shared": 0,
+                    "threads_per_warp": threads_per_warp or THREADS_PER_WARP}
+        if build_flags is not None:
+            metadata["build_flags"] = build_flags
         if with_scratch_fields:
             metadata.update(global_scratch_size=0, profile_scratch_size=0)
         self.metadata = SimpleNamespace(**metadata)

@@ -505,3 +505,81 @@ def test_kernel_format_with_the_package_says_the_reason_once():
     [finding] = doctor.check_kernel_format(FakeProbes(), info)
     assert finding.detail.count("ocloc was not found") == 1
     assert "kept it: kept SPIR-V (.spv): ocloc was not found. triton_heuristics" in finding.detail
+
+
+# Route (a) with a package whose SYCL backend loads SPIR-V: nothing needs ocloc.
+SPIRV_PACKAGE = {"version": "0.1.0", "status": "installed", "kernel_format": "spv", "loads_spirv": True,
+                 "spirv_launch": True, "spirv_support": True, "spirv_support_reason": "enabled already",
+                 "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher; Inductor's XPU "
+                            "kernels stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver "
+                            "at first load, kept afterwards)"}
+SPIRV_INFO = dict(XPU, kernel_format="spv", utils_patched=False, package=SPIRV_PACKAGE, dists={})
+
+
+@pytest.mark.parametrize("change, env, expected", [
+    ({}, {}, True),
+    ({"spirv_launch": False}, {}, True),   # not in place in the probe, but it applies to this torch
+    ({"spirv_launch": False, "spirv_support": False}, {}, False),  # a torch the package cannot change
+    ({"spirv_launch": False, "loads_spirv": False}, {}, False),    # an older package
+    ({"spirv_launch": None, "loads_spirv": None, "spirv_support": None}, {}, False),
+    ({"kernel_format": "zebin"}, {}, False),                        # zebin after all
+    ({}, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}, False),      # the zebin opt-in needs ocloc
+    ({}, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "spv"}, True),
+])
+def test_spirv_route_a_is_recognised(change, env, expected):
+    info = dict(SPIRV_INFO, package=dict(SPIRV_PACKAGE, **change))
+    assert doctor.spirv_launch_route_a(info, env) is expected
+    assert doctor.spirv_launch_route_a(dict(XPU, kernel_format="spv"), env) is False  # no package
+
+
+@pytest.mark.parametrize("gpus, triton_driver", [([], None), ([ARC], False), ([ARC], True)])
+def test_no_ocloc_is_fine_when_the_package_launches_spirv(gpus, triton_driver):
+    probes = FakeProbes(env={"PATH": r"C:\Windows", "ONEAPI_ROOT": r"D:\oneAPI"})
+    [stock] = doctor.check_ocloc(probes, gpus, triton_driver)
+    assert stock.severity in (doctor.ERROR, doctor.WARNING)  # what route (b) and the zebin opt-in still get
+    [finding] = doctor.check_ocloc(probes, gpus, triton_driver, spirv_launch=True)
+    assert finding.severity == doctor.OK and not finding.fix
+    assert finding.title == "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically"
+    assert "compiles each one at its first load" in finding.detail and "TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin" in finding.detail
+    assert r"D:\oneAPI\ocloc\latest\bin\ocloc.exe" in finding.detail
+
+
+def test_ocloc_off_path_is_only_information_when_the_package_launches_spirv():
+    report = doctor.OclocReport(r"C:\oneAPI\ocloc\latest\bin\ocloc.exe", "25.05", "oneAPI", [])
+    [finding] = doctor.check_ocloc(FakeProbes(ocloc=report), spirv_launch=True)
+    assert finding.severity == doctor.INFO and "not needed" in finding.title and not finding.fix
+    [on_path] = doctor.check_ocloc(FakeProbes(ocloc=doctor.OclocReport("C:\\o\\ocloc.exe", None, "PATH", [])),
+                                   spirv_launch=True)
+    assert on_path.severity == doctor.OK and on_path.title == "ocloc found: C:\\o\\ocloc.exe (from PATH)"
+
+
+@pytest.mark.parametrize("env, severity", [({}, doctor.OK), ({"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}, doctor.ERROR)])
+def test_the_probes_package_answer_decides_the_ocloc_finding(env, severity):
+    probes = FakeProbes(env=dict(env, PATH=r"C:\Windows"), torch_info=SPIRV_INFO)
+    findings = doctor.run_checks(probes)
+    [ocloc] = by_check(findings, "ocloc")
+    assert ocloc.severity == severity
+    [fmt] = by_check(findings, "kernel-format")
+    assert fmt.severity == doctor.OK and "launches SPIR-V kernels statically" in fmt.title
+
+
+def test_kernel_format_spv_is_ok_only_when_spirv_is_launched_statically():
+    [ok] = doctor.check_kernel_format(FakeProbes(), SPIRV_INFO)
+    assert ok.severity == doctor.OK and ok.title == ("XPU_KERNEL_FORMAT resolves to spv, and xpu_static_launcher "
+                                                     "launches SPIR-V kernels statically")
+    assert "kept afterwards" in ok.detail
+    refused = dict(SPIRV_PACKAGE, status="installed-spirv", spirv_launch=False, loads_spirv=False,
+                   message="installed ...; but kernels stay SPIR-V, so Inductor launches none of them statically: "
+                           "kept SPIR-V (.spv): ocloc was not found")
+    [error] = doctor.check_kernel_format(FakeProbes(), dict(SPIRV_INFO, package=refused))
+    assert error.severity == doctor.ERROR
+    assert "ocloc_wheel.py" in error.fix and "whose SYCL backend loads SPIR-V (LOADS_SPIRV)" in error.fix
+    [no_package] = doctor.check_kernel_format(FakeProbes(), dict(SPIRV_INFO, package={}))
+    assert no_package.severity == doctor.ERROR and "launch SPIR-V kernels statically" in no_package.fix
+
+
+def test_the_probe_asks_the_package_about_spirv():
+    probe = doctor.TORCH_PROBE
+    assert "LOADS_SPIRV" in probe and "spirv_launch_support()" in probe and "is_enabled()" in probe
+    assert probe.index("xsl.install(verbose=False)") < probe.index("is_enabled()")
+    probe % {"dists": ()}  # still a valid %-template

@@ -29,12 +29,14 @@ def test_help_shows_the_launcher_methods(package) -> None:
     from xpu_static_launcher._launcher import StaticXpuLauncher
 
     text = pydoc.render_doc(StaticXpuLauncher, renderer=pydoc.plaintext)
-    assert "_load_kernel(path, name, shared_mem_bytes, device)" in text
+    assert "_load_kernel(path, name, shared_mem_bytes, device[, build_flags])" in text
     assert "_launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared," in text
-    assert str(inspect.signature(StaticXpuLauncher._load_kernel)) == "(path, name, shared_mem_bytes, device, /)"
+    assert str(inspect.signature(StaticXpuLauncher._load_kernel)) == (
+        "(path, name, shared_mem_bytes, device, build_flags=None, /)")
     assert str(inspect.signature(StaticXpuLauncher._launch_kernel)) == (
         "(function, grid_x, grid_y, grid_z, num_warps, shared, arg_types, args, stream, /)")
-    assert "n_spills the spill memory in bytes per thread" in StaticXpuLauncher._load_kernel.__doc__
+    assert "zebin or SPIR-V at `path`" in StaticXpuLauncher._load_kernel.__doc__
+    assert "build_flags: Triton's metadata.build_flags" in StaticXpuLauncher._load_kernel.__doc__
     from xpu_static_launcher import _zebin
 
     assert str(inspect.signature(_zebin.read_zebin)) == "(data, /)"

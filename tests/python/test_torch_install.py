@@ -13,7 +13,7 @@ from typing import List, Optional
 import pytest
 
 import xpu_static_launcher
-from xpu_static_launcher import inductor_format, torch_install
+from xpu_static_launcher import inductor_format, inductor_spirv, torch_install
 
 BACKEND = "xpu_static_launcher._sycl_launcher"
 
@@ -64,6 +64,8 @@ def clean_state(monkeypatch):
     monkeypatch.delenv(inductor_format.ENV_VAR, raising=False)
     yield
     while inductor_format.disable_zebin() is not None:
+        pass
+    while inductor_spirv.disable_spirv_launch() is not None:
         pass
 
 
@@ -326,3 +328,203 @@ def test_zebin_after_install_is_installed_and_static(monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
     result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
     assert result.status == "installed" and result.static
+
+
+# ------------------------------------------------ a backend that loads SPIR-V
+
+# Inductor's runtime as far as enable_spirv_launch reads it: a
+# StaticallyLaunchedXpuKernel that reads asm into cubin_raw and loads through
+# C_impl._load_kernel, and a can_statically_launch with the SPIR-V refusal.
+# test_inductor_spirv.py runs the releases' own.
+_RUNTIME_LAUNCHER = textwrap.dedent("""\
+    class StaticallyLaunchedTritonKernel:
+        def __init__(self, kernel):
+            self.name, self.cubin_path, self.shared, self.function = kernel.name, kernel.path, 0, None
+    class StaticallyLaunchedXpuKernel(StaticallyLaunchedTritonKernel):
+        def __init__(self, kernel):
+            self.cubin_raw = kernel.asm.get("zebin", None)
+            super().__init__(kernel)
+        def load_kernel(self, device):
+            if self.function is None:
+                self.function, self.n_regs, self.n_spills = self.C_impl._load_kernel(
+                    self.cubin_path, self.name, self.shared, device)
+    """)
+_RUNTIME_HEURISTICS = textwrap.dedent("""\
+    XPU_KERNEL_FORMAT = "spv"
+    class CannotStaticallyLaunchKernel(Exception):
+        pass
+    class StaticTritonCompileResult:
+        @staticmethod
+        def can_statically_launch(kernel, inductor_meta, triton_meta, heuristic_type):
+            def check_can_launch():
+                if triton_meta.get("device_type") == "xpu" and XPU_KERNEL_FORMAT == "spv":
+                    raise CannotStaticallyLaunchKernel("Static XPU Triton kernel launch does not support SPIR-V kernel.")
+                return "static"
+            try:
+                return check_can_launch()
+            except CannotStaticallyLaunchKernel:
+                return None
+    """)
+
+
+def _fake_runtime(monkeypatch) -> types.SimpleNamespace:
+    launcher = types.ModuleType(inductor_spirv.LAUNCHER)
+    launcher.__dict__["CompiledKernel"] = object
+    exec(_RUNTIME_LAUNCHER, launcher.__dict__)  # noqa: S102
+    heuristics = types.ModuleType(inductor_spirv.HEURISTICS)
+    exec(_RUNTIME_HEURISTICS, heuristics.__dict__)  # noqa: S102
+    monkeypatch.setitem(sys.modules, launcher.__name__, launcher)
+    monkeypatch.setitem(sys.modules, heuristics.__name__, heuristics)
+    result = heuristics.StaticTritonCompileResult
+    kernel = launcher.StaticallyLaunchedXpuKernel
+    return types.SimpleNamespace(
+        heuristics=heuristics, launcher=launcher,
+        refuses=lambda: result.can_statically_launch(None, {}, {"device_type": "xpu"}, None) is None,
+        targets=lambda: [kernel.__dict__["__init__"], kernel.__dict__["load_kernel"],
+                         result.__dict__["can_statically_launch"]])
+
+
+SPIRV_LINE = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor's XPU kernels stay "
+              "SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver at first load, kept "
+              "afterwards)")
+
+
+@pytest.fixture
+def spirv_backend(monkeypatch):
+    """A stand-in torch and Inductor on Windows, and a backend that loads
+    SPIR-V (LOADS_SPIRV = 1, as the compiled module sets it)."""
+    torch = fake_torch(monkeypatch)
+    backend = fake_backend(monkeypatch)
+    backend.LOADS_SPIRV = 1
+    utils = _fake_inductor(monkeypatch)
+    runtime = _fake_runtime(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(inductor_format, "find_driver_compiler", lambda: (False, "no driver compiler"))
+    monkeypatch.setenv("PATH", "C:\\ocloc")
+    yield types.SimpleNamespace(torch=torch, backend=backend, utils=utils, runtime=runtime)
+    while inductor_spirv.disable_spirv_launch() is not None:
+        pass
+
+
+@pytest.mark.parametrize("ocloc", ["C:\\ocloc", None])
+def test_spirv_backend_launches_spirv_statically_and_leaves_the_format(spirv_backend, capsys, ocloc):
+    env = spirv_backend
+    assert env.runtime.refuses()
+    stock = env.runtime.targets()
+    result = torch_install.install(libraries=libsycl(9), find_ocloc=lambda: (ocloc, f"ocloc in {ocloc}"))
+    assert result.status == "installed" and result.static and result.spirv_launch
+    assert result.message == SPIRV_LINE
+    assert capsys.readouterr().err == f"xpu_static_launcher: {SPIRV_LINE}\n"
+    assert result.zebin is None  # no zebin switch by default, ocloc or not
+    assert env.utils.XPU_KERNEL_FORMAT == "spv" and env.utils.GPU_KERNEL_BIN_EXTS["xpu"] == ".spv"
+    assert env.runtime.heuristics.XPU_KERNEL_FORMAT == "spv"
+    assert not env.runtime.refuses() and inductor_spirv.is_enabled()
+    # The backend's launcher, with the build flags of the kernel being loaded.
+    assert env.torch._C._StaticXpuLauncher.backend is _Launcher
+    assert env.torch._C._StaticXpuLauncher._launch_kernel == _Launcher._launch_kernel
+    undone = xpu_static_launcher.uninstall(verbose=False)
+    assert undone.message == "removed torch._C._StaticXpuLauncher; Inductor refuses SPIR-V kernels again"
+    assert env.runtime.refuses() and not inductor_spirv.is_enabled()
+    assert all(a is b for a, b in zip(env.runtime.targets(), stock))
+
+
+def test_spirv_backend_zebin_opt_in_with_ocloc_still_switches(spirv_backend, monkeypatch):
+    env = spirv_backend
+    monkeypatch.setenv(inductor_format.ENV_VAR, "zebin")
+    result = torch_install.install(verbose=False, libraries=libsycl(9), find_ocloc=lambda: ("C:\\ocloc", "ocloc X"))
+    assert result.status == "installed" and result.zebin is not None and result.zebin.changed
+    assert result.message == ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor XPU "
+                              "kernel format: zebin (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin; Triton-XPU makes it with ocloc X)")
+    assert env.utils.XPU_KERNEL_FORMAT == "zebin" and env.utils.GPU_KERNEL_BIN_EXTS["xpu"] == ".zebin"
+    assert inductor_spirv.is_enabled()
+    undone = xpu_static_launcher.uninstall(verbose=False)
+    assert undone.message.endswith("; Inductor XPU kernel format back to spv; Inductor refuses SPIR-V kernels again")
+    assert env.utils.XPU_KERNEL_FORMAT == "spv" and env.runtime.refuses()
+
+
+def test_spirv_backend_zebin_opt_in_without_a_zebin_compiler_stays_spirv_and_static(spirv_backend, monkeypatch):
+    env = spirv_backend
+    monkeypatch.setenv(inductor_format.ENV_VAR, "zebin")
+    result = torch_install.install(verbose=False, libraries=libsycl(9),
+                                   find_ocloc=lambda: (None, "ocloc was not found"))
+    assert result.status == "installed" and result.static and result.zebin is None
+    assert result.message == (SPIRV_LINE + " (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin is not applied: Triton-XPU has "
+                                           "no zebin compiler here (ocloc was not found; no driver compiler))")
+    assert env.utils.XPU_KERNEL_FORMAT == "spv" and not env.runtime.refuses()
+
+
+def test_spirv_backend_with_zebin_forced_and_no_compiler_says_so_and_stays_static(spirv_backend):
+    result = torch_install.install(True, verbose=False, libraries=libsycl(9),
+                                   find_ocloc=lambda: (None, "ocloc was not found"))
+    assert result.status == "installed" and result.zebin is not None and not result.zebin.changed
+    assert result.message.startswith(SPIRV_LINE + " (zebin was asked for, but Inductor keeps SPIR-V: kept SPIR-V "
+                                                  "(.spv): ocloc was not found; no driver compiler; install the ")
+    assert "cannot be launched statically" not in result.message
+
+
+def test_spirv_backend_off_windows_with_zebin(spirv_backend, monkeypatch):
+    env = spirv_backend
+    monkeypatch.setattr(sys, "platform", "linux")
+    env.utils.XPU_KERNEL_FORMAT = "zebin"
+    monkeypatch.setenv(inductor_format.ENV_VAR, "zebin")  # torch reads it itself off Windows
+    result = torch_install.install(verbose=False, libraries=libsycl(9),
+                                   find_ocloc=lambda: pytest.fail("ocloc looked up off Windows"))
+    assert result.status == "installed" and result.spirv_launch and result.zebin is None
+    assert result.message == "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher"
+
+
+@pytest.mark.parametrize("ocloc, status", [(None, "installed-spirv"), ("C:\\ocloc", "installed")])
+def test_spirv_backend_on_a_torch_it_cannot_change_falls_back_to_zebin(spirv_backend, monkeypatch, ocloc, status):
+    env = spirv_backend
+    monkeypatch.setitem(sys.modules, inductor_spirv.LAUNCHER, None)  # not importable
+    result = torch_install.install(verbose=False, libraries=libsycl(9), find_ocloc=lambda: (ocloc, f"ocloc in {ocloc}"))
+    assert result.status == status and result.spirv is not None and not result.spirv.enabled
+    assert not result.spirv_launch
+    if ocloc is None:
+        assert not result.static and env.utils.XPU_KERNEL_FORMAT == "spv"
+        assert "; but kernels stay SPIR-V, so Inductor launches none of them statically: kept SPIR-V" in result.message
+        assert result.message.endswith(" (this backend loads SPIR-V, but torch's Inductor cannot be imported "
+                                       f"(import of {inductor_spirv.LAUNCHER} halted; None in sys.modules); "
+                                       "nothing changed)")
+    else:
+        assert result.static and env.utils.XPU_KERNEL_FORMAT == "zebin"
+        assert "Inductor XPU kernel format: zebin" in result.message
+    # Refused while SPIR-V; with zebin (enable_zebin reaches the runtime's copy too) there is nothing to refuse.
+    assert env.runtime.heuristics.XPU_KERNEL_FORMAT == env.utils.XPU_KERNEL_FORMAT
+    assert env.runtime.refuses() is (ocloc is None)
+
+
+@pytest.mark.parametrize("value", [None, False, 0])
+def test_backend_without_loads_spirv_keeps_todays_behaviour(spirv_backend, value):
+    env = spirv_backend
+    if value is None:
+        del env.backend.LOADS_SPIRV
+    else:
+        env.backend.LOADS_SPIRV = value
+    stock = env.runtime.targets()
+    result = torch_install.install(verbose=False, libraries=libsycl(9),
+                                   find_ocloc=lambda: (None, "ocloc was not found"))
+    assert result.status == "installed-spirv" and result.spirv is None and not result.spirv_launch
+    assert result.message.startswith("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but "
+                                     "kernels stay SPIR-V, so Inductor launches none of them statically: ")
+    assert env.runtime.refuses() and all(a is b for a, b in zip(env.runtime.targets(), stock))
+    assert "Inductor refuses SPIR-V" not in xpu_static_launcher.uninstall(verbose=False).message
+
+
+@pytest.mark.parametrize("status, line, code", [
+    ("installed", SPIRV_LINE, 0),
+    ("installed-spirv", "not static: installed the SYCL backend ...; but kernels stay SPIR-V ...", 1),
+    ("present", "torch._C._StaticXpuLauncher is present (torch has its own, left alone)", 0),
+    ("no-backend", "nothing installed: the SYCL backend ...", 1),
+])
+def test_check_never_prints_installed_when_nothing_is_launched_statically(monkeypatch, capsys, status, line, code):
+    from xpu_static_launcher import __main__ as cli
+
+    message = line.removeprefix("not static: ")
+    monkeypatch.setattr(xpu_static_launcher, "install",
+                        lambda zebin, verbose: torch_install.InstallResult(status, message))
+    assert cli.check(None) == code
+    out, err = capsys.readouterr()
+    assert out == line + "\n"
+    assert out.startswith("installed") is (status == "installed")
+    assert ("no kernel will be launched statically" in err) is (status == "installed-spirv")
