@@ -26,6 +26,7 @@
 #include "launcher/arg_plan.h"
 #include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
+#include "launcher/native_binary_cache.h"
 #include "sycl_interop/sycl_kernel.h"
 #include "sycl_interop/torch_devices.h"
 #include "test_driver_client.h"
@@ -307,6 +308,83 @@ TEST_F(WindowsSyclBackendLaunch, LaunchesScalarsAndRepeats) {
     std::memcpy(&third, arg.bytes, sizeof(third));
     EXPECT_EQ(third, round == 0 ? out : a);
   }
+}
+
+// Triton's SPIR-V (vector_add, as triton-xpu compiled it) through the
+// backend on the Windows SYCL runtime: the stand-in driver builds it (from
+// the corpus, XSL_TEST_DRIVER_SPIRV_BUILDS, having no ocloc library under
+// wine), the native binary is kept with Windows replace semantics in a
+// folder of a long, non-ASCII path, the next load takes the kept binary,
+// and the launch reaches the driver. Adapter v1 only: ocloc 22.43 makes no
+// Xe2 binaries, so nothing is prebuilt for adapter v2's device.
+TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
+  const char* adapter = std::getenv("XSL_TEST_EXPECT_ADAPTER");
+  if (adapter == nullptr || std::string(adapter) != "v1") {
+    GTEST_SKIP() << "SPIR-V builds exist for adapter v1's device only";
+  }
+  const std::string spirv = test_paths::corpusFile("triton_vector_add.spv");
+  std::string folder = test_paths::scratchDir("kept-native-binaries") +
+      "/\xc3\xa9t\xc3\xa9"; // "ete" with accents: a non-ASCII user folder
+  while (folder.size() < 280) {
+    folder += "/a-long-cache-folder-name";
+  }
+  launcher::NativeBinaryCache::Settings settings;
+  settings.enabled = true;
+  settings.folder = folder;
+  const launcher::NativeBinaryCache cache(settings);
+  static_cast<void>(cache.clear());
+  launcher::LoadOptions options;
+  options.build_flags = "";
+  options.cache = &cache;
+  auto first = SyclKernel::load(
+      found_->devices.front(), *found_->context, 0, spirv, "vector_add", 0,
+      options);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  EXPECT_FALSE((*first)->loaded().fromKeptBinary());
+  EXPECT_TRUE((*first)->loaded().loadWarnings().empty());
+  auto usage = cache.usage();
+  ASSERT_TRUE(usage.ok()) << usage.error().message();
+  EXPECT_EQ(usage->entries, 1u);
+  auto second = SyclKernel::load(
+      found_->devices.front(), *found_->context, 0, spirv, "vector_add", 0,
+      options);
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  launcher::LoadedKernel& loaded = (*second)->loaded();
+  EXPECT_TRUE(loaded.fromKeptBinary());
+  EXPECT_EQ(loaded.spillCount(), (*first)->loaded().spillCount());
+  EXPECT_EQ(loaded.registerCount(), 0); // no GRF flag (Triton-XPU < 3.9)
+
+  auto plan = loaded.planFor("OOOi");
+  ASSERT_TRUE(plan.ok()) << plan.error().message();
+  void* x = deviceMemory(8192);
+  void* y = deviceMemory(8192);
+  launcher::ArgStorage storage((*plan)->args.size());
+  packPointer(loaded, storage, 0, x);
+  packPointer(loaded, storage, 1, y);
+  packPointer(loaded, storage, 2, x);
+  auto packed =
+      launcher::packSignedValue((*plan)->args[3], 3, 2048, storage.slot(3));
+  ASSERT_TRUE(packed.ok()) << packed.error().message();
+  constexpr int64_t kNumWarps = 4;
+  auto geometry = launcher::computeLaunchGeometry(
+      2, 1, 1, kNumWarps, loaded.threadsPerWarp());
+  ASSERT_TRUE(geometry.ok()) << geometry.error().message();
+  client_->clear();
+  Status launched = (*second)->launch(*queue_, **plan, storage, *geometry, 0);
+  ASSERT_TRUE(launched.ok()) << launched.error().message();
+  queue_->wait();
+  ASSERT_EQ(client_->launchCount(), 1u);
+  XslTestLaunchRecord record;
+  ASSERT_TRUE(client_->launch(0, &record));
+  EXPECT_STREQ(record.kernel_name, "vector_add");
+  EXPECT_EQ(record.group_count[0], 2u);
+  EXPECT_EQ(record.group_size[0], kNumWarps * loaded.threadsPerWarp());
+  XslTestArgRecord arg;
+  ASSERT_TRUE(client_->arg(0, 3, &arg));
+  int32_t n = 0;
+  std::memcpy(&n, arg.bytes, sizeof(n));
+  EXPECT_EQ(n, 2048);
+  static_cast<void>(cache.clear());
 }
 
 // Bad input to the load comes back as an error naming it, not an exception.
