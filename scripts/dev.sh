@@ -256,7 +256,7 @@ run_glue_on_pinned_sycl() {
     tests/python/test_wheel_runtime.py
 }
 
-# The glue tests, install(), enable_zebin, verify's hooks and the PyTorch PRs' test files on
+# The glue tests, install(), enable_zebin, the SPIR-V lift, verify's hooks and the PyTorch PRs' test files on
 # the latest torch release's wheel:
 # PyPI's Linux wheel is a CUDA build (about 5 GB with its nvidia packages),
 # which imports and runs on a machine without a GPU. Its own venv, with the
@@ -298,6 +298,7 @@ run_glue_on_latest_torch() {
   with_gcc_cache build_glue_runtime "$venv/bin/python3" "$build"
   XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q \
     tests/python/test_glue_sycl_runtime.py tests/python/test_torch_install.py tests/python/test_inductor_format.py \
+    tests/python/test_inductor_spirv.py \
     tests/python/test_wheel_runtime.py \
     tests/python/test_verify_command.py tests/python/test_patchset_pr_tests.py
 }
