@@ -550,6 +550,39 @@ TRITON_DIR = Path(__file__).resolve().parents[1] / "kernels" / "triton"
 
 
 @BACKEND_ONLY
+@pytest.mark.parametrize("kernel", ["vector_add", "softmax", "spill", "matmul"])
+@pytest.mark.parametrize("grf", [128, 256])
+def test_spirv_reports_what_the_driver_compiled_zebin_reports(kernel, grf, zebin_corpus, records):
+    """Through the SYCL backend: Triton's SPIR-V loaded with its build flags
+    gives the n_regs and n_spills of the zebin compiled from the same SPIR-V
+    and flags (ocloc for the test driver's device), under both Triton-XPU
+    rules."""
+    import json
+
+    meta = json.loads((TRITON_DIR / f"{kernel}.json").read_text())
+    flags = "-cl-intel-256-GRF-per-thread" if grf == 256 else ""
+    zebin = zebin_corpus / f"triton_{kernel}_pvc_grf{grf}.zebin"
+    try:
+        for version, rule in (("3.7.2", "bytes"), ("3.9.0", "per-lane")):
+            assert _sycl_launcher._set_triton_version(version) == rule
+            try:
+                _, *from_spirv = L._load_kernel(str(TRITON_DIR / f"{kernel}.spv"), kernel, meta["shared"], 0, flags)
+            except RuntimeError as err:
+                if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and "could not build the SPIR-V" in str(err):
+                    pytest.skip("the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
+                                "SPIR-V for (ocloc 22.43 knows no Xe2)")
+                raise
+            _, *from_zebin = L._load_kernel(str(zebin), kernel, meta["shared"], 0, flags)
+            assert from_spirv == from_zebin, (version, from_spirv, from_zebin)
+            if rule == "bytes":
+                assert from_spirv[0] == (256 if grf == 256 else 0)
+            else:
+                assert from_spirv[0] == (256 if grf == 256 else 128)
+    finally:
+        _sycl_launcher._set_triton_version("3.3.0")
+
+
+@BACKEND_ONLY
 def test_install_launches_triton_spirv_statically(records, buffers, tmp_path, monkeypatch):
     """Route (a) without ocloc: after install(), the release's
     StaticallyLaunchedXpuKernel takes a kernel whose binary is Triton's
@@ -578,7 +611,9 @@ def test_install_launches_triton_spirv_statically(records, buffers, tmp_path, mo
         kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
         assert kernel.cubin_raw == spirv and kernel.build_flags == ""
         kernel.reload_cubin_from_raw(str(tmp_path / f"{meta['name']}.spv"))
+        _sycl_launcher._kernel_cache_clear()  # the first load compiles
         kept_before = _sycl_launcher._kernel_cache_info()["entries"]
+        assert kept_before == 0
         try:
             kernel.load_kernel(0)
         except RuntimeError as err:
