@@ -59,7 +59,9 @@ inline uint64_t contentHash(std::string_view bytes, uint64_t seed = 0) {
     left -= 8;
   }
   while (left > 0) {
-    h = rotl(h ^ (static_cast<uint64_t>(static_cast<unsigned char>(*p)) * kOdd3), 11) *
+    h = rotl(
+            h ^ (static_cast<uint64_t>(static_cast<unsigned char>(*p)) * kOdd3),
+            11) *
         kOdd1;
     ++p;
     --left;

@@ -533,7 +533,8 @@ Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir) {
     if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
       return out;
     }
-    return Error("cannot list " + quoted(utf8_dir) + ": " + windowsErrorText(code));
+    return Error(
+        "cannot list " + quoted(utf8_dir) + ": " + windowsErrorText(code));
   }
   do {
     if ((data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
@@ -549,8 +550,8 @@ Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir) {
         CP_UTF8, 0, data.cFileName, -1, &name[0], length, nullptr, nullptr);
     DirectoryEntry entry;
     entry.name = std::move(name);
-    entry.size = (static_cast<uint64_t>(data.nFileSizeHigh) << 32) |
-        data.nFileSizeLow;
+    entry.size =
+        (static_cast<uint64_t>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
     entry.modified = static_cast<int64_t>(
         (static_cast<uint64_t>(data.ftLastWriteTime.dwHighDateTime) << 32) |
         data.ftLastWriteTime.dwLowDateTime);
@@ -568,7 +569,8 @@ Status removeFile(const std::string& utf8_path) {
   if (!DeleteFileW(wide->c_str())) {
     const DWORD code = GetLastError();
     if (code != ERROR_FILE_NOT_FOUND && code != ERROR_PATH_NOT_FOUND) {
-      return Error("cannot remove " + quoted(utf8_path) + ": " + windowsErrorText(code));
+      return Error(
+          "cannot remove " + quoted(utf8_path) + ": " + windowsErrorText(code));
     }
   }
   return Status::success();
@@ -667,7 +669,8 @@ Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir) {
     if (errno == ENOENT) {
       return out;
     }
-    return Error("cannot list " + quoted(utf8_dir) + ": " + std::strerror(errno));
+    return Error(
+        "cannot list " + quoted(utf8_dir) + ": " + std::strerror(errno));
   }
   while (const dirent* item = ::readdir(dir)) {
     struct stat info;

@@ -118,11 +118,12 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
         buffer,
         utf8_path,
         flags,
-        options.cache != nullptr ? *options.cache : NativeBinaryCache::process(),
+        options.cache != nullptr ? *options.cache
+                                 : NativeBinaryCache::process(),
         warnings);
   } else {
-    auto module =
-        level_zero::Module::create(std::move(context), buffer, utf8_path, flags);
+    auto module = level_zero::Module::create(
+        std::move(context), buffer, utf8_path, flags);
     made = module ? Expected<MadeModule>(MadeModule{std::move(*module), false})
                   : Expected<MadeModule>(std::move(module).error());
   }

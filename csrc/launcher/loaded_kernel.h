@@ -1,10 +1,10 @@
 #pragma once
 
 // A kernel loaded for static launching: the Level Zero module and kernel made
-// from a zebin or SPIR-V file, the metadata Inductor asks for (n_regs, n_spills), the
-// argument plan cache, and the pointer check. Used by the Python extension
-// (launch through Level Zero, ze_launch.h) and by the PyTorch glue (launch
-// through SYCL), so both load and validate identically.
+// from a zebin or SPIR-V file, the metadata Inductor asks for (n_regs,
+// n_spills), the argument plan cache, and the pointer check. Used by the Python
+// extension (launch through Level Zero, ze_launch.h) and by the PyTorch glue
+// (launch through SYCL), so both load and validate identically.
 //
 // Threading: a LoadedKernel is not internally locked. Level Zero argument
 // state lives on the kernel handle, so launches of one kernel must be

@@ -70,8 +70,8 @@ NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
   for (char& c : switch_value) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  if (switch_value == "0" || switch_value == "off" ||
-      switch_value == "false" || switch_value == "no") {
+  if (switch_value == "0" || switch_value == "off" || switch_value == "false" ||
+      switch_value == "no") {
     settings.disabled_why = "XSL_KERNEL_CACHE=" + switch_value;
     return settings;
   }
@@ -172,7 +172,11 @@ std::optional<std::string_view> NativeBinaryCache::entryBinary(
   const std::string_view native =
       entry.substr(kHeaderBytes + flags_size + spirv_size);
   if (contentHash(native) != get(entry, 40, 8) || native.size() < 4 ||
-      native.compare(0, 4, "\x7f" "ELF") != 0) {
+      native.compare(
+          0,
+          4,
+          "\x7f"
+          "ELF") != 0) {
     return refuse("corrupt (its native binary does not match its checksum)");
   }
   return native;
@@ -242,8 +246,9 @@ void NativeBinaryCache::keep(
   }
   if (!made) {
     if (warning != nullptr) {
-      *warning = "could not keep the native binary (it is compiled again in "
-                 "the next process): " +
+      *warning =
+          "could not keep the native binary (it is compiled again in "
+          "the next process): " +
           made.error().message() +
           "; set XSL_KERNEL_CACHE_DIR to a writable folder, or "
           "XSL_KERNEL_CACHE=0";

@@ -46,7 +46,7 @@ class NativeBinaryCache {
   struct Settings {
     bool enabled = false;
     std::string folder;
-    uint64_t max_bytes = 0; // 0: no bound
+    uint64_t max_bytes = 0;   // 0: no bound
     std::string disabled_why; // when not enabled
   };
 

@@ -999,7 +999,9 @@ inline PyObject* setTritonVersion(PyObject* /*module*/, PyObject* arg) {
   return PyUnicode_FromString(tritonMetadataRuleName(*rule));
 }
 
-inline PyObject* tritonMetadataRuleNow(PyObject* /*module*/, PyObject* /*unused*/) {
+inline PyObject* tritonMetadataRuleNow(
+    PyObject* /*module*/,
+    PyObject* /*unused*/) {
   return PyUnicode_FromString(tritonMetadataRuleName(tritonMetadataRule()));
 }
 
@@ -1044,25 +1046,20 @@ inline PyObject* kernelCacheClear(PyObject* /*module*/, PyObject* /*unused*/) {
   return PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(*removed));
 }
 
-#define XSL_BRIDGE_MODULE_METHODS                                            \
-  {"_set_triton_version",                                                    \
-   ::xsl::launcher::python::setTritonVersion,                                \
-   METH_O,                                                                   \
-   "_set_triton_version(version) -> rule: report n_regs and n_spills as "   \
+// clang-format off
+#define XSL_BRIDGE_MODULE_METHODS                                             \
+  {"_set_triton_version", ::xsl::launcher::python::setTritonVersion, METH_O, \
+   "_set_triton_version(version) -> rule: report n_regs and n_spills as "     \
    "that Triton-XPU release does ('bytes' before 3.9, 'per-lane' from 3.9)"}, \
-      {"_triton_metadata_rule",                                              \
-       ::xsl::launcher::python::tritonMetadataRuleNow,                       \
-       METH_NOARGS,                                                          \
-       "_triton_metadata_rule() -> 'bytes' or 'per-lane'"},                  \
-      {"_kernel_cache_info",                                                 \
-       ::xsl::launcher::python::kernelCacheInfo,                             \
-       METH_NOARGS,                                                          \
-       "_kernel_cache_info() -> dict: the kept native binaries (enabled, "   \
-       "folder, max_bytes, entries, bytes, disabled_why)"},                  \
-      {"_kernel_cache_clear",                                                \
-       ::xsl::launcher::python::kernelCacheClear,                            \
-       METH_NOARGS,                                                          \
-       "_kernel_cache_clear() -> int: remove every kept native binary"}
+  {"_triton_metadata_rule", ::xsl::launcher::python::tritonMetadataRuleNow,   \
+   METH_NOARGS, "_triton_metadata_rule() -> 'bytes' or 'per-lane'"},          \
+  {"_kernel_cache_info", ::xsl::launcher::python::kernelCacheInfo,            \
+   METH_NOARGS,                                                               \
+   "_kernel_cache_info() -> dict: the kept native binaries (enabled, "        \
+   "folder, max_bytes, entries, bytes, disabled_why)"},                       \
+  {"_kernel_cache_clear", ::xsl::launcher::python::kernelCacheClear,          \
+   METH_NOARGS, "_kernel_cache_clear() -> int: remove every kept native binary"}
+// clang-format on
 
 } // namespace python
 } // namespace launcher

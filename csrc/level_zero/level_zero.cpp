@@ -489,7 +489,8 @@ Expected<std::shared_ptr<Module>> Module::create(
   module->build_options_ = flags;
   std::string native;
   size_t size = 0;
-  ze_result_t got = api.zeModuleGetNativeBinary(module->module_, &size, nullptr);
+  ze_result_t got =
+      api.zeModuleGetNativeBinary(module->module_, &size, nullptr);
   if (got == ZE_RESULT_SUCCESS && size > 0) {
     native.assign(size, '\0');
     got = api.zeModuleGetNativeBinary(

@@ -5,7 +5,8 @@
 // c10::xpu) and the package's torch-free backend (csrc/python/
 // sycl_launcher_module.cpp, which finds them as torch does,
 // torch_devices.h):
-//   - a zebin or SPIR-V loaded into the Level Zero context under a sycl::context,
+//   - a zebin or SPIR-V loaded into the Level Zero context under a
+//   sycl::context,
 //     and a sycl::kernel over it (Level Zero handles kept by us);
 //   - the launch on a sycl::queue: appended to the queue's own immediate
 //     command list where that is ordered exactly like a submit (adapter v2,

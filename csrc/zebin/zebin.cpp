@@ -131,7 +131,12 @@ Expected<Zebin> readZebin(std::string_view bytes, ZeInfoDetail detail) {
 Expected<BinaryFormat> binaryFormat(
     std::string_view bytes,
     const std::string& source_name) {
-  if (bytes.size() >= 4 && bytes.compare(0, 4, "\x7f" "ELF") == 0) {
+  if (bytes.size() >= 4 &&
+      bytes.compare(
+          0,
+          4,
+          "\x7f"
+          "ELF") == 0) {
     return BinaryFormat::kZebin;
   }
   if (bytes.size() >= 4) {
@@ -150,9 +155,10 @@ Expected<BinaryFormat> binaryFormat(
     start += hex;
   }
   return Error(
-      source_name + ": the file is neither a zebin (ELF) nor SPIR-V: it starts with " +
-      (start.empty() ? std::string("nothing") : "bytes " + start) +
-      " (" + std::to_string(bytes.size()) +
+      source_name +
+      ": the file is neither a zebin (ELF) nor SPIR-V: it starts with " +
+      (start.empty() ? std::string("nothing") : "bytes " + start) + " (" +
+      std::to_string(bytes.size()) +
       " bytes); pass the kernel's .zebin or .spv file from Triton's cache");
 }
 

@@ -48,7 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // An entry made for that key: exactly its binary back, for that key only.
-  std::string native = "\x7f" "ELF";
+  std::string native =
+      "\x7f"
+      "ELF";
   native.append(bytes.substr(size / 2 + size / 4));
   const std::string entry = NativeBinaryCache::entryBytes(key, native);
   auto back = NativeBinaryCache::entryBinary(entry, key, nullptr);

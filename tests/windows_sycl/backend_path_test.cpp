@@ -337,7 +337,12 @@ TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
   options.build_flags = "";
   options.cache = &cache;
   auto first = SyclKernel::load(
-      found_->devices.front(), *found_->context, 0, spirv, "vector_add", 0,
+      found_->devices.front(),
+      *found_->context,
+      0,
+      spirv,
+      "vector_add",
+      0,
       options);
   ASSERT_TRUE(first.ok()) << first.error().message();
   EXPECT_FALSE((*first)->loaded().fromKeptBinary());
@@ -346,7 +351,12 @@ TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
   ASSERT_TRUE(usage.ok()) << usage.error().message();
   EXPECT_EQ(usage->entries, 1u);
   auto second = SyclKernel::load(
-      found_->devices.front(), *found_->context, 0, spirv, "vector_add", 0,
+      found_->devices.front(),
+      *found_->context,
+      0,
+      spirv,
+      "vector_add",
+      0,
       options);
   ASSERT_TRUE(second.ok()) << second.error().message();
   launcher::LoadedKernel& loaded = (*second)->loaded();

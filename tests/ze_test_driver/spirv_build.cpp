@@ -108,8 +108,9 @@ bool prebuiltBuild(
       continue;
     }
     out.zebin = std::move(*zebin);
-    out.log = "xsl test driver: the build ocloc made for this SPIR-V and "
-              "build flags (" +
+    out.log =
+        "xsl test driver: the build ocloc made for this SPIR-V and "
+        "build flags (" +
         std::string(kPrebuiltEnv) + ")";
     return true;
   }

@@ -18,7 +18,9 @@ namespace launcher {
 namespace {
 
 std::string fakeZebin(char fill, size_t size = 300) {
-  std::string bytes = "\x7f" "ELF";
+  std::string bytes =
+      "\x7f"
+      "ELF";
   bytes.append(size, fill);
   return bytes;
 }
@@ -91,8 +93,9 @@ TEST_F(NativeBinaryCacheTest, AForeignEntryUnderTheNameIsNotUsed) {
   ASSERT_TRUE(file_io::writeFileBytes(cache_->entryPath(key_), *entry).ok());
   std::string warning;
   EXPECT_FALSE(cache_->find(key_, &warning).has_value());
-  EXPECT_NE(warning.find("another kernel, device, driver or build flags"),
-            std::string::npos)
+  EXPECT_NE(
+      warning.find("another kernel, device, driver or build flags"),
+      std::string::npos)
       << warning;
 }
 
@@ -116,7 +119,8 @@ TEST_F(NativeBinaryCacheTest, TruncatedCorruptAndForeignFilesAreIgnored) {
     ASSERT_TRUE(file_io::writeFileBytes(path, cases[i]).ok());
     std::string warning;
     EXPECT_FALSE(cache_->find(key_, &warning).has_value()) << i;
-    EXPECT_NE(warning.find(expected[i]), std::string::npos) << i << ": " << warning;
+    EXPECT_NE(warning.find(expected[i]), std::string::npos)
+        << i << ": " << warning;
     EXPECT_NE(warning.find("compiled again"), std::string::npos) << warning;
     // Removed, so the next load compiles and keeps a good one.
     EXPECT_FALSE(file_io::readFileBytes(path).ok()) << i;
@@ -200,7 +204,11 @@ TEST(NativeBinaryCacheSettings, DisabledCacheDoesNothing) {
   NativeBinaryCache off{NativeBinaryCache::Settings()};
   NativeBinaryKey key;
   EXPECT_FALSE(off.enabled());
-  off.keep(key, "\x7f" "ELF", nullptr);
+  off.keep(
+      key,
+      "\x7f"
+      "ELF",
+      nullptr);
   EXPECT_FALSE(off.find(key, nullptr).has_value());
 }
 

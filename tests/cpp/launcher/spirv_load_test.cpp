@@ -110,7 +110,8 @@ TEST_F(SpirvLoadTest, ReportsWhatTheDriverCompiledZebinReports) {
       for (TritonMetadataRule rule :
            {TritonMetadataRule::kBytes, TritonMetadataRule::kPerLane}) {
         setTritonMetadataRule(rule);
-        EXPECT_EQ((*from_spirv)->registerCount(), (*from_zebin)->registerCount())
+        EXPECT_EQ(
+            (*from_spirv)->registerCount(), (*from_zebin)->registerCount())
             << name << " " << flags;
         EXPECT_EQ((*from_spirv)->spillCount(), (*from_zebin)->spillCount())
             << name << " " << flags;
@@ -150,7 +151,8 @@ TEST_F(SpirvLoadTest, TheNextLoadUsesTheKeptNativeBinary) {
 }
 
 TEST_F(SpirvLoadTest, ACorruptEntryIsCompiledAgainWithOneWarning) {
-  ASSERT_TRUE(load(tritonSpirv("vector_add"), "vector_add", "", cache_.get()).ok());
+  ASSERT_TRUE(
+      load(tritonSpirv("vector_add"), "vector_add", "", cache_.get()).ok());
   auto files = file_io::listFiles(cache_->settings().folder);
   ASSERT_TRUE(files.ok());
   ASSERT_EQ(files->size(), 1u);
@@ -180,8 +182,9 @@ TEST_F(SpirvLoadTest, BadInputGetsOneClearError) {
   auto bad = load(garbage, "k", "", cache_.get());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message().find(garbage), std::string::npos);
-  EXPECT_NE(bad.error().message().find("could not build the SPIR-V"),
-            std::string::npos)
+  EXPECT_NE(
+      bad.error().message().find("could not build the SPIR-V"),
+      std::string::npos)
       << bad.error().message();
   EXPECT_NE(bad.error().message().find("build log"), std::string::npos);
 
@@ -195,28 +198,34 @@ TEST_F(SpirvLoadTest, BadInputGetsOneClearError) {
   ASSERT_TRUE(file_io::writeFileBytes(text, "hello world").ok());
   auto neither = load(text, "k", "", cache_.get());
   ASSERT_FALSE(neither.ok());
-  EXPECT_NE(neither.error().message().find("neither a zebin (ELF) nor SPIR-V"),
-            std::string::npos)
+  EXPECT_NE(
+      neither.error().message().find("neither a zebin (ELF) nor SPIR-V"),
+      std::string::npos)
       << neither.error().message();
   EXPECT_NE(neither.error().message().find("68656c6c"), std::string::npos);
 
   // Flags the driver refuses (the stand-in refuses the one named in
   // XSL_TEST_DRIVER_REJECT_FLAG, as IGC itself accepts any).
   setEnvironment("XSL_TEST_DRIVER_REJECT_FLAG", "-no-such-option");
-  auto flags = load(tritonSpirv("vector_add"), "vector_add",
-                    "-cl-intel-256-GRF-per-thread -no-such-option", cache_.get());
+  auto flags = load(
+      tritonSpirv("vector_add"),
+      "vector_add",
+      "-cl-intel-256-GRF-per-thread -no-such-option",
+      cache_.get());
   setEnvironment("XSL_TEST_DRIVER_REJECT_FLAG", "");
   ASSERT_FALSE(flags.ok());
-  EXPECT_NE(flags.error().message().find(
-                "build flags '-cl-intel-256-GRF-per-thread -no-such-option'"),
-            std::string::npos)
+  EXPECT_NE(
+      flags.error().message().find(
+          "build flags '-cl-intel-256-GRF-per-thread -no-such-option'"),
+      std::string::npos)
       << flags.error().message();
-  EXPECT_NE(flags.error().message().find("unsupported build option"),
-            std::string::npos)
+  EXPECT_NE(
+      flags.error().message().find("unsupported build option"),
+      std::string::npos)
       << flags.error().message();
 
-  auto missing = load(tritonSpirv("vector_add"), "no_such_kernel", "",
-                      cache_.get());
+  auto missing =
+      load(tritonSpirv("vector_add"), "no_such_kernel", "", cache_.get());
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message().find("vector_add"), std::string::npos)
       << missing.error().message();
@@ -243,7 +252,8 @@ TEST_F(SpirvLoadTest, TheMagicNumberDecidesNotTheSuffix) {
   auto compiled = load(spirv_as_zebin, "vector_add", "", off_.get());
   ASSERT_TRUE(compiled.ok()) << compiled.error().message();
   EXPECT_EQ(
-      (*compiled)->kernel().module().format(), level_zero::BinaryFormat::kSpirv);
+      (*compiled)->kernel().module().format(),
+      level_zero::BinaryFormat::kSpirv);
 }
 
 } // namespace

@@ -17,7 +17,8 @@ TEST(TritonMetadataRule, FollowsTheTritonRelease) {
     ASSERT_TRUE(rule.ok()) << version;
     EXPECT_EQ(*rule, kBytes) << version;
   }
-  const char* per_lane_versions[] = {"3.9.0", "3.9.0+git00b9d1ae", "3.10.1", "4.0"};
+  const char* per_lane_versions[] = {
+      "3.9.0", "3.9.0+git00b9d1ae", "3.10.1", "4.0"};
   for (const char* version : per_lane_versions) {
     auto rule = tritonMetadataRuleFor(version);
     ASSERT_TRUE(rule.ok()) << version;
@@ -35,7 +36,8 @@ TEST(TritonMetadataRule, FollowsTheTritonRelease) {
 // BuildFlags::n_regs of Triton-XPU 3.3-3.8 (driver.c): 0 without a flag.
 TEST(TritonRegisterCount, BytesRuleFollowsTheGrfFlag) {
   EXPECT_EQ(tritonRegisterCount(kBytes, ""), 0);
-  EXPECT_EQ(tritonRegisterCount(kBytes, "-cl-fp32-correctly-rounded-divide-sqrt"), 0);
+  EXPECT_EQ(
+      tritonRegisterCount(kBytes, "-cl-fp32-correctly-rounded-divide-sqrt"), 0);
   EXPECT_EQ(tritonRegisterCount(kBytes, " -cl-intel-256-GRF-per-thread"), 256);
   EXPECT_EQ(
       tritonRegisterCount(
@@ -47,14 +49,17 @@ TEST(TritonRegisterCount, BytesRuleFollowsTheGrfFlag) {
       tritonRegisterCount(
           kBytes, "-cl-intel-128-GRF-per-thread -cl-intel-256-GRF-per-thread"),
       256);
-  EXPECT_EQ(tritonRegisterCount(kBytes, "-cl-intel-enable-auto-large-GRF-mode"), 0);
+  EXPECT_EQ(
+      tritonRegisterCount(kBytes, "-cl-intel-enable-auto-large-GRF-mode"), 0);
   EXPECT_EQ(tritonRegisterCount(kBytes, "-cl-intel-512-GRF-per-thread"), 0);
 }
 
 // From 3.9 (#7416: 128 by default; #7551: 512).
 TEST(TritonRegisterCount, PerLaneRuleDefaultsTo128AndKnows512) {
   EXPECT_EQ(tritonRegisterCount(kPerLane, ""), 128);
-  EXPECT_EQ(tritonRegisterCount(kPerLane, "-cl-intel-enable-auto-large-GRF-mode"), 128);
+  EXPECT_EQ(
+      tritonRegisterCount(kPerLane, "-cl-intel-enable-auto-large-GRF-mode"),
+      128);
   EXPECT_EQ(tritonRegisterCount(kPerLane, "-cl-intel-128-GRF-per-thread"), 128);
   EXPECT_EQ(tritonRegisterCount(kPerLane, "-cl-intel-256-GRF-per-thread"), 256);
   EXPECT_EQ(tritonRegisterCount(kPerLane, "-cl-intel-512-GRF-per-thread"), 512);
