@@ -423,7 +423,11 @@ Expected<std::shared_ptr<Module>> Module::create(
   module->format_ = *format;
   const bool spirv = *format == BinaryFormat::kSpirv;
   Expected<zebin::Zebin> parsed = Error("");
-  if (!spirv) {
+  if (spirv) {
+    if (Status valid = zebin::checkSpirv(bytes, module->source_name_); !valid) {
+      return valid.error();
+    }
+  } else {
     // The reader's message ("legacy patch-token binary", "truncated
     // section") says far more than the driver's INVALID_NATIVE_BINARY would.
     // kLaunch: the payload and args_info lists are read and checked, but

@@ -162,5 +162,72 @@ Expected<BinaryFormat> binaryFormat(
       " bytes); pass the kernel's .zebin or .spv file from Triton's cache");
 }
 
+Status checkSpirv(std::string_view bytes, const std::string& source_name) {
+  const auto invalid = [&source_name](const std::string& what) {
+    return Error(
+        source_name + ": not a valid SPIR-V module: " + what +
+        "; pass the kernel's .spv file from Triton's cache, or delete it and "
+        "compile the kernel again");
+  };
+  constexpr size_t kHeaderWords = 5;
+  if (bytes.size() % 4 != 0 || bytes.size() < 4 * kHeaderWords) {
+    return invalid(
+        std::to_string(bytes.size()) +
+        " bytes, not a whole number of 32-bit words after a 5-word header");
+  }
+  uint32_t magic = 0;
+  std::memcpy(&magic, bytes.data(), sizeof(magic));
+  const bool swapped = magic == kSpirvMagicSwapped;
+  if (!swapped && magic != kSpirvMagic) {
+    return invalid("no SPIR-V magic number");
+  }
+  const auto word = [&bytes, swapped](size_t index) {
+    uint32_t value = 0;
+    std::memcpy(&value, bytes.data() + 4 * index, sizeof(value));
+    if (swapped) {
+      value = (value >> 24) | ((value >> 8) & 0xff00u) |
+          ((value << 8) & 0xff0000u) | (value << 24);
+    }
+    return value;
+  };
+  const uint32_t version = word(1);
+  const uint32_t major = (version >> 16) & 0xffu;
+  const uint32_t minor = (version >> 8) & 0xffu;
+  if ((version & 0xff0000ffu) != 0 || major != 1 || minor > 6) {
+    char text[16];
+    std::snprintf(text, sizeof(text), "0x%08x", static_cast<unsigned>(version));
+    return invalid(
+        std::string("version word ") + text +
+        " is not a SPIR-V version (1.0 to 1.6)");
+  }
+  if (word(4) != 0) {
+    return invalid("schema word " + std::to_string(word(4)) + " is not 0");
+  }
+  const size_t words = bytes.size() / 4;
+  if (words == kHeaderWords) {
+    return invalid("the header is followed by no instruction");
+  }
+  constexpr uint32_t kOpCapability = 17;
+  if ((word(kHeaderWords) & 0xffffu) != kOpCapability) {
+    return invalid(
+        "the first instruction has opcode " +
+        std::to_string(word(kHeaderWords) & 0xffffu) +
+        ", not OpCapability (17)");
+  }
+  for (size_t at = kHeaderWords; at < words;) {
+    const uint32_t count = word(at) >> 16;
+    if (count == 0 || count > words - at) {
+      return invalid(
+          "the instruction at word " + std::to_string(at) + " has word count " +
+          std::to_string(count) + ", which " +
+          (count == 0 ? std::string("is not allowed")
+                      : "runs past the end of the file (" +
+                   std::to_string(words) + " words)"));
+    }
+    at += count;
+  }
+  return Status::success();
+}
+
 } // namespace zebin
 } // namespace xsl

@@ -248,5 +248,14 @@ Expected<BinaryFormat> binaryFormat(
     std::string_view bytes,
     const std::string& source_name);
 
+// Checks that SPIR-V `bytes` are a module a driver may be handed: whole
+// 32-bit words, the five-word header (a SPIR-V version 1.0-1.6, schema 0),
+// then instructions whose word counts stay inside the file, the first being
+// OpCapability as the specification requires. A driver's SPIR-V reader may
+// end the process on a malformed header (IGC calls exit(1) for an unknown
+// version word), so nothing malformed reaches zeModuleCreate. One error
+// naming `source_name` and what is wrong.
+Status checkSpirv(std::string_view bytes, const std::string& source_name);
+
 } // namespace zebin
 } // namespace xsl

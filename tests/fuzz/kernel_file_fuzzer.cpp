@@ -1,9 +1,9 @@
 // libFuzzer target for what a load reads before the driver sees a byte: the
-// format check (zebin, SPIR-V, or one error) and the kept native binary's
-// entries. Any bytes must give an answer, never a crash or an out-of-bounds
-// read (ASan) or UB (UBSan); an entry made for a key must give back exactly
-// its binary for that key, and nothing for any other key or after any
-// change of one byte.
+// format check (zebin, SPIR-V, or one error), the SPIR-V module check and the
+// kept native binary's entries. Any bytes must give an answer, never a crash or
+// an out-of-bounds read (ASan) or UB (UBSan); an entry made for a key must give
+// back exactly its binary for that key, and nothing for any other key or after
+// any change of one byte.
 
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(format.ok() || format.error().message().rfind("input: ", 0) == 0);
   if (format.ok() && *format == xsl::zebin::BinaryFormat::kSpirv) {
     check(size >= 4);
+    // What reaches the driver: checked word by word, never read past.
+    xsl::Status spirv = xsl::zebin::checkSpirv(bytes, "input");
+    check(spirv.ok() || spirv.error().message().rfind("input: ", 0) == 0);
+    check(!spirv.ok() || (size % 4 == 0 && size >= 24));
   }
 
   // The input as an entry, for a key made from its own bytes.

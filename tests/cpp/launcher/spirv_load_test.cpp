@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -175,18 +177,56 @@ TEST_F(SpirvLoadTest, ACorruptEntryIsCompiledAgainWithOneWarning) {
 
 TEST_F(SpirvLoadTest, BadInputGetsOneClearError) {
   const std::string scratch = test_paths::scratchDir("spirv_load");
-  const std::string garbage = scratch + "/garbage.spv";
-  ASSERT_TRUE(file_io::writeFileBytes(
-                  garbage, std::string("\x03\x02\x23\x07", 4) + "garbage here")
-                  .ok());
-  auto bad = load(garbage, "k", "", cache_.get());
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message().find(garbage), std::string::npos);
+  // Malformed SPIR-V never reaches the driver (whose SPIR-V reader may end
+  // the process: IGC calls exit(1) for an unknown version word).
+  auto real = file_io::readFileBytes(tritonSpirv("vector_add"));
+  ASSERT_TRUE(real.ok());
+  const std::string magic("\x03\x02\x23\x07", 4);
+  std::string bad_version = *real;
+  bad_version[6] = '\x7f'; // version 1.127
+  std::string overrun = real->substr(0, 20);
+  overrun += std::string("\x11\x00\x09\x00", 4); // OpCapability, 9 words
+  const struct {
+    const char* file;
+    std::string bytes;
+    const char* says;
+  } malformed[] = {
+      {"garbage.spv", magic + "garbage here", "not a whole number"},
+      {"version.spv", bad_version, "is not a SPIR-V version (1.0 to 1.6)"},
+      {"header.spv", real->substr(0, 20), "followed by no instruction"},
+      {"overrun.spv", overrun, "runs past the end of the file"},
+      {"odd.spv", *real + "x", "not a whole number of 32-bit words"},
+  };
+  for (const auto& bad : malformed) {
+    const std::string path = scratch + "/" + bad.file;
+    ASSERT_TRUE(file_io::writeFileBytes(path, bad.bytes).ok());
+    auto refused = load(path, "k", "", cache_.get());
+    ASSERT_FALSE(refused.ok()) << bad.file;
+    EXPECT_EQ(
+        refused.error().message().rfind(path + ": not a valid SPIR-V", 0), 0u)
+        << refused.error().message();
+    EXPECT_NE(refused.error().message().find(bad.says), std::string::npos)
+        << refused.error().message();
+  }
+  // Well-formed words, not a whole module (cut at an instruction boundary):
+  // the driver's build fails, and its log is in the error.
+  size_t cut = 5;
+  for (size_t at = 5, words = real->size() / 4; at < words / 2;) {
+    uint32_t first = 0;
+    std::memcpy(&first, real->data() + 4 * at, sizeof(first));
+    at += first >> 16;
+    cut = at;
+  }
+  const std::string partial = scratch + "/partial.spv";
+  ASSERT_TRUE(file_io::writeFileBytes(partial, real->substr(0, 4 * cut)).ok());
+  auto unbuilt = load(partial, "vector_add", "", cache_.get());
+  ASSERT_FALSE(unbuilt.ok());
+  EXPECT_NE(unbuilt.error().message().find(partial), std::string::npos);
   EXPECT_NE(
-      bad.error().message().find("could not build the SPIR-V"),
+      unbuilt.error().message().find("could not build the SPIR-V"),
       std::string::npos)
-      << bad.error().message();
-  EXPECT_NE(bad.error().message().find("build log"), std::string::npos);
+      << unbuilt.error().message();
+  EXPECT_NE(unbuilt.error().message().find("build log"), std::string::npos);
 
   const std::string empty = scratch + "/empty.spv";
   ASSERT_TRUE(file_io::writeFileBytes(empty, "").ok());

@@ -1,0 +1,61 @@
+"""torch 2.13.0's and 2.15.0's Inductor launch a real
+Triton-XPU 3.3.0b1 SPIR-V kernel statically through the package's SYCL
+backend after xpu_static_launcher.install(), on the real SYCL runtime and the
+Level Zero test driver (adapter v1), and hostile SPIR-V gives one clear
+error. Runs tests/triton_xpu/spirv_inductor_cases.py with triton-xpu's
+Python in a subprocess (the stand-in loader must be first on the library
+path from process start), as test_triton_xpu_launch.py does.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import triton_xpu_support as triton_xpu
+
+CASES = triton_xpu.TRITON_DIR / "spirv_inductor_cases.py"
+# Build flags holding this text are refused by the test driver, as a driver
+# refuses an option it does not support.
+REJECTED_FLAG = "-xsl-option-the-driver-refuses"
+
+# scripts/dev.sh test sets XSL_REQUIRE_TRITON_XPU=1: there a missing part is
+# a failure, not a skip.
+_WHY = triton_xpu.missing()
+if os.environ.get("XSL_REQUIRE_TRITON_XPU") == "1" and _WHY is not None:
+    raise RuntimeError(f"XSL_REQUIRE_TRITON_XPU=1 but Triton-XPU's launch path cannot run: {_WHY}")
+pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
+
+
+@pytest.fixture(scope="module")
+def triton_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # One Triton cache for both runs: Triton's native modules are built once.
+    return tmp_path_factory.mktemp("triton-cache")
+
+
+def run_cases(tmp_path: Path, triton_cache: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    env = triton_xpu.environment("v1", triton_cache, dict(
+        extra,
+        # Windows' kernel format, read by torch itself at import.
+        TORCHINDUCTOR_XPU_KERNEL_FORMAT="spv",
+        XSL_TEST_DRIVER_REJECT_FLAG=REJECTED_FLAG,
+        # The run's own kept native binaries.
+        XSL_KERNEL_CACHE_DIR=str(tmp_path / "kernel-cache")))
+    cmd = [str(triton_xpu.triton_python()), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+           "--basetemp", str(tmp_path / "inner"), str(CASES), *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+
+
+def test_inductor_launches_triton_spirv_statically(tmp_path: Path, triton_cache_dir: Path) -> None:
+    result = run_cases(tmp_path, triton_cache_dir)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]
+    # Nothing may skip on adapter v1 (2.15.0's sources come with
+    # `scripts/dev.sh setup`).
+    assert " skipped" not in result.stdout, output[-3000:]
+    print(result.stdout[-2000:], file=sys.stderr)
