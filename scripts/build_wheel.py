@@ -25,7 +25,7 @@ windows-msvc); on Linux with real MSVC under wine (preset
 windows-msvc-wine, ``scripts/msvc_toolchain.py setup``) for the
 CPython 3.11 headers ``scripts/windows_build_kit.py`` provides. The wine
 build proves the recipe on every test run; the wheels users get are built on
-a Windows runner (ci/windows-msvc.yml). ``--tree MAJOR=DIR`` builds a line's
+a Windows runner (.github/workflows/windows-msvc.yml). ``--tree MAJOR=DIR`` builds a line's
 modules in a build tree configured already (scripts/dev.sh reuses its MSVC
 trees that way) instead of configuring one under ``--work``.
 

@@ -216,7 +216,7 @@ class Step:
 
 def _windows_only(ctx: Context) -> str | None:
     if not ctx.probes.windows:
-        return f"needs Windows with an Intel GPU (this is {ctx.probes.platform}); runs in ci/windows-xpu.yml"
+        return f"needs Windows with an Intel GPU (this is {ctx.probes.platform}); runs in .github/workflows/windows-xpu.yml"
     return None
 
 

@@ -3,7 +3,7 @@ must (Windows: os.add_dll_directory on the folder of sycl<N>.dll) and check
 that install()'s process probe sees the major scripts/find_sycl.py reports;
 with a built SYCL backend, also that it was built against that major.
 
-Run by ci/windows-msvc.yml after `pip install .` and by
+Run by .github/workflows/windows-msvc.yml after `pip install .` and by
 test_find_sycl.py here. Prints one line per check; exit 0 when all hold.
 Usage: python tests/python/sycl_layout_check.py
 """

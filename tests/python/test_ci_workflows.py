@@ -1,4 +1,5 @@
-"""ci/*.yml: valid GitHub Actions workflows whose commands point at real files."""
+""".github/workflows/*.yml: valid GitHub Actions workflows whose commands point
+at real files, every action pinned by commit; ci/ keeps only its README."""
 
 from __future__ import annotations
 
@@ -12,8 +13,13 @@ yaml = pytest.importorskip("yaml")
 
 from patchset_support import REPO, load_script  # noqa: E402
 
-CI = REPO / "ci"
+CI = REPO / ".github" / "workflows"
 WORKFLOWS = sorted(CI.glob("*.yml"))
+# Self-hosted Intel GPU runners: run by hand only.
+GPU_ROUTES = ("windows-wheel-route.yml", "windows-xpu.yml")
+# owner/name@<commit> # v<version>: a tag can be moved, a commit cannot.
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
+VERSION_COMMENT = re.compile(r"^\s*-?\s*uses:\s*(\S+)\s+# (v\d+(?:\.\d+)*)\s*$")
 # A path of this repository: not the tail of another path ($VCPKG.../scripts/...).
 SCRIPT_REF = re.compile(r"(?<![\w/\\$:.-])(?:scripts|\.ci|tests)[/\\][\w./\\-]+")
 
@@ -32,6 +38,74 @@ def test_the_four_workflows_exist():
                                            "windows-xpu.yml"]
 
 
+def test_ci_holds_no_workflow_only_its_readme():
+    # GitHub runs only .github/workflows/; ci/ is for CI changes proposed to PyTorch.
+    ci = REPO / "ci"
+    assert sorted(p.name for p in ci.iterdir()) == ["README.md"]
+    readme = (ci / "README.md").read_text(encoding="utf-8")
+    assert "patches/pytorch" in readme and ".github/workflows/" in readme
+    for path in WORKFLOWS:
+        assert f"`{path.name}`" in readme, f"ci/README.md does not list {path.name}"
+    assert not list(REPO.glob(".github/workflows/*.yaml")), "one extension: .yml"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_commit_with_its_version(path):
+    text = path.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if re.match(r"^\s*-?\s*uses:", line)]
+    # Every `uses:` the YAML has is one of these lines, so none escapes the check.
+    assert len(lines) == sum("uses" in s for s in all_steps(load(path))) > 0
+    for line in lines:
+        match = VERSION_COMMENT.match(line)
+        assert match, f"{path.name}: pin by commit with the version as a comment: {line.strip()}"
+        assert PINNED.match(match.group(1)), f"{path.name}: not a 40-hex commit: {line.strip()}"
+
+
+def test_each_pinned_commit_names_one_version():
+    # The same action@commit carries the same # v<version> in every workflow,
+    # and one version of an action is pinned everywhere.
+    versions = {}
+    for path in WORKFLOWS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            match = VERSION_COMMENT.match(line)
+            if match:
+                action, commit = match.group(1).split("@")
+                versions.setdefault(action, set()).add((commit, match.group(2)))
+    assert versions and all(len(pins) == 1 for pins in versions.values()), versions
+
+
+def test_actionlint_knows_the_self_hosted_label():
+    # Every runs-on label that is not GitHub's own is declared for actionlint.
+    config = yaml.safe_load((REPO / ".github" / "actionlint.yaml").read_text(encoding="utf-8"))
+    declared = set(config["self-hosted-runner"]["labels"])
+    for path in WORKFLOWS:
+        for job in load(path)["jobs"].values():
+            labels = job["runs-on"] if isinstance(job["runs-on"], list) else [job["runs-on"]]
+            if "self-hosted" in labels:
+                assert set(labels) - {"self-hosted", "windows", "linux", "macos", "x64"} <= declared, labels
+
+
+def test_gpu_routes_run_by_hand_only_the_hosted_ones_on_every_push():
+    # Self-hosted GPU runners: a push, a pull request or a timer must not start them.
+    for path in WORKFLOWS:
+        triggers = load(path)["on"]
+        if path.name in GPU_ROUTES:
+            assert list(triggers) == ["workflow_dispatch"], f"{path.name}: {list(triggers)}"
+        else:
+            assert {"push", "pull_request"} <= set(triggers), f"{path.name}: {list(triggers)}"
+    assert {p.name for p in WORKFLOWS} >= set(GPU_ROUTES)
+
+
+def test_no_file_names_a_workflow_under_ci():
+    # The workflows moved to .github/workflows/; ci/<name>.yml names nothing.
+    old = re.compile(r"(?<![\w./-])ci/(?:" + "|".join(re.escape(p.name) for p in WORKFLOWS) + r"|\*\.yml)")
+    paths = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "scripts").glob("*.py")),
+             *sorted((REPO / "tests" / "python").glob("*.py")), *WORKFLOWS]
+    found = [f"{p.relative_to(REPO)}:{n}: {line.strip()}" for p in paths
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if old.search(line)]
+    assert not found, "\n".join(found)
+
+
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_workflow_shape(path):
     data = load(path)
@@ -41,11 +115,11 @@ def test_workflow_shape(path):
         assert job.get("runs-on"), f"{name}: runs-on missing"
         assert isinstance(job.get("timeout-minutes"), int), f"{name}: no timeout"
         steps = job["steps"]
-        assert steps and steps[0]["uses"].startswith("actions/checkout@v")
+        assert steps and steps[0]["uses"].startswith("actions/checkout@")
         for step in steps:
             assert ("uses" in step) != ("run" in step), f"{name}: a step needs exactly one of uses/run: {step}"
             if "uses" in step:
-                assert re.match(r"^[\w.-]+/[\w.-]+@v\d+$", step["uses"]), step["uses"]
+                assert PINNED.match(step["uses"]), step["uses"]
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -130,7 +204,7 @@ def test_xpu_inputs_go_through_env_and_are_checked_first():
 
 def test_xpu_run_uses_a_fresh_work_folder():
     # Finished steps are resumable through <work>\state.json: a work folder
-    # kept between runs would make the weekly run re-test nothing.
+    # kept between runs would make a later run re-test nothing.
     job = load(CI / "windows-xpu.yml")["jobs"]["harness"]
     assert "${{ github.run_id }}" in job["env"]["XSL_WORK"]
     harness_run = next(s["run"] for s in job["steps"] if "harness.cmd all" in s.get("run", ""))
@@ -213,6 +287,10 @@ def test_the_wheel_route_runs_check_verify_and_the_inductor_tests_on_a_gpu():
                     "xpu_static_launcher verify", "test/inductor/test_static_triton_launcher.py",
                     "test_autotune_cache_warm_start", "--no-build-isolation", "XSL_PACKAGE_WHEEL"):
         assert command in runs, command
+    # Route (a) needs no ocloc: the launcher loads Triton's SPIR-V and the GPU
+    # driver compiles it. Route (b), the PyTorch source build, still needs oneAPI.
+    assert "vars.bat" not in runs and "ocloc" not in runs.lower()
+    assert "ONEAPI_ROOT" not in runs
     # Every package the workflow installs is pinned.
     for line in runs.splitlines():
         # (a local build, the given file, or --no-index: nothing comes from an index)
@@ -244,3 +322,6 @@ def test_windows_wheels_are_built_for_every_torch_python_and_installed_by_the_wh
                   if s.get("uses", "").startswith("actions/download-artifact")]
     assert download["with"]["pattern"] == "xpu-static-launcher-win_amd64-py*"
     assert download["with"]["run-id"] == "${{ github.event.inputs.wheel_run_id }}"
+    # Another run's artifacts: the token needs actions: read besides contents: read.
+    assert download["with"]["github-token"] == "${{ github.token }}"
+    assert route["permissions"]["actions"] == "read" and route["permissions"]["contents"] == "read"

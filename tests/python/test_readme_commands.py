@@ -109,7 +109,7 @@ def test_each_readme_cmd_block_that_sets_variables_has_a_powershell_twin():
 
 
 def texts() -> List[Tuple[str, str]]:
-    paths = [README, REPO / "docs" / "harness.md", *sorted((REPO / "ci").glob("*.yml"))]
+    paths = [README, REPO / "docs" / "harness.md", *sorted((REPO / ".github" / "workflows").glob("*.yml"))]
     return [(str(p.relative_to(REPO)), p.read_text(encoding="utf-8")) for p in paths if p.is_file()]
 
 
@@ -122,7 +122,7 @@ def test_pytorch_tag_is_the_harness_default():
     readme_tags = set(re.findall(r"\bv\d+\.\d+\.\d+\b", README.read_text(encoding="utf-8")))
     assert readme_tags == {harness.DEFAULT_REF}
     # Route (a)'s workflow installs the wheel of the same release.
-    wheel_route = (REPO / "ci" / "windows-wheel-route.yml").read_text(encoding="utf-8")
+    wheel_route = (REPO / ".github" / "workflows" / "windows-wheel-route.yml").read_text(encoding="utf-8")
     release = harness.DEFAULT_REF.lstrip("v")
     assert f'default: "{release}"' in wheel_route and f"|| '{release}'" in wheel_route
 
