@@ -24,7 +24,7 @@ struct MadeModule {
 // SPIR-V: the kept native binary for this device and driver if the cache
 // has a good one, else the driver compiles it and the result is kept.
 Expected<MadeModule> moduleFromSpirv(
-    std::shared_ptr<level_zero::Context> context,
+    const std::shared_ptr<level_zero::Context>& context,
     std::string_view spirv,
     const std::string& utf8_path,
     const std::string& flags,
@@ -63,11 +63,7 @@ Expected<MadeModule> moduleFromSpirv(
   }
   std::string native;
   auto module = level_zero::Module::create(
-      std::move(context),
-      spirv,
-      utf8_path,
-      flags,
-      cache.enabled() ? &native : nullptr);
+      context, spirv, utf8_path, flags, cache.enabled() ? &native : nullptr);
   if (!module) {
     return std::move(module).error();
   }
@@ -80,6 +76,72 @@ Expected<MadeModule> moduleFromSpirv(
     }
   }
   return made;
+}
+
+} // namespace
+
+namespace {
+
+struct SpirvKernel {
+  level_zero::Kernel kernel;
+  bool from_kept_binary = false;
+  std::string flags; // what it was built with
+};
+
+// SPIR-V as Triton-XPU's load_binary builds it (triton_metadata.h): with
+// `flags`, and when they name no GRF mode, again with the large GRF flag
+// appended if the first build fails or spills over the release's threshold.
+Expected<SpirvKernel> spirvKernel(
+    const std::shared_ptr<level_zero::Context>& context,
+    std::string_view spirv,
+    const std::string& utf8_path,
+    std::string_view kernel_name,
+    const std::string& flags,
+    const NativeBinaryCache& cache,
+    std::vector<std::string>& warnings) {
+  const TritonRelease release = tritonRelease();
+  const bool may_retry = !namesGrfMode(flags);
+  const std::string large = flags + " " + kTritonLargeGrfFlag;
+  const auto build = [&](const std::string& with) -> Expected<SpirvKernel> {
+    auto made =
+        moduleFromSpirv(context, spirv, utf8_path, with, cache, warnings);
+    if (!made) {
+      return std::move(made).error();
+    }
+    auto kernel = level_zero::Kernel::create(made->module, kernel_name);
+    if (!kernel) {
+      return std::move(kernel).error();
+    }
+    return SpirvKernel{std::move(*kernel), made->from_kept_binary, with};
+  };
+  Expected<SpirvKernel> first = build(flags);
+  if (!first) {
+    if (may_retry && release.retries_failed_build) {
+      Expected<SpirvKernel> retried = build(large);
+      if (retried) {
+        return retried;
+      }
+    }
+    return first;
+  }
+  const level_zero::KernelProperties& props = first->kernel.properties();
+  if (!may_retry ||
+      !spillsForLargeGrfRetry(
+          release.rule,
+          props.spill_mem_size,
+          props.required_sub_group_size,
+          props.max_sub_group_size)) {
+    return first;
+  }
+  Expected<SpirvKernel> retried = build(large);
+  if (!retried) {
+    return first; // Triton ignores a failed retry and keeps the first build
+  }
+  if (!release.uses_retried_module) {
+    first->flags = large;
+    return first;
+  }
+  return retried;
 }
 
 } // namespace
@@ -111,34 +173,41 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
   }
   const std::string flags = options.build_flags.value_or(std::string());
   std::vector<std::string> warnings;
-  Expected<MadeModule> made = MadeModule();
+  std::optional<std::string> built_with = options.build_flags;
+  bool from_kept_binary = false;
+  Expected<level_zero::Kernel> kernel = Error("not loaded");
   if (*format == level_zero::BinaryFormat::kSpirv) {
-    made = moduleFromSpirv(
-        std::move(context),
+    Expected<SpirvKernel> spirv = spirvKernel(
+        context,
         buffer,
         utf8_path,
+        kernel_name,
         flags,
         options.cache != nullptr ? *options.cache
                                  : NativeBinaryCache::process(),
         warnings);
+    if (spirv) {
+      from_kept_binary = spirv->from_kept_binary;
+      built_with = std::move(spirv->flags);
+      kernel = std::move(spirv->kernel);
+    } else {
+      kernel = std::move(spirv).error();
+    }
   } else {
     auto module = level_zero::Module::create(
         std::move(context), buffer, utf8_path, flags);
-    made = module ? Expected<MadeModule>(MadeModule{std::move(*module), false})
-                  : Expected<MadeModule>(std::move(module).error());
+    kernel = module
+        ? level_zero::Kernel::create(std::move(*module), kernel_name)
+        : Expected<level_zero::Kernel>(std::move(module).error());
   }
   give_back();
-  if (!made) {
-    return std::move(made).error();
-  }
-  auto kernel = level_zero::Kernel::create(made->module, kernel_name);
   if (!kernel) {
     return std::move(kernel).error();
   }
   std::unique_ptr<LoadedKernel> loaded(new LoadedKernel(std::move(*kernel)));
-  loaded->build_flags_ = options.build_flags;
+  loaded->build_flags_ = std::move(built_with);
   loaded->load_warnings_ = std::move(warnings);
-  loaded->from_kept_binary_ = made->from_kept_binary;
+  loaded->from_kept_binary_ = from_kept_binary;
   return loaded;
 }
 

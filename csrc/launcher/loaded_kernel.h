@@ -41,10 +41,11 @@ class LoadedKernel {
  public:
   // Reads `utf8_path`, a zebin or SPIR-V (told by its magic number),
   // creates the module and kernel `kernel_name` in `context`. SPIR-V is
-  // compiled by the driver with the build flags, unless the cache keeps the
-  // native binary of an earlier compile (same SPIR-V, flags, device IP
-  // version and driver version); a new compile is kept. Errors name the
-  // file and kernel (an unknown name lists the kernels the binary has).
+  // compiled by the driver with the build flags, as Triton-XPU's loader
+  // does (with its large-GRF retry, triton_metadata.h), unless the cache
+  // keeps the native binary of an earlier compile (same SPIR-V, flags,
+  // device IP version and driver version); a new compile is kept. Errors name
+  // the file and kernel (an unknown name lists the kernels the binary has).
   static Expected<std::unique_ptr<LoadedKernel>> load(
       std::shared_ptr<level_zero::Context> context,
       const std::string& utf8_path,
@@ -59,6 +60,12 @@ class LoadedKernel {
   // True when the module came from a kept native binary, not a compile.
   bool fromKeptBinary() const noexcept {
     return from_kept_binary_;
+  }
+  // The build flags n_regs follows: those the load was given, or for
+  // SPIR-V those it was built with (the large GRF flag appended when
+  // Triton-XPU's retry applied); unset for a zebin loaded without flags.
+  const std::optional<std::string>& buildFlags() const noexcept {
+    return build_flags_;
   }
 
   const std::string& name() const noexcept {

@@ -991,12 +991,12 @@ inline PyObject* setTritonVersion(PyObject* /*module*/, PyObject* arg) {
   if (!parseStr(arg, "version", &version)) {
     return nullptr;
   }
-  Expected<TritonMetadataRule> rule = tritonMetadataRuleFor(version);
-  if (!rule) {
-    return raiseError(PyExc_ValueError, rule.error());
+  Expected<TritonRelease> release = tritonReleaseFor(version);
+  if (!release) {
+    return raiseError(PyExc_ValueError, release.error());
   }
-  setTritonMetadataRule(*rule);
-  return PyUnicode_FromString(tritonMetadataRuleName(*rule));
+  setTritonRelease(*release);
+  return PyUnicode_FromString(tritonMetadataRuleName(release->rule));
 }
 
 inline PyObject* tritonMetadataRuleNow(

@@ -66,6 +66,7 @@ BACKEND_ONLY = pytest.mark.skipif(not BACKEND, reason="the package's SYCL backen
 # regular lists and runs them when the queue is flushed.
 FORCED_BATCHES = os.environ.get("UR_L0_V2_FORCE_BATCHED") == "1"
 ADD = support.TRITON_ADD_KERNEL
+LARGE_GRF = "-cl-intel-256-GRF-per-thread"
 # Real Triton kernels: triton-xpu 3.3.0b1's SPIR-V and launch metadata.
 TRITON_DIR = Path(__file__).resolve().parents[1] / "kernels" / "triton"
 DEVICES = int(os.environ.get("XSL_TEST_DRIVER_DEVICES", "1"))
@@ -560,11 +561,13 @@ def test_spirv_reports_what_the_driver_compiled_zebin_reports(kernel, grf, zebin
     if UPSTREAM:
         pytest.skip("upstream's xpu.cpp loads zebins only")
     meta = json.loads((TRITON_DIR / f"{kernel}.json").read_text())
-    flags = "-cl-intel-256-GRF-per-thread" if grf == 256 else ""
+    flags = LARGE_GRF if grf == 256 else ""
     zebin = zebin_corpus / f"triton_{kernel}_pvc_grf{grf}.zebin"
     rules = (("3.7.2", "bytes"), ("3.9.0", "per-lane")) if BACKEND else ((None, "bytes"),)
     try:
         for version, rule in rules:
+            flags = LARGE_GRF if grf == 256 else ""
+            zebin = zebin_corpus / f"triton_{kernel}_pvc_grf{grf}.zebin"
             if version is not None:
                 assert _sycl_launcher._set_triton_version(version) == rule
             try:
@@ -574,15 +577,19 @@ def test_spirv_reports_what_the_driver_compiled_zebin_reports(kernel, grf, zebin
                     pytest.skip("the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
                                 "SPIR-V for (ocloc 22.43 knows no Xe2)")
                 raise
+            retried = grf == 128 and from_spirv[0] == 256
+            if retried:
+                # Triton-XPU's large-GRF retry rebuilt a kernel that spilled
+                # over its threshold with the large GRF flag appended:
+                # compare with that build.
+                zebin, flags = zebin_corpus / f"triton_{kernel}_pvc_grf256.zebin", " " + LARGE_GRF
             _, *from_zebin = L._load_kernel(str(zebin), kernel, meta["shared"], 0, flags)
             assert from_spirv == from_zebin, (version, from_spirv, from_zebin)
-            if rule == "bytes":
-                assert from_spirv[0] == (256 if grf == 256 else 0)
-            else:
-                assert from_spirv[0] == (256 if grf == 256 else 128)
+            assert retried or from_spirv[0] == (256 if grf == 256 else 0 if rule == "bytes" else 128)
+            assert kernel != "spill" or grf == 256 or retried  # it spills far over either threshold
     finally:
         if BACKEND:
-            _sycl_launcher._set_triton_version("3.3.0")
+            _sycl_launcher._set_triton_version("3.8.0")  # the default
 
 
 @BACKEND_ONLY

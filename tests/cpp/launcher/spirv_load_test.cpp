@@ -88,48 +88,96 @@ class SpirvLoadTest : public ::testing::Test {
   std::unique_ptr<NativeBinaryCache> off_;
 };
 
-// For each kernel and GRF mode, under both Triton rules: loading the SPIR-V
-// reports what loading the zebin the driver made from it reports.
+TritonRelease release(const char* version) {
+  auto found = tritonReleaseFor(version);
+  EXPECT_TRUE(found.ok());
+  return found.ok() ? *found : TritonRelease();
+}
+
+// For each kernel and GRF mode, under each Triton-XPU release's rules:
+// loading the SPIR-V reports what loading the zebin the driver made from it
+// with the same flags reports (the flags the SPIR-V load built with, which
+// carry the large GRF flag when Triton's retry applied).
 TEST_F(SpirvLoadTest, ReportsWhatTheDriverCompiledZebinReports) {
-  const TritonMetadataRule before = tritonMetadataRule();
+  const TritonRelease before = tritonRelease();
   const std::string scratch = test_paths::scratchDir("spirv_load");
-  for (const char* name : {"vector_add", "softmax", "spill", "matmul"}) {
-    for (const char* flags : {"", kLargeGrf}) {
-      auto from_spirv = load(tritonSpirv(name), name, flags, off_.get());
-      ASSERT_TRUE(from_spirv.ok()) << from_spirv.error().message();
-      // The driver's native binary of the same SPIR-V and flags, as a file.
-      auto spirv = file_io::readFileBytes(tritonSpirv(name));
-      ASSERT_TRUE(spirv.ok());
-      std::string native;
-      auto module = level_zero::Module::create(
-          context_, *spirv, tritonSpirv(name), flags, &native);
-      ASSERT_TRUE(module.ok()) << module.error().message();
-      const std::string zebin_path = scratch + "/" + name +
-          (flags[0] != '\0' ? "_grf256" : "_grf128") + ".zebin";
-      ASSERT_TRUE(file_io::writeFileBytes(zebin_path, native).ok());
-      auto from_zebin = load(zebin_path, name, flags, off_.get());
-      ASSERT_TRUE(from_zebin.ok()) << from_zebin.error().message();
-      for (TritonMetadataRule rule :
-           {TritonMetadataRule::kBytes, TritonMetadataRule::kPerLane}) {
-        setTritonMetadataRule(rule);
+  for (const char* version : {"3.8.0", "3.9.0"}) {
+    setTritonRelease(release(version));
+    for (const char* name : {"vector_add", "softmax", "spill", "matmul"}) {
+      for (const char* flags : {"", kLargeGrf}) {
+        auto from_spirv = load(tritonSpirv(name), name, flags, off_.get());
+        ASSERT_TRUE(from_spirv.ok()) << from_spirv.error().message();
+        const std::string built = (*from_spirv)->buildFlags().value_or("?");
+        // The driver's native binary of the same SPIR-V and flags, as a file.
+        auto spirv = file_io::readFileBytes(tritonSpirv(name));
+        ASSERT_TRUE(spirv.ok());
+        std::string native;
+        auto module = level_zero::Module::create(
+            context_, *spirv, tritonSpirv(name), built, &native);
+        ASSERT_TRUE(module.ok()) << module.error().message();
+        const std::string zebin_path = scratch + "/" + name + "_" + version +
+            (flags[0] != '\0' ? "_grf256" : "_grf128") + ".zebin";
+        ASSERT_TRUE(file_io::writeFileBytes(zebin_path, native).ok());
+        auto from_zebin = load(zebin_path, name, built.c_str(), off_.get());
+        ASSERT_TRUE(from_zebin.ok()) << from_zebin.error().message();
         EXPECT_EQ(
             (*from_spirv)->registerCount(), (*from_zebin)->registerCount())
-            << name << " " << flags;
+            << version << " " << name << " " << flags;
         EXPECT_EQ((*from_spirv)->spillCount(), (*from_zebin)->spillCount())
-            << name << " " << flags;
+            << version << " " << name << " " << flags;
+        EXPECT_EQ(
+            (*from_spirv)->threadsPerWarp(), (*from_zebin)->threadsPerWarp());
       }
-      setTritonMetadataRule(TritonMetadataRule::kBytes);
-      EXPECT_EQ((*from_spirv)->registerCount(), flags[0] != '\0' ? 256 : 0);
-      EXPECT_EQ(
-          (*from_spirv)->threadsPerWarp(), (*from_zebin)->threadsPerWarp());
     }
   }
-  // The spilling kernel spills at 128 GRF and not (or less) at 256.
-  auto small = load(tritonSpirv("spill"), "spill", "", off_.get());
-  auto large = load(tritonSpirv("spill"), "spill", kLargeGrf, off_.get());
-  ASSERT_TRUE(small.ok() && large.ok());
-  EXPECT_GT((*small)->spillCount(), (*large)->spillCount());
-  setTritonMetadataRule(before);
+  setTritonRelease(before);
+}
+
+// Triton-XPU's large-GRF retry for SPIR-V that names no GRF mode, by
+// release (driver.c): the spilling kernel spills more than 1000 bytes and
+// more than 16 dwords per lane at the default GRF mode.
+TEST_F(SpirvLoadTest, SpillingSpirvIsBuiltAgainWithLargeGrfAsTritonDoes) {
+  const TritonRelease before = tritonRelease();
+  const std::string spill = tritonSpirv("spill");
+  setTritonRelease(release("3.8.0"));
+  auto large = load(spill, "spill", kLargeGrf, off_.get());
+  ASSERT_TRUE(large.ok()) << large.error().message();
+  // A GRF mode named: no retry, whatever it spills.
+  auto named = load(spill, "spill", "-cl-intel-128-GRF-per-thread", off_.get());
+  ASSERT_TRUE(named.ok()) << named.error().message();
+  ASSERT_GT((*named)->kernel().properties().spill_mem_size, 1000u);
+  EXPECT_EQ((*named)->registerCount(), 128);
+  EXPECT_EQ(*(*named)->buildFlags(), "-cl-intel-128-GRF-per-thread");
+
+  // 3.4 - 3.8: the large-GRF module replaces the first.
+  auto retried = load(spill, "spill", "", off_.get());
+  ASSERT_TRUE(retried.ok()) << retried.error().message();
+  EXPECT_EQ(*(*retried)->buildFlags(), std::string(" ") + kLargeGrf);
+  EXPECT_EQ((*retried)->registerCount(), 256);
+  EXPECT_EQ((*retried)->spillCount(), (*large)->spillCount());
+  EXPECT_EQ((*retried)->kernel().info().execution_env.grf_count, 256u);
+
+  // 3.3: the first module and its spills stay, n_regs says 256.
+  setTritonRelease(release("3.3.0b1"));
+  auto kept_first = load(spill, "spill", "", off_.get());
+  ASSERT_TRUE(kept_first.ok()) << kept_first.error().message();
+  EXPECT_EQ((*kept_first)->registerCount(), 256);
+  EXPECT_EQ(
+      (*kept_first)->spillCount(),
+      static_cast<int64_t>((*named)->kernel().properties().spill_mem_size));
+  EXPECT_EQ((*kept_first)->kernel().info().execution_env.grf_count, 128u);
+
+  // 3.9: the same retry, gated per lane (> 16).
+  setTritonRelease(release("3.9.0"));
+  auto per_lane = load(spill, "spill", "", off_.get());
+  ASSERT_TRUE(per_lane.ok()) << per_lane.error().message();
+  EXPECT_EQ((*per_lane)->registerCount(), 256);
+  // Kernels that spill little are not built again.
+  auto small = load(tritonSpirv("vector_add"), "vector_add", "", off_.get());
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(*(*small)->buildFlags(), "");
+  EXPECT_EQ((*small)->registerCount(), 128);
+  setTritonRelease(before);
 }
 
 TEST_F(SpirvLoadTest, TheNextLoadUsesTheKeptNativeBinary) {

@@ -81,13 +81,59 @@ TEST(TritonSpillCount, PerLaneRuleDividesByFourTimesTheSubGroup) {
   EXPECT_EQ(tritonSpillCount(kPerLane, 100, 0, 0), 100);
 }
 
-TEST(TritonMetadataRule, ProcessRuleIsSettable) {
-  const TritonMetadataRule before = tritonMetadataRule();
-  setTritonMetadataRule(kPerLane);
+TEST(TritonRelease, RetrySemanticsFollowTheRelease) {
+  struct Row {
+    const char* version;
+    bool per_lane;
+    bool retries_failed_build;
+    bool uses_retried_module;
+  };
+  const Row rows[] = {
+      {"3.3.0b1", false, false, false},
+      {"3.4.0b1", false, false, true},
+      {"3.7.0", false, false, true},
+      {"3.7.1", false, true, true},
+      {"3.7.2+git5fcc14d9", false, true, true},
+      {"3.8.0", false, true, true},
+      {"3.9.0", true, true, true},
+  };
+  for (const Row& row : rows) {
+    auto release = tritonReleaseFor(row.version);
+    ASSERT_TRUE(release.ok()) << row.version;
+    EXPECT_EQ(release->rule == kPerLane, row.per_lane) << row.version;
+    EXPECT_EQ(release->retries_failed_build, row.retries_failed_build)
+        << row.version;
+    EXPECT_EQ(release->uses_retried_module, row.uses_retried_module)
+        << row.version;
+  }
+}
+
+TEST(TritonRelease, GrfModesAndTheRetryThreshold) {
+  EXPECT_FALSE(namesGrfMode(""));
+  EXPECT_FALSE(namesGrfMode("-cl-fp32-correctly-rounded-divide-sqrt"));
+  EXPECT_TRUE(namesGrfMode(" -cl-intel-256-GRF-per-thread"));
+  EXPECT_TRUE(namesGrfMode("-cl-intel-128-GRF-per-thread"));
+  EXPECT_TRUE(namesGrfMode("-cl-intel-enable-auto-large-GRF-mode"));
+  EXPECT_FALSE(spillsForLargeGrfRetry(kBytes, 1000, 16, 16));
+  EXPECT_TRUE(spillsForLargeGrfRetry(kBytes, 1001, 16, 16));
+  // Per lane: 16 * 4 * 16 = 1024 bytes is 16 (no retry), 1088 is 17.
+  EXPECT_FALSE(spillsForLargeGrfRetry(kPerLane, 1024, 16, 16));
+  EXPECT_TRUE(spillsForLargeGrfRetry(kPerLane, 1088, 16, 16));
+  EXPECT_FALSE(spillsForLargeGrfRetry(kPerLane, 2048, 0, 32));
+}
+
+TEST(TritonRelease, ProcessReleaseIsSettable) {
+  const TritonRelease before = tritonRelease();
+  TritonRelease release;
+  release.rule = kPerLane;
+  release.retries_failed_build = false;
+  release.uses_retried_module = false;
+  setTritonRelease(release);
   EXPECT_EQ(tritonMetadataRule(), kPerLane);
-  setTritonMetadataRule(kBytes);
-  EXPECT_EQ(tritonMetadataRule(), kBytes);
-  setTritonMetadataRule(before);
+  EXPECT_FALSE(tritonRelease().retries_failed_build);
+  EXPECT_FALSE(tritonRelease().uses_retried_module);
+  setTritonRelease(before);
+  EXPECT_EQ(tritonRelease().uses_retried_module, before.uses_retried_module);
 }
 
 } // namespace
