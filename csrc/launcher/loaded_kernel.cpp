@@ -23,6 +23,32 @@ struct MadeModule {
 
 // SPIR-V: the kept native binary for this device and driver if the cache
 // has a good one, else the driver compiles it and the result is kept.
+// Kernels are read one after another, and a module is done with the bytes
+// when it is made: buffers are kept for the next file, unless one grew for
+// a large file.
+class PooledBuffer {
+ public:
+  PooledBuffer() : bytes_(pool().take()) {}
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+  ~PooledBuffer() {
+    if (bytes_.capacity() <= kKeptBufferBytes) {
+      pool().give(std::move(bytes_));
+    }
+  }
+  std::string& bytes() noexcept {
+    return bytes_;
+  }
+
+ private:
+  static constexpr size_t kKeptBufferBytes = size_t{16} << 20;
+  static ReusePool<std::string>& pool() {
+    static auto* const buffers = new ReusePool<std::string>(4);
+    return *buffers;
+  }
+  std::string bytes_;
+};
+
 Expected<MadeModule> moduleFromSpirv(
     const std::shared_ptr<level_zero::Context>& context,
     std::string_view spirv,
@@ -34,26 +60,27 @@ Expected<MadeModule> moduleFromSpirv(
   NativeBinaryKey key;
   key.spirv = spirv;
   key.build_flags = flags;
+  NativeBinaryCache::Lookup lookup;
   if (cache.enabled()) {
-    auto device = context->device().properties();
+    auto device = context->device().identity();
     if (!device) {
       return std::move(device).error();
     }
     key.ip_version = device->ip_version;
     key.driver_version = device->driver_version;
+    lookup = cache.locate(key);
     std::string warning;
-    if (std::optional<std::string> kept = cache.find(key, &warning)) {
-      auto module = level_zero::Module::create(
-          context,
-          *kept,
-          utf8_path + " (kept native binary " + cache.entryPath(key) + ")",
-          flags);
+    PooledBuffer entry;
+    if (std::optional<std::string_view> kept =
+            cache.find(key, lookup, entry.bytes(), &warning)) {
+      auto module =
+          level_zero::Module::create(context, *kept, utf8_path, flags);
       if (module) {
         made.module = std::move(*module);
         made.from_kept_binary = true;
         return made;
       }
-      warning = "ignored the kept native binary '" + cache.entryPath(key) +
+      warning = "ignored the kept native binary '" + lookup.path +
           "': the driver refused it (" + module.error().message() +
           "); the SPIR-V is compiled again";
     }
@@ -70,7 +97,7 @@ Expected<MadeModule> moduleFromSpirv(
   made.module = std::move(*module);
   if (cache.enabled()) {
     std::string warning;
-    cache.keep(key, native, &warning);
+    cache.keep(key, lookup, native, &warning);
     if (!warning.empty()) {
       warnings.push_back(std::move(warning));
     }
@@ -151,24 +178,13 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
     const std::string& utf8_path,
     std::string_view kernel_name,
     const LoadOptions& options) {
-  // Kernels are read one after another, and the module is done with the
-  // bytes when it is made: the buffer is kept for the next file, unless it
-  // grew for a large one.
-  constexpr size_t kKeptBufferBytes = size_t{16} << 20;
-  static auto* const buffers = new ReusePool<std::string>(4);
-  std::string buffer = buffers->take();
-  const auto give_back = [&buffer] {
-    if (buffer.capacity() <= kKeptBufferBytes) {
-      buffers->give(std::move(buffer));
-    }
-  };
+  PooledBuffer file;
+  std::string& buffer = file.bytes();
   if (Status read = file_io::readFileInto(utf8_path, buffer); !read) {
-    give_back();
     return read.error();
   }
   auto format = level_zero::binaryFormat(buffer, utf8_path);
   if (!format) {
-    give_back();
     return std::move(format).error();
   }
   const std::string flags = options.build_flags.value_or(std::string());
@@ -200,7 +216,6 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
         ? level_zero::Kernel::create(std::move(*module), kernel_name)
         : Expected<level_zero::Kernel>(std::move(module).error());
   }
-  give_back();
   if (!kernel) {
     return std::move(kernel).error();
   }

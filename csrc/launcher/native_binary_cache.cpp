@@ -15,11 +15,12 @@ namespace xsl {
 namespace launcher {
 namespace {
 
-// Entry layout (little-endian): magic, ip_version u32, driver_version u32,
-// then the sizes of flags, SPIR-V and native binary (u64 each), the native
-// binary's contentHash (u64), then the three byte strings in that order.
-constexpr char kMagic[8] = {'X', 'S', 'L', 'N', 'B', 'I', 'N', '1'};
-constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8 + 8;
+// Entry layout (little-endian): magic; ip_version, driver_version (u32);
+// the sizes of the flags, the SPIR-V and the native binary, the SPIR-V's
+// contentHash128 (low, high) and the native binary's contentChecksum (u64
+// each); then the flags and the native binary.
+constexpr char kMagic[8] = {'X', 'S', 'L', 'N', 'B', 'I', 'N', '2'};
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 6 * 8;
 constexpr const char* kEntrySuffix = ".xslnb";
 constexpr const char* kTemporarySuffix = ".tmp";
 constexpr uint64_t kDefaultMaxBytes = uint64_t{1024} << 20;
@@ -121,19 +122,20 @@ NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
 
 std::string NativeBinaryCache::entryBytes(
     const NativeBinaryKey& key,
+    const Hash128& spirv_hash,
     std::string_view native) {
   std::string entry;
-  entry.reserve(
-      kHeaderBytes + key.build_flags.size() + key.spirv.size() + native.size());
+  entry.reserve(kHeaderBytes + key.build_flags.size() + native.size());
   entry.append(kMagic, sizeof(kMagic));
   put32(entry, key.ip_version);
   put32(entry, key.driver_version);
   put64(entry, key.build_flags.size());
   put64(entry, key.spirv.size());
   put64(entry, native.size());
-  put64(entry, contentHash(native));
+  put64(entry, spirv_hash.low);
+  put64(entry, spirv_hash.high);
+  put64(entry, contentChecksum(native));
   entry.append(key.build_flags.data(), key.build_flags.size());
-  entry.append(key.spirv.data(), key.spirv.size());
   entry.append(native.data(), native.size());
   return entry;
 }
@@ -141,6 +143,7 @@ std::string NativeBinaryCache::entryBytes(
 std::optional<std::string_view> NativeBinaryCache::entryBinary(
     std::string_view entry,
     const NativeBinaryKey& key,
+    const Hash128& spirv_hash,
     std::string* problem) {
   const auto refuse = [problem](std::string why) {
     if (problem != nullptr) {
@@ -155,23 +158,22 @@ std::optional<std::string_view> NativeBinaryCache::entryBinary(
         " bytes)");
   }
   const uint64_t flags_size = get(entry, 16, 8);
-  const uint64_t spirv_size = get(entry, 24, 8);
   const uint64_t native_size = get(entry, 32, 8);
   const uint64_t body = entry.size() - kHeaderBytes;
-  if (flags_size > body || spirv_size > body - flags_size ||
-      native_size != body - flags_size - spirv_size) {
+  if (flags_size > body || native_size != body - flags_size) {
     return refuse(
         "truncated or padded (" + std::to_string(entry.size()) + " bytes)");
   }
   if (get(entry, 8, 4) != key.ip_version ||
       get(entry, 12, 4) != key.driver_version ||
-      entry.substr(kHeaderBytes, flags_size) != key.build_flags ||
-      entry.substr(kHeaderBytes + flags_size, spirv_size) != key.spirv) {
+      get(entry, 24, 8) != key.spirv.size() ||
+      get(entry, 40, 8) != spirv_hash.low ||
+      get(entry, 48, 8) != spirv_hash.high ||
+      entry.substr(kHeaderBytes, flags_size) != key.build_flags) {
     return refuse("kept for another kernel, device, driver or build flags");
   }
-  const std::string_view native =
-      entry.substr(kHeaderBytes + flags_size + spirv_size);
-  if (contentHash(native) != get(entry, 40, 8) || native.size() < 4 ||
+  const std::string_view native = entry.substr(kHeaderBytes + flags_size);
+  if (contentChecksum(native) != get(entry, 56, 8) || native.size() < 4 ||
       native.compare(
           0,
           4,
@@ -189,28 +191,32 @@ const NativeBinaryCache& NativeBinaryCache::process() {
   return *cache;
 }
 
-std::string NativeBinaryCache::entryPath(const NativeBinaryKey& key) const {
-  uint64_t hash = contentHash(key.spirv);
-  hash = contentHash(key.build_flags, hash);
+NativeBinaryCache::Lookup NativeBinaryCache::locate(
+    const NativeBinaryKey& key) const {
+  Lookup lookup;
+  lookup.spirv_hash = contentHash128(key.spirv);
   std::string ids;
+  put64(ids, lookup.spirv_hash.low);
+  put64(ids, lookup.spirv_hash.high);
   put32(ids, key.ip_version);
   put32(ids, key.driver_version);
-  hash = contentHash(ids, hash);
+  const uint64_t hash = contentHash(key.build_flags, contentHash(ids));
   char name[17];
   std::snprintf(
       name, sizeof(name), "%016llx", static_cast<unsigned long long>(hash));
-  return joinPath(settings_.folder, std::string(name) + kEntrySuffix);
+  lookup.path = joinPath(settings_.folder, std::string(name) + kEntrySuffix);
+  return lookup;
 }
 
-std::optional<std::string> NativeBinaryCache::find(
+std::optional<std::string_view> NativeBinaryCache::find(
     const NativeBinaryKey& key,
+    const Lookup& lookup,
+    std::string& buffer,
     std::string* warning) const {
   if (!enabled()) {
     return std::nullopt;
   }
-  const std::string path = entryPath(key);
-  std::string entry;
-  Status read = file_io::readFileInto(path, entry);
+  Status read = file_io::readFileInto(lookup.path, buffer);
   if (!read) {
     // A miss is the usual case; anything else is worth a word.
     if (read.error().message().find("not found") == std::string::npos &&
@@ -221,28 +227,42 @@ std::optional<std::string> NativeBinaryCache::find(
   }
   std::string problem;
   if (std::optional<std::string_view> native =
-          entryBinary(entry, key, &problem)) {
-    return std::string(*native);
+          entryBinary(buffer, key, lookup.spirv_hash, &problem)) {
+    return native;
   }
   if (warning != nullptr) {
-    *warning = "ignored the kept native binary '" + path + "': " + problem +
+    *warning = "ignored the kept native binary '" + lookup.path +
+        "': " + problem +
         "; the SPIR-V is compiled again and the entry replaced";
   }
-  static_cast<void>(file_io::removeFile(path));
+  static_cast<void>(file_io::removeFile(lookup.path));
   return std::nullopt;
+}
+
+std::optional<std::string> NativeBinaryCache::find(
+    const NativeBinaryKey& key,
+    std::string* warning) const {
+  std::string buffer;
+  std::optional<std::string_view> native =
+      find(key, locate(key), buffer, warning);
+  if (!native) {
+    return std::nullopt;
+  }
+  return std::string(*native);
 }
 
 void NativeBinaryCache::keep(
     const NativeBinaryKey& key,
+    const Lookup& lookup,
     std::string_view native,
     std::string* warning) const {
   if (!enabled()) {
     return;
   }
-  const std::string entry = entryBytes(key, native);
+  const std::string entry = entryBytes(key, lookup.spirv_hash, native);
   Status made = file_io::makeDirectories(settings_.folder);
   if (made) {
-    made = file_io::replaceFile(entryPath(key), entry);
+    made = file_io::replaceFile(lookup.path, entry);
   }
   if (!made) {
     if (warning != nullptr) {

@@ -4,16 +4,16 @@
 // SPIR-V (zeModuleGetNativeBinary), so a later process loads it instead of
 // compiling the SPIR-V again.
 //
-// An entry is found by a hash of its key and holds the key itself: the
-// SPIR-V bytes, the build flags, the device's IP version and the driver
-// version. A lookup compares all of it, so another GPU, another driver,
-// other flags or other SPIR-V never load a stale binary, and checks the
-// binary's hash, so a truncated or corrupt entry is ignored (one warning,
-// the entry removed) and compiled again. Entries are written to a temporary
-// file and moved into place in one step (file_io::replaceFile: Windows
-// replace semantics), so concurrent compile and autotune processes never
-// see a partial entry. File names are 16 hex digits and a suffix, to keep
-// paths short.
+// An entry is found by a hash of its key and holds the key itself: a
+// 128-bit hash and the size of the SPIR-V, the build flags, the device's IP
+// version and the driver version. A lookup compares all of it, so another
+// GPU, another driver, other flags or other SPIR-V never load a stale
+// binary, and checks the binary's checksum, so a truncated or corrupt entry
+// is ignored (one warning, the entry removed) and compiled again. Entries are
+// written to a temporary file and moved into place in one step
+// (file_io::replaceFile: Windows replace semantics), so concurrent compile and
+// autotune processes never see a partial entry. File names are 16 hex digits
+// and a suffix, to keep paths short.
 //
 // Settings, read from the environment once per process (docs/launcher.md):
 //   XSL_KERNEL_CACHE=0             off
@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/content_hash.h"
 #include "common/expected.h"
 
 namespace xsl {
@@ -65,11 +66,25 @@ class NativeBinaryCache {
     return settings_.enabled;
   }
 
-  // The entry's file for `key`.
-  std::string entryPath(const NativeBinaryKey& key) const;
+  // Where `key`'s entry is: its file and the SPIR-V's hash, computed once
+  // per load (one pass over the SPIR-V).
+  struct Lookup {
+    std::string path;
+    Hash128 spirv_hash;
+  };
+  Lookup locate(const NativeBinaryKey& key) const;
+  std::string entryPath(const NativeBinaryKey& key) const {
+    return locate(key).path;
+  }
 
-  // The kept native binary for `key`, or nullopt. A bad entry is removed and
-  // says why in `warning` (a missing one is a plain miss).
+  // The kept native binary for `key`, read into `buffer`, or nullopt. A bad
+  // entry is removed and says why in `warning` (a missing one is a plain
+  // miss).
+  std::optional<std::string_view> find(
+      const NativeBinaryKey& key,
+      const Lookup& lookup,
+      std::string& buffer,
+      std::string* warning) const;
   std::optional<std::string> find(
       const NativeBinaryKey& key,
       std::string* warning) const;
@@ -78,20 +93,40 @@ class NativeBinaryCache {
   // is only a warning: keeping a binary must never fail a load.
   void keep(
       const NativeBinaryKey& key,
+      const Lookup& lookup,
       std::string_view native,
       std::string* warning) const;
+  void keep(
+      const NativeBinaryKey& key,
+      std::string_view native,
+      std::string* warning) const {
+    keep(key, locate(key), native, warning);
+  }
 
-  // An entry's bytes: the key, then the native binary and its hash.
+  // An entry's bytes: the key, then the native binary and its checksum.
   static std::string entryBytes(
       const NativeBinaryKey& key,
+      const Hash128& spirv_hash,
       std::string_view native);
+  static std::string entryBytes(
+      const NativeBinaryKey& key,
+      std::string_view native) {
+    return entryBytes(key, contentHash128(key.spirv), native);
+  }
   // The native binary an entry holds for `key`, or nullopt with why not in
   // `problem` (another key, truncated, corrupt, not an entry). Reads only
   // inside `entry`, whatever it holds.
   static std::optional<std::string_view> entryBinary(
       std::string_view entry,
       const NativeBinaryKey& key,
+      const Hash128& spirv_hash,
       std::string* problem);
+  static std::optional<std::string_view> entryBinary(
+      std::string_view entry,
+      const NativeBinaryKey& key,
+      std::string* problem) {
+    return entryBinary(entry, key, contentHash128(key.spirv), problem);
+  }
 
   struct Usage {
     uint64_t entries = 0;

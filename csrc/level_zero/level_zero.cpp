@@ -298,6 +298,31 @@ Expected<DeviceProperties> Device::properties() const {
   return out;
 }
 
+Expected<Device::Identity> Device::identity() const {
+  ze_device_properties_t device_props;
+  std::memset(&device_props, 0, sizeof(device_props));
+  device_props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  DeviceIpVersionExt ip;
+  std::memset(&ip, 0, sizeof(ip));
+  ip.stype = kDeviceIpVersionExtType;
+  device_props.pNext = &ip;
+  ze_result_t result = api_->zeDeviceGetProperties(device_, &device_props);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDeviceGetProperties", result, deviceLabel(*this));
+  }
+  ze_driver_properties_t driver_props;
+  std::memset(&driver_props, 0, sizeof(driver_props));
+  driver_props.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+  result = api_->zeDriverGetProperties(driver_, &driver_props);
+  if (result != ZE_RESULT_SUCCESS) {
+    return zeError("zeDriverGetProperties", result, deviceLabel(*this));
+  }
+  Identity out;
+  out.ip_version = ip.ipVersion;
+  out.driver_version = driver_props.driverVersion;
+  return out;
+}
+
 // --------------------------------------------------------------- Context
 
 Expected<std::shared_ptr<Context>> Context::create(const Device& device) {

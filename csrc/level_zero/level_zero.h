@@ -103,6 +103,13 @@ class Device {
       : api_(&api), driver_(driver), device_(device), index_(index) {}
 
   Expected<DeviceProperties> properties() const;
+  // What identifies the device's native binaries: ip_version and
+  // driver_version of properties(), without its other queries.
+  struct Identity {
+    uint32_t ip_version = 0;
+    uint32_t driver_version = 0;
+  };
+  Expected<Identity> identity() const;
 
   const Api& api() const noexcept {
     return *api_;
