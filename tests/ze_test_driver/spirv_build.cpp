@@ -84,6 +84,20 @@ bool prebuiltBuild(
   }
   const std::string ip = std::to_string(device.ip_version >> 22) + "." +
       std::to_string((device.ip_version >> 14) & 0xffu);
+  // The corpus has builds with no flags and with the 256-GRF flag: spaces
+  // around the flags (Triton appends " <flag>") and the 128-GRF flag (the
+  // default GRF mode of the devices it lists) do not change the binary.
+  const auto canonical = [](std::string flags) {
+    const std::string small = "-cl-intel-128-GRF-per-thread";
+    for (size_t at; (at = flags.find(small)) != std::string::npos;) {
+      flags.erase(at, small.size());
+    }
+    const size_t first = flags.find_first_not_of(' ');
+    const size_t last = flags.find_last_not_of(' ');
+    return first == std::string::npos ? std::string()
+                                      : flags.substr(first, last - first + 1);
+  };
+  const std::string wanted = canonical(build_flags);
   size_t start = 0;
   while (start < index->size()) {
     size_t end = index->find('\n', start);
@@ -96,7 +110,7 @@ bool prebuiltBuild(
     const size_t b = a == std::string::npos ? a : line.find('\t', a + 1);
     const size_t c = b == std::string::npos ? b : line.find('\t', b + 1);
     if (c == std::string::npos || line.substr(a + 1, b - a - 1) != ip ||
-        line.substr(b + 1, c - b - 1) != build_flags) {
+        canonical(line.substr(b + 1, c - b - 1)) != wanted) {
       continue;
     }
     auto source = file_io::readFileBytes(root + "/" + line.substr(0, a));

@@ -11,7 +11,9 @@
 // it does not support (IGC itself accepts any). Without an ocloc library
 // (the stand-in ze_loader.dll under wine), the driver answers with the
 // zebins ocloc made for the same SPIR-V, flags and IP version, listed in
-// <XSL_TEST_DRIVER_SPIRV_BUILDS>/spirv_builds.tsv (the zebin corpus).
+// <XSL_TEST_DRIVER_SPIRV_BUILDS>/spirv_builds.tsv (the zebin corpus); the
+// flags are compared without surrounding spaces and without the 128-GRF
+// flag, the default GRF mode of the devices listed there.
 
 #include <string>
 #include <string_view>
