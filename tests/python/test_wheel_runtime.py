@@ -61,5 +61,9 @@ def test_the_wheel_runs_the_glue_cases_through_install(wheel_python, name, tmp_p
     config = dict(CONFIGS[name], XSL_GLUE_UNDER_TEST="backend", XSL_PACKAGE_FROM_ENVIRONMENT="1",
                   XSL_GLUE_EXPECT_TORCH=expected_torch())
     output = glue_support.run_cases(config, tmp_path / "inner", python=wheel_python)
-    # Every case runs for the backend with two devices, install() included.
-    assert "skipped" not in output, output[-3000:]
+    # Every case runs for the backend with two devices, install() included,
+    # but the SPIR-V ones on adapter v2, whose test device is Xe2: Debian's
+    # ocloc 22.43, the test driver's compiler, has no Xe2 target.
+    skipped = [line for line in output.splitlines() if line.startswith("SKIPPED")]
+    assert all("knows no Xe2" in line for line in skipped), output[-3000:]
+    assert not skipped or config["XSL_GLUE_EXPECT_ADAPTER"] == "v2", output[-3000:]
