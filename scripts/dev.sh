@@ -171,11 +171,13 @@ build_wheel() {
   export XSL_WHEEL="${out##*$'\n'}"
 }
 
-# The build of only what the glue tests load, for the Python of a venv.
+# The build of only what the glue tests load, for the Python of a venv (the
+# corpus: the SPIR-V cases compare with its zebins; copied from its cache).
 build_glue_runtime() {
   local python=$1 build=$2
   cmake --preset linux-gcc -B "$build" -DPython_EXECUTABLE="$python" >/dev/null
-  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_glue_launcher_test xsl_ze_test_loader xsl_ze_test_driver
+  cmake --build "$build" --target _sycl_launcher _launcher _zebin xsl_torch_glue_test xsl_glue_launcher_test xsl_ze_test_loader xsl_ze_test_driver \
+    xsl_zebin_corpus
 }
 
 # The package's modules as .pyd, the PyTorch glue as a module against the
