@@ -250,29 +250,54 @@ Status checkIntelGpu(const Device& device) {
       "Intel GPU");
 }
 
-Expected<DeviceProperties> Device::properties() const {
-  ze_device_properties_t device_props;
-  std::memset(&device_props, 0, sizeof(device_props));
-  device_props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+namespace {
+
+// zeDeviceGetProperties with the IP version, and the driver's version: what
+// properties() and identity() both read.
+struct DeviceAndDriver {
+  ze_device_properties_t device;
+  Device::Identity identity;
+};
+
+Expected<DeviceAndDriver> queryDeviceAndDriver(const Device& device) {
+  DeviceAndDriver out;
+  std::memset(&out.device, 0, sizeof(out.device));
+  out.device.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
   DeviceIpVersionExt ip;
   std::memset(&ip, 0, sizeof(ip));
   ip.stype = kDeviceIpVersionExtType;
-  device_props.pNext = &ip;
-  ze_result_t result = api_->zeDeviceGetProperties(device_, &device_props);
+  out.device.pNext = &ip;
+  const Api& api = device.api();
+  ze_result_t result = api.zeDeviceGetProperties(device.handle(), &out.device);
   if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDeviceGetProperties", result, deviceLabel(*this));
+    return zeError("zeDeviceGetProperties", result, deviceLabel(device));
   }
-  ze_driver_properties_t driver_props;
-  std::memset(&driver_props, 0, sizeof(driver_props));
-  driver_props.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
-  result = api_->zeDriverGetProperties(driver_, &driver_props);
+  out.device.pNext = nullptr;
+  ze_driver_properties_t driver;
+  std::memset(&driver, 0, sizeof(driver));
+  driver.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+  result = api.zeDriverGetProperties(device.driver(), &driver);
   if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDriverGetProperties", result, deviceLabel(*this));
+    return zeError("zeDriverGetProperties", result, deviceLabel(device));
   }
+  out.identity.ip_version = ip.ipVersion;
+  out.identity.driver_version = driver.driverVersion;
+  return out;
+}
+
+} // namespace
+
+Expected<DeviceProperties> Device::properties() const {
+  Expected<DeviceAndDriver> queried = queryDeviceAndDriver(*this);
+  if (!queried) {
+    return std::move(queried).error();
+  }
+  const ze_device_properties_t& device_props = queried->device;
   ze_device_compute_properties_t compute;
   std::memset(&compute, 0, sizeof(compute));
   compute.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
-  result = api_->zeDeviceGetComputeProperties(device_, &compute);
+  const ze_result_t result =
+      api_->zeDeviceGetComputeProperties(device_, &compute);
   if (result != ZE_RESULT_SUCCESS) {
     return zeError("zeDeviceGetComputeProperties", result, deviceLabel(*this));
   }
@@ -286,8 +311,8 @@ Expected<DeviceProperties> Device::properties() const {
   out.num_subslices_per_slice = device_props.numSubslicesPerSlice;
   out.num_slices = device_props.numSlices;
   out.max_mem_alloc_size = device_props.maxMemAllocSize;
-  out.ip_version = ip.ipVersion;
-  out.driver_version = driver_props.driverVersion;
+  out.ip_version = queried->identity.ip_version;
+  out.driver_version = queried->identity.driver_version;
   out.max_total_group_size = compute.maxTotalGroupSize;
   out.max_shared_local_memory = compute.maxSharedLocalMemory;
   const uint32_t sizes = compute.numSubGroupSizes < ZE_SUBGROUPSIZE_COUNT
@@ -299,28 +324,11 @@ Expected<DeviceProperties> Device::properties() const {
 }
 
 Expected<Device::Identity> Device::identity() const {
-  ze_device_properties_t device_props;
-  std::memset(&device_props, 0, sizeof(device_props));
-  device_props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-  DeviceIpVersionExt ip;
-  std::memset(&ip, 0, sizeof(ip));
-  ip.stype = kDeviceIpVersionExtType;
-  device_props.pNext = &ip;
-  ze_result_t result = api_->zeDeviceGetProperties(device_, &device_props);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDeviceGetProperties", result, deviceLabel(*this));
+  Expected<DeviceAndDriver> queried = queryDeviceAndDriver(*this);
+  if (!queried) {
+    return std::move(queried).error();
   }
-  ze_driver_properties_t driver_props;
-  std::memset(&driver_props, 0, sizeof(driver_props));
-  driver_props.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
-  result = api_->zeDriverGetProperties(driver_, &driver_props);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeDriverGetProperties", result, deviceLabel(*this));
-  }
-  Identity out;
-  out.ip_version = ip.ipVersion;
-  out.driver_version = driver_props.driverVersion;
-  return out;
+  return queried->identity;
 }
 
 // --------------------------------------------------------------- Context
