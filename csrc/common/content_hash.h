@@ -8,8 +8,9 @@
 //    (2^-128).
 //  - contentChecksum: corruption and truncation checks of a file's payload.
 //    Two running sums per lane (Fletcher's scheme on 64-bit words) and no
-//    multiply per word, about twice as fast: a flipped bit or a moved word
-//    changes it.
+//    multiply per word: a flipped bit or a moved word changes it. (The
+//    multiply hash over the binary took 2.9 us of a 44 us warm load in
+//    bench_spirv_load.py's profile; this one was not profiled apart.)
 
 #include <cstddef>
 #include <cstdint>
