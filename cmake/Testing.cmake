@@ -18,14 +18,32 @@ if(NOT GTest_FOUND)
   endif()
 endif()
 
-# One ctest entry per test executable. Per-case discovery would run every
-# binary at build time, which under wine costs seconds each.
+# Native builds: one ctest entry per test case, listed when ctest runs
+# (PRE_TEST: the build never runs a test binary). Cross builds run each
+# binary under wine, whose start costs seconds: one entry per executable.
+include(GoogleTest)
 function(xsl_add_gtest target)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;ENVIRONMENT" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
   xsl_set_warnings(${target})
   target_link_libraries(${target} PRIVATE ${ARG_LIBS} GTest::gtest_main GTest::gtest)
-  add_test(NAME ${target} COMMAND ${target} --gtest_brief=1)
-  set_tests_properties(${target} PROPERTIES
-    ENVIRONMENT "XSL_SOURCE_DIR=${PROJECT_SOURCE_DIR};XSL_BINARY_DIR=${PROJECT_BINARY_DIR};${ARG_ENVIRONMENT}")
+  set(_environment
+      "XSL_SOURCE_DIR=${PROJECT_SOURCE_DIR};XSL_BINARY_DIR=${PROJECT_BINARY_DIR};${ARG_ENVIRONMENT}")
+  if(CMAKE_CROSSCOMPILING)
+    add_test(NAME ${target} COMMAND ${target} --gtest_brief=1)
+    set_tests_properties(${target} PROPERTIES ENVIRONMENT "${_environment}")
+  else()
+    # Scenario* cases need an environment of their own: each scenario is one
+    # entry added beside the binary's (tests/cpp/level_zero, .../ocloc).
+    set(_filter)
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.22)
+      set(_filter TEST_FILTER "-Scenario*")
+    endif()
+    gtest_discover_tests(${target}
+      TEST_PREFIX "${target}."
+      EXTRA_ARGS --gtest_brief=1
+      DISCOVERY_MODE PRE_TEST
+      ${_filter}
+      PROPERTIES ENVIRONMENT "${_environment}")
+  endif()
 endfunction()
