@@ -110,6 +110,15 @@ def project_version() -> str:
     return match.group(1)
 
 
+def requires_python() -> str:
+    """pyproject.toml's requires-python: the CPythons the package supports,
+    written into METADATA as Requires-Python (one source for the range)."""
+    match = re.search(r'^requires-python = "([^"]+)"', (REPO / "pyproject.toml").read_text(), re.MULTILINE)
+    if not match:
+        raise WheelError("pyproject.toml has no requires-python line")
+    return match.group(1)
+
+
 # ------------------------------------------------------------------ SYCL lines
 
 
@@ -193,7 +202,7 @@ def metadata(version: str) -> str:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     return (f"Metadata-Version: 2.1\nName: {DIST_NAME}\nVersion: {version}\n"
             "Summary: Static launcher for Intel XPU Triton kernels (torch._C._StaticXpuLauncher), "
-            "portable to Windows\nLicense: BSD-3-Clause\nRequires-Python: >=3.9\n"
+            f"portable to Windows\nLicense: BSD-3-Clause\nRequires-Python: {requires_python()}\n"
             "Description-Content-Type: text/markdown\n\n" + readme)
 
 

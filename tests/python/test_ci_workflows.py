@@ -17,6 +17,8 @@ CI = REPO / ".github" / "workflows"
 WORKFLOWS = sorted(CI.glob("*.yml"))
 # Self-hosted Intel GPU runners: run by hand only.
 GPU_ROUTES = ("windows-wheel-route.yml", "windows-xpu.yml")
+# Runs on a pushed tag v* (and by hand), not on every push.
+RELEASE = "release.yml"
 # owner/name@<commit> # v<version>: a tag can be moved, a commit cannot.
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
 VERSION_COMMENT = re.compile(r"^\s*-?\s*uses:\s*(\S+)\s+# (v\d+(?:\.\d+)*)\s*$")
@@ -33,8 +35,8 @@ def load(path: Path) -> dict:
     return data
 
 
-def test_the_four_workflows_exist():
-    assert [p.name for p in WORKFLOWS] == ["linux.yml", "windows-msvc.yml", "windows-wheel-route.yml",
+def test_the_five_workflows_exist():
+    assert [p.name for p in WORKFLOWS] == ["linux.yml", RELEASE, "windows-msvc.yml", "windows-wheel-route.yml",
                                            "windows-xpu.yml"]
 
 
@@ -87,10 +89,14 @@ def test_actionlint_knows_the_self_hosted_label():
 
 def test_gpu_routes_run_by_hand_only_the_hosted_ones_on_every_push():
     # Self-hosted GPU runners: a push, a pull request or a timer must not start them.
+    # The release runs on a pushed tag v* only (or by hand), never on a branch push.
     for path in WORKFLOWS:
         triggers = load(path)["on"]
         if path.name in GPU_ROUTES:
             assert list(triggers) == ["workflow_dispatch"], f"{path.name}: {list(triggers)}"
+        elif path.name == RELEASE:
+            assert list(triggers) == ["push", "workflow_dispatch"], f"{path.name}: {list(triggers)}"
+            assert triggers["push"] == {"tags": ["v*"]}, f"{path.name}: {triggers['push']}"
         else:
             assert {"push", "pull_request"} <= set(triggers), f"{path.name}: {list(triggers)}"
     assert {p.name for p in WORKFLOWS} >= set(GPU_ROUTES)
@@ -115,7 +121,9 @@ def test_workflow_shape(path):
         assert job.get("runs-on"), f"{name}: runs-on missing"
         assert isinstance(job.get("timeout-minutes"), int), f"{name}: no timeout"
         steps = job["steps"]
-        assert steps and steps[0]["uses"].startswith("actions/checkout@")
+        # The release's publishing jobs work on the run's artifacts only, not on a checkout.
+        first = ("actions/checkout@", "actions/download-artifact@") if path.name == RELEASE else "actions/checkout@"
+        assert steps and steps[0]["uses"].startswith(first), f"{name}: first step {steps[0]}"
         for step in steps:
             assert ("uses" in step) != ("run" in step), f"{name}: a step needs exactly one of uses/run: {step}"
             if "uses" in step:
@@ -149,6 +157,9 @@ def test_runners_match_their_purpose():
     msvc_runs = " ".join(s.get("run", "") for j in msvc.values() for s in j["steps"])
     assert "--preset windows-msvc" in msvc_runs and "level-zero" in msvc_runs and "ctest" in msvc_runs
     assert all(j["runs-on"] == ["self-hosted", "windows", "xpu"] for j in xpu.values())
+    release = load(CI / RELEASE)["jobs"]
+    assert release["windows-wheels"]["runs-on"] == "windows-2022"
+    assert all(str(j["runs-on"]).startswith("ubuntu") for n, j in release.items() if n != "windows-wheels")
     xpu_steps = [s for j in xpu.values() for s in j["steps"]]
     assert any("harness.cmd all" in s.get("run", "") for s in xpu_steps)
     uploads = [s for s in xpu_steps if s.get("uses", "").startswith("actions/upload-artifact")]
