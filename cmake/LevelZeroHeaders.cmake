@@ -2,7 +2,8 @@
 # They come from an explicit place (the missing `level_zero/ze_api.h` reports
 # on Windows came from builds that assumed a system include path):
 #   XSL_LEVEL_ZERO_INCLUDE_DIR  the folder that holds level_zero/ze_api.h
-#                               (Level Zero SDK, vcpkg `level-zero`, or
+#                               (the official Level Zero SDK zip, which
+#                               scripts/level_zero_sdk.py fetches, or
 #                               Debian's libze-dev at /usr/include), as a
 #                               CMake variable or an environment variable;
 #   else $LEVEL_ZERO_SDK/include, $LEVEL_ZERO_ROOT/include, /usr/include,
@@ -25,8 +26,9 @@ endif()
 if(NOT EXISTS "${XSL_LEVEL_ZERO_INCLUDE_DIR}/level_zero/ze_api.h")
   message(FATAL_ERROR
     "Level Zero headers not found. Install them (Debian: apt install libze-dev; "
-    "Windows: the Level Zero SDK or `vcpkg install level-zero`) and pass "
-    "-DXSL_LEVEL_ZERO_INCLUDE_DIR=<folder containing level_zero/ze_api.h>.")
+    "Windows: python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk, "
+    "the official SDK zip) and set XSL_LEVEL_ZERO_INCLUDE_DIR (or pass "
+    "-DXSL_LEVEL_ZERO_INCLUDE_DIR) to the folder containing level_zero/ze_api.h.")
 endif()
 
 set(_xsl_ze_stage "${CMAKE_BINARY_DIR}/level_zero_headers")

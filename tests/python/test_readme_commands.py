@@ -13,6 +13,7 @@ import pytest
 from patchset_support import REPO, load_script
 
 harness = load_script("harness")
+level_zero_sdk = load_script("level_zero_sdk")
 
 README = REPO / "README.md"
 DOCS = sorted((REPO / "docs").glob("*.md"))
@@ -119,8 +120,9 @@ def test_pytorch_tag_is_the_harness_default():
         for match in re.finditer(r"(?:clones? PyTorch `?|--ref `?|default: |\|\| ')(v\d+\.\d+\.\d+)", text):
             found.append((name, match.group(1)))
     assert found and all(tag == harness.DEFAULT_REF for _, tag in found), found
+    # Every other tag README names is the Level Zero SDK's pinned release.
     readme_tags = set(re.findall(r"\bv\d+\.\d+\.\d+\b", README.read_text(encoding="utf-8")))
-    assert readme_tags == {harness.DEFAULT_REF}
+    assert readme_tags == {harness.DEFAULT_REF, f"v{level_zero_sdk.VERSION}"}
     # Route (a)'s workflow installs the wheel of the same release.
     wheel_route = (REPO / ".github" / "workflows" / "windows-wheel-route.yml").read_text(encoding="utf-8")
     release = harness.DEFAULT_REF.lstrip("v")
@@ -128,9 +130,13 @@ def test_pytorch_tag_is_the_harness_default():
 
 
 def test_python_range_is_the_harness_one():
+    # The package's own range (its wheels) is pyproject's: test_release.py.
+    from test_release import package_python_ranges
+
     first, last = harness.python_range(harness.DEFAULT_REF)
     found = [(name, m.group(1), m.group(2)) for name, text in texts()
-             for m in re.finditer(r"Python (\d\.\d+)\s*-\s*(\d\.\d+)", text)]
+             for m in re.finditer(r"Python (\d\.\d+)\s*-\s*(\d\.\d+)", text)
+             if not any(m.group(0) in sentence for _, sentence in package_python_ranges(text))]
     assert any(name == "README.md" for name, _, _ in found)
     assert all((a, b) == (first, last) for _, a, b in found), found
     readme = README.read_text(encoding="utf-8")
