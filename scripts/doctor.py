@@ -4,10 +4,13 @@
 It knows both routes to a static launcher on Windows: (a) a published torch
 XPU wheel plus the xpu_static_launcher package (its install() is run in the
 probed Python, after torch's Inductor is imported, as enable-at-startup does),
-and (b) a torch built with the PR stack. A route (a) user is never told to
-rebuild torch. Each check returns findings with a concrete fix. Every platform access goes
-through a `Probes` object (environment, files, registry, subprocesses,
-libraries), so tests run the Windows checks on Linux with fakes.
+and (b) a torch built with the PR stack. A torch from a published wheel is
+never offered a rebuild: route (b) is named only for a torch built from
+source. Each check returns findings with a concrete fix; the most likely
+cause comes first, as an error, and findings that merely follow from it are
+shown as information without a fix of their own (order_by_cause). Every
+platform access goes through a `Probes` object (environment, files, registry,
+subprocesses, libraries), so tests run the Windows checks on Linux with fakes.
 
 Run it as `python scripts/harness.py doctor [--json]` or directly.
 """
@@ -387,7 +390,18 @@ try:
     # A source build (pip install -e .) has no Triton pin in its metadata;
     # its checkout names the Triton-XPU release it was tested with.
     info["source_root"] = os.path.dirname(os.path.dirname(torch.__file__))
+    # An editable build runs from its checkout (setup.py, version.txt);
+    # a published wheel from site-packages.
+    info["source_build"] = all(os.path.isfile(os.path.join(info["source_root"], name))
+                               for name in ("setup.py", "version.txt"))
     info["xpu_compiled"] = bool(torch.xpu._is_compiled())
+    if info["xpu_compiled"]:
+        try:
+            info["xpu_available"] = bool(torch.xpu.is_available())
+            info["xpu_devices"] = int(torch.xpu.device_count()) if info["xpu_available"] else 0
+        except Exception as err:
+            info["xpu_available"] = False
+            info["xpu_error"] = f"{type(err).__name__}: {err}"
     # Inductor first: importing it runs enable-at-startup's install(), as in
     # the user's own programs.
     import torch._inductor.utils as u
@@ -524,7 +538,7 @@ def spirv_launch_route_a(info: Mapping[str, Any], env: Mapping[str, str]) -> boo
 SPIRV_LAUNCH_DETAIL = (
     "The xpu_static_launcher package launches SPIR-V kernels statically: the GPU driver compiles each one at its "
     "first load and the loaded kernel is kept. ocloc only matters to opt into zebin "
-    "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin) or for a torch built with the PR stack (route (b))."
+    "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin)."
 )
 
 
@@ -626,7 +640,19 @@ def _install_ocloc_fix(windows: bool) -> str:
 PACKAGE_INSTALLED = ("installed", "installed-spirv")
 ROUTE_A = (
     "Route (a), no torch rebuild: install the xpu_static_launcher package into this environment (README, "
-    "\"Windows: route (a)\"), then run: python -m xpu_static_launcher check"
+    "\"Route (a)\": its prebuilt wheel with pip install --no-index --find-links <folder of the wheel> "
+    "xpu_static_launcher, or from a clone of its repository with pip install --no-build-isolation .), then run: "
+    "python -m xpu_static_launcher check"
+)
+# The Windows driver that brings Level Zero (ze_loader.dll) and the GPU's compiler.
+WINDOWS_DRIVER_FIX = (
+    "Install the current Intel Arc & Iris Xe graphics driver from intel.com (it installs ze_loader.dll), "
+    "restart Windows, and check that Device Manager lists the Intel GPU under Display adapters."
+)
+LINUX_DRIVER_FIX = (
+    "Install the Intel GPU driver with its Level Zero part (Debian/Ubuntu: sudo apt-get install "
+    "intel-level-zero-gpu libze1) and check that this user may open /dev/dri/renderD* "
+    "(sudo usermod -aG render $USER, then log in again)."
 )
 ZEBIN_COMPILER_FIX = (
     "Give Triton-XPU a zebin compiler: pip install an ocloc wheel built with scripts\\ocloc_wheel.py, or "
@@ -683,9 +709,11 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
             fix = (
                 f"{ROUTE_A}; its install() makes Inductor launch SPIR-V kernels statically when its SYCL backend "
                 "loads SPIR-V (no ocloc needed), else switches Inductor to zebin at run time when Triton-XPU has a "
-                f"zebin compiler (ocloc). Route (b): a torch built with the PR stack (its PR \"{ZEBIN_PR}\"): "
-                f"{build_with_patches_fix(windows=True)}."
+                "zebin compiler (ocloc)."
             )
+            if info.get("source_build"):
+                fix += (f" Or, as this torch is built from source: rebuild it with the PR stack (its PR "
+                        f"\"{ZEBIN_PR}\"): {build_with_patches_fix(windows=True)}.")
     else:
         why = "No ocloc was found on PATH when torch._inductor.utils was imported."
         fix = "Make ocloc available (see the ocloc finding), or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin."
@@ -712,31 +740,89 @@ def build_with_patches_fix(windows: bool) -> str:
     )
 
 
-def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Finding]:
+def fresh_venv_fix(windows: bool) -> str:
+    """The torch XPU wheel, installed into a new venv (pip keeps a CPU torch of
+    the same version in place: "Requirement already satisfied")."""
+    if windows:
+        return (
+            "Install the torch XPU wheel in a fresh venv: py -3 -m venv C:\\xsl\\venv, then "
+            "C:\\xsl\\venv\\Scripts\\activate.bat (PowerShell: C:\\xsl\\venv\\Scripts\\Activate.ps1), then "
+            f"pip install torch --index-url {XPU_WHEEL_INDEX}; then install xpu_static_launcher into that venv "
+            "(README, \"Route (a)\")."
+        )
+    return (
+        "Install the torch XPU wheel in a fresh venv: python3 -m venv ~/xpu-venv && . ~/xpu-venv/bin/activate, "
+        f"then pip install torch --index-url {XPU_WHEEL_INDEX}."
+    )
+
+
+def sees_no_xpu_device(info: Mapping[str, Any]) -> bool:
+    """An XPU torch that found no GPU: the probe's torch.xpu.is_available(),
+    or install()'s refusal for that reason."""
+    if not info.get("xpu_compiled"):
+        return False
+    if info.get("xpu_available") is False:
+        return True
+    package = _package(info)
+    return package.get("status") == "not-xpu" and "is_available() is False" in str(package.get("message", ""))
+
+
+# What a root cause explains: findings of these checks merely follow from it.
+FOLLOW_CPU_TORCH = ["kernel-format", "ocloc", "triton"]
+FOLLOW_NO_DEVICE = ["kernel-format", "ocloc"]
+FOLLOW_NO_LAUNCHER = ["kernel-format", "ocloc"]
+
+
+def check_static_launcher(info: Mapping[str, Any], windows: bool, building: bool = False) -> list[Finding]:
+    """The launcher and what stands before it, the most likely cause first: no
+    torch, a CPU-only torch, no GPU visible to torch, then the package.
+    `building`: run by the harness before it builds torch (no torch is fine)."""
     if "torch_import_error" in info:
+        error = str(info["torch_import_error"])
+        if building and "No module named 'torch'" in error:
+            return [Finding("torch", INFO, "no torch in this Python yet: the harness's build step installs the one "
+                                           "it builds", error)]
         return [
             Finding(
                 "torch",
                 ERROR,
                 "torch cannot be imported",
-                str(info["torch_import_error"]),
+                error,
                 "Install torch in this Python, or pass --python to the interpreter that has it.",
+                data={"explains": ["ocloc"]},
             )
         ]
     version = info.get("torch", "?")
+    package = _package(info)
+    status, message = package.get("status"), str(package.get("message", ""))
     if not info.get("xpu_compiled"):
         return [
             Finding(
-                "static-launcher",
-                WARNING,
-                f"torch {version} is not an XPU build: no XPU kernels at all",
-                "torch.xpu._is_compiled() is False.",
-                f"Install an XPU wheel (pip install torch --index-url {XPU_WHEEL_INDEX})"
-                + (" or build one: python scripts/harness.py all." if windows else "."),
+                "torch",
+                ERROR,
+                f"torch {version} is a CPU-only build: nothing runs on the Intel GPU",
+                "torch.xpu._is_compiled() is False. pip keeps an installed torch in place "
+                "(\"Requirement already satisfied\"), so the XPU wheel goes into a fresh venv; it brings its own "
+                "Triton (pytorch-triton-xpu).",
+                fresh_venv_fix(windows),
+                data={"explains": FOLLOW_CPU_TORCH},
             )
         ]
-    package = _package(info)
-    status, message = package.get("status"), str(package.get("message", ""))
+    if sees_no_xpu_device(info):
+        why = "torch.xpu.is_available() is False: no Intel GPU, or no driver for it, is visible to torch."
+        if info.get("xpu_error"):
+            why += f" ({info['xpu_error']})"
+        why += " Nothing runs on XPU without it; the Level Zero finding says what is missing."
+        return [
+            Finding(
+                "xpu-device",
+                ERROR,
+                f"torch {version} is an XPU build but sees no Intel GPU",
+                why,
+                WINDOWS_DRIVER_FIX if windows else LINUX_DRIVER_FIX,
+                data={"explains": FOLLOW_NO_DEVICE},
+            )
+        ]
     if info.get("static_launcher"):
         if info.get("startup_hook") and "installed by xpu_static_launcher already" in message:
             return [Finding("static-launcher", OK, f"torch._C._StaticXpuLauncher is xpu_static_launcher's SYCL "
@@ -750,7 +836,22 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
                 f"torch {version} has no _StaticXpuLauncher, and the xpu_static_launcher package fails to import",
                 str(package["error"]),
                 "Reinstall the package in this environment: pip install --no-build-isolation <this repository> "
-                "(README, \"Windows: route (a)\").",
+                "(README, \"Route (a)\").",
+                data={"explains": FOLLOW_NO_LAUNCHER},
+            )
+        ]
+    if status == "installed" and not info.get("startup_hook"):
+        return [
+            Finding(
+                "static-launcher",
+                ERROR,
+                f"xpu_static_launcher {package.get('version', '?')} is installed but not enabled: torch {version} "
+                "starts without _StaticXpuLauncher",
+                f"install() works here ({message}), but nothing runs it when a program starts, so Inductor uses "
+                "Triton's Python launcher. A program that calls xpu_static_launcher.install() itself before "
+                "torch.compile is not affected.",
+                "python -m xpu_static_launcher enable-at-startup, then python -m xpu_static_launcher verify",
+                data={"package": package},
             )
         ]
     if status in PACKAGE_INSTALLED:
@@ -774,11 +875,15 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
                 f"torch {version} has no _StaticXpuLauncher, and xpu_static_launcher.install() refuses ({status})",
                 message,
                 "Follow the line above; for the package's own build: pip install --no-build-isolation "
-                "<this repository> in the environment torch runs in (README, \"Windows: route (a)\").",
-                data={"package": package},
+                "<this repository> in the environment torch runs in (README, \"Route (a)\").",
+                data={"package": package, "explains": FOLLOW_NO_LAUNCHER},
             )
         ]
-    route_b = f"Route (b): build torch with the PR stack (patches/pytorch; its PR \"{LAUNCHER_PR}\"): {build_with_patches_fix(windows)}."
+    fix = f"{ROUTE_A}."
+    if info.get("source_build"):
+        # Only a torch built from source is rebuilt; a published wheel never is.
+        fix += (f" Or, as this torch is built from source: rebuild it with the PR stack (patches/pytorch; its PR "
+                f"\"{LAUNCHER_PR}\"): {build_with_patches_fix(windows)}.")
     return [
         Finding(
             "static-launcher",
@@ -787,7 +892,8 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool) -> list[Findin
             "not installed",
             "The build compiled the XPU launcher out (upstream guards it with #ifndef _WIN32), "
             "so every XPU kernel uses Triton's Python launcher.",
-            f"{ROUTE_A}. {route_b}",
+            fix,
+            data={"explains": FOLLOW_NO_LAUNCHER},
         )
     ]
 
@@ -817,8 +923,9 @@ def check_msvc(probes: Probes, info: Mapping[str, Any]) -> list[Finding]:
             "with the C++ compiler on PATH (triton/runtime/build.py); on Windows that is MSVC's cl.exe "
             "(intel/intel-xpu-backend-for-triton#4465). It is needed even when kernels launch statically.",
             "Start Python from an \"x64 Native Tools Command Prompt for VS\" (VS 2022 or 2026), or run "
-            "vcvars64.bat of Visual Studio (C++ tools) in that shell first; after a harness build, "
-            "<work>\\activate.cmd does it.",
+            "vcvars64.bat of Visual Studio (C++ tools) in that shell first"
+            + ("; for this source-built torch, the harness's <work>\\activate.cmd does it." if info.get("source_build")
+               else "."),
         )
     ]
 
@@ -1042,7 +1149,7 @@ def check_level_zero(probes: Probes) -> list[Finding]:
         loader = probes.find_library(loader_names)
     if loader is None:
         fix = (
-            "Install the Intel graphics driver (it installs ze_loader.dll into System32)."
+            WINDOWS_DRIVER_FIX
             if probes.windows
             else "sudo apt-get install libze1 (the Level Zero loader) and the Intel GPU driver's Level Zero part."
         )
@@ -1060,7 +1167,7 @@ def check_level_zero(probes: Probes) -> list[Finding]:
     version = probes.library_version(loader) or "unknown version"
     symbols = probes.library_symbols(loader, REQUIRED_ZE_SYMBOLS)
     if symbols is None:
-        return [Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", "Reinstall the Intel graphics driver / libze1 for this architecture.")]
+        return [Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", WINDOWS_DRIVER_FIX if probes.windows else "Reinstall libze1 for this architecture.")]
     missing = [s for s in REQUIRED_ZE_SYMBOLS if s not in symbols]
     if missing:
         findings.append(
@@ -1069,7 +1176,7 @@ def check_level_zero(probes: Probes) -> list[Finding]:
                 ERROR,
                 f"Level Zero loader {loader} ({version}) is too old: it lacks {', '.join(missing)}",
                 "",
-                "Update the Intel graphics driver (Windows) or libze1 (Linux).",
+                WINDOWS_DRIVER_FIX if probes.windows else "Update libze1 and the Intel GPU driver.",
             )
         )
     else:
@@ -1097,8 +1204,7 @@ def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver
                     ERROR,
                     "no Level Zero GPU driver or no Intel GPU: zeInit found nothing to initialize",
                     why,
-                    "Check that Device Manager lists an Intel GPU under Display adapters, and install or update the "
-                    "Intel Arc/Iris Xe graphics driver.",
+                    WINDOWS_DRIVER_FIX,
                 )
             ]
         driver = probes.find_library(driver_names)
@@ -1159,9 +1265,45 @@ def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver
     return findings
 
 
-def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[str] | None = None) -> list[Finding]:
-    """Every check. `src`: a PyTorch checkout to read the Triton pin from
-    when torch's own metadata and folder do not name it."""
+# Checks whose error is a root cause, the most likely first. The first error
+# among them is shown first; what it explains (data["explains"]) follows.
+CAUSE_ORDER = ("torch", "xpu-device", "static-launcher", "level-zero", "long-paths")
+FOLLOWS_NOTE = "follows from the first error"
+
+
+def order_by_cause(findings: Sequence[Finding]) -> list[Finding]:
+    """The most likely cause first, as an error; findings that merely follow
+    from it become information without a fix of their own (their text says
+    so), and the rest keep their order."""
+    errors = [f for f in findings if f.severity == ERROR and f.check in CAUSE_ORDER]
+    if not errors:
+        return list(findings)
+    cause = min(errors, key=lambda f: CAUSE_ORDER.index(f.check))
+    explained = set(cause.data.get("explains", ()))
+    ordered = [cause]
+    for finding in findings:
+        if finding is cause:
+            continue
+        if finding.check in explained and finding.severity in (ERROR, WARNING):
+            finding = dataclasses.replace(
+                finding,
+                severity=INFO,
+                title=f"{finding.title} ({FOLLOWS_NOTE})",
+                detail=f"This follows from the first error ({cause.title}); fix that first."
+                + (f"\n{finding.detail}" if finding.detail else ""),
+                fix="",
+                data=dict(finding.data, follows_from=cause.check, severity_alone=finding.severity),
+            )
+        ordered.append(finding)
+    return ordered
+
+
+def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[str] | None = None,
+               building: bool = False) -> list[Finding]:
+    """Every check, the most likely cause first (order_by_cause). `src`: a
+    PyTorch checkout to read the Triton pin from when torch's own metadata and
+    folder do not name it. `building`: the harness runs it before it builds
+    torch (a Python without torch is expected)."""
     findings: list[Finding] = []
     # Level Zero first: without ocloc, its GPUs decide whether the driver can
     # compile zebins. The findings keep their order (ocloc first).
@@ -1171,7 +1313,7 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
                             spirv_launch=spirv_launch_route_a(info, probes.env))
     if with_torch:
         add_source_pin(info, [info.get("source_root"), src])
-        findings += check_static_launcher(info, probes.windows)
+        findings += check_static_launcher(info, probes.windows, building)
         findings += check_kernel_format(probes, info)
         findings += check_triton(info)
         findings += check_msvc(probes, info)
@@ -1179,7 +1321,7 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
     findings += check_path_length(probes)
     findings += check_long_paths(probes)
     findings += level_zero
-    return findings
+    return order_by_cause(findings)
 
 
 def render_text(findings: Sequence[Finding], probes: Probes) -> str:
@@ -1194,6 +1336,9 @@ def render_text(findings: Sequence[Finding], probes: Probes) -> str:
     errors = sum(f.severity == ERROR for f in findings)
     warnings = sum(f.severity == WARNING for f in findings)
     out.append(f"  {errors} error(s), {warnings} warning(s)")
+    follows = sum(FOLLOWS_NOTE in f.title for f in findings)
+    if follows:
+        out.append(f"  Fix the first error first: {follows} finding(s) marked \"{FOLLOWS_NOTE}\" depend on it.")
     return "\n".join(out)
 
 

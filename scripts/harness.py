@@ -7,7 +7,15 @@
   python scripts/harness.py apply      apply the PR stack (patches/pytorch/<series>) to the clone
   python scripts/harness.py build      build PyTorch (USE_XPU=1, Ninja, MSVC + oneAPI)
   python scripts/harness.py test       install Triton-XPU, run the two tests, verify
-  python scripts/harness.py all        doctor, checkout, apply, build, test
+  python scripts/harness.py all        prerequisites, checkout, apply, build, test, doctor
+
+`all`, `build` and `test` first choose the GPU architecture (TORCH_XPU_ARCH_LIST):
+without --arch the one of this machine's Intel GPU (its name from
+Win32_VideoController); a --arch that matches no GPU here is refused with the
+fix unless --force-arch is given; with no GPU the harness knows, --arch is
+required. The `prerequisites` step then checks everything the later steps
+need before the long clone. Each step prints a numbered line with what to
+expect, and a running command a heartbeat line with its last output.
 
 Every step logs to <work>/logs/<step>.log and records its result in
 <work>/state.json; a finished step is skipped on the next run unless its
@@ -36,6 +44,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,7 +73,6 @@ patchset = _load("patchset")
 winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
 
 DEFAULT_REF = "v2.15.0"
-DEFAULT_ARCH = "bmg"
 # The CPython versions (first, last) of PyPI's torch wheels for win_amd64, by
 # torch release: a source build of that tag supports the same ones.
 TORCH_PYTHON_RANGE = {"2.13": ("3.10", "3.14"), "2.14": ("3.10", "3.14"), "2.15": ("3.11", "3.15")}
@@ -113,6 +121,8 @@ class Context:
     series: str | None = None  # patches/pytorch/<series>; None: by the checkout's version.txt
     env: dict[str, str] | None = None  # captured build environment (Windows)
     out: Callable[[str], None] = print
+    force_arch: bool = False  # build for --arch even when it is not this machine's GPU
+    arch_finding: Any = None  # doctor.Finding: how --arch was chosen (choose_arch)
 
     @property
     def logs(self) -> Path:
@@ -124,11 +134,12 @@ class Context:
 
 
 class StepLog:
-    def __init__(self, path: Path, out: Callable[[str], None]):
+    def __init__(self, path: Path, out: Callable[[str], None], label: str = ""):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.handle = path.open("w", encoding="utf-8", errors="replace")
         self.out = out
+        self.label = label  # "[4/6] build": names the step in heartbeat lines
         self.last_line = ""
 
     def write(self, text: str) -> None:
@@ -185,11 +196,29 @@ def run_logged(
                 log.write(f"timed out after {timeout:.0f} s")
                 break
             if now >= next_beat:
-                log.out(f"      ... {now - started:5.0f} s  {log.last_line[:100]}")
+                log.out(heartbeat_line(log.label, now - started, log.last_line))
                 next_beat = now + HEARTBEAT_SECONDS
     reader.join(timeout=5)
     log.write(f"(exit {proc.returncode})")
     return proc.returncode if proc.returncode is not None else 1
+
+
+def elapsed_text(seconds: float) -> str:
+    """'45 s', '12 min 05 s', '2 h 05 min'."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def heartbeat_line(label: str, seconds: float, last_line: str) -> str:
+    """What a running command prints every HEARTBEAT_SECONDS: the step, the
+    time so far and the command's last output line (the full output is in
+    the step's log)."""
+    last = last_line[:100] if last_line else "(no output yet)"
+    return f"      ... {label or 'running'}: {elapsed_text(seconds)} so far; last output: {last}"
 
 
 # --------------------------------------------------------------------------
@@ -212,6 +241,7 @@ class Step:
     fatal: bool = True  # a failure stops the remaining steps
     needs: tuple[str, ...] = ()  # steps of this run that must have passed
     resumable: bool = True  # False: cheap or environment-dependent, always rerun
+    hint: Callable[[Context], str] = lambda ctx: ""  # on the step's line: what to expect
 
 
 def _windows_only(ctx: Context) -> str | None:
@@ -242,6 +272,16 @@ class StepResult:
     detail: str
     log: str
     resumed: bool = False
+
+
+def step_line(ctx: Context, step: Step, previous: Mapping[str, Any]) -> str:
+    """The title, what to expect, and how long the step took last time."""
+    parts = [step.hint(ctx)]
+    seconds = previous.get("seconds")
+    if isinstance(seconds, (int, float)) and seconds >= 60:
+        parts.append(f"last run took {elapsed_text(seconds)}")
+    expect = "; ".join(part for part in parts if part)
+    return f"{step.title} - {expect}" if expect else step.title
 
 
 def run_steps(ctx: Context, steps: Sequence[Step]) -> list[StepResult]:
@@ -276,8 +316,8 @@ def run_steps(ctx: Context, steps: Sequence[Step]) -> list[StepResult]:
             )
             ctx.out(f"{prefix} done earlier ({previous['status']}), skipped; --force reruns it")
             continue
-        ctx.out(f"{prefix} {step.title}  (log: {log_path})")
-        log = StepLog(log_path, ctx.out)
+        ctx.out(f"{prefix} {step_line(ctx, step, previous)}  (log: {log_path})")
+        log = StepLog(log_path, ctx.out, f"[{index}/{total}] {step.name}")
         started = time.monotonic()
         try:
             outcome = step.action(ctx, log)
@@ -452,6 +492,177 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
+# --------------------------------------------------------------------------
+# The GPU's architecture (--arch, TORCH_XPU_ARCH_LIST)
+
+# The --arch values the harness detects, by the GPUs they are for: ocloc
+# device names, which TORCH_XPU_ARCH_LIST hands to the SYCL compiler.
+ARCH_GPUS = {
+    "bmg": "Arc B-series (Battlemage)",
+    "dg2": "Arc A-series (Alchemist, ACM)",
+    "mtl": "Core Ultra Series 1 graphics (Meteor Lake)",
+    "lnl-m": "Core Ultra 200V graphics (Lunar Lake)",
+    "arl-h": "Core Ultra 200H/U graphics (Arrow Lake)",
+    "pvc": "Data Center GPU Max (Ponte Vecchio)",
+}
+# Other ocloc names of the same GPUs, as --arch may give them.
+ARCH_ALIASES = {
+    "acm-g10": "dg2", "acm-g11": "dg2", "acm-g12": "dg2", "dg2-g10": "dg2", "dg2-g11": "dg2", "dg2-g12": "dg2",
+    "mtl-u": "mtl", "mtl-h": "mtl", "bmg-g21": "bmg", "bmg-g31": "bmg",
+}
+# The commands that build or test for --arch (the harness resolves it first).
+ARCH_COMMANDS = ("all", "build", "test")
+# One PowerShell run: every video controller's name, then the processor's
+# (integrated graphics are named after no model; the processor tells them apart).
+GPU_QUERY = ("Get-CimInstance Win32_VideoController | ForEach-Object { 'GPU ' + $_.Name }; "
+             "Get-CimInstance Win32_Processor | ForEach-Object { 'CPU ' + $_.Name }")
+_ARC_DISCRETE = re.compile(r"\bArc(?:\(TM\)|\u2122)?\s+(?:Pro\s+)?([AB])\d{2,3}", re.IGNORECASE)
+_ARC_INTEGRATED = re.compile(r"\b1[34]0([VT])\b")
+_UNNAMED_INTEGRATED = re.compile(r"\bIntel(?:\(R\)|\u00ae)?\s+(?:Arc(?:\(TM\)|\u2122)?\s+)?Graphics\b", re.IGNORECASE)
+_CORE_ULTRA = re.compile(r"\bUltra\s+\d\s+(?:Processor\s+)?(\d)\d\d([A-Z]*)\b", re.IGNORECASE)
+
+
+@dataclasses.dataclass
+class GpuReport:
+    gpus: list[str]  # every video controller's name
+    cpu: str = ""  # the processor's name
+    source: str = ""  # how the names were read
+    error: str = ""  # why they could not be read
+
+
+def _wmic_names(out: str) -> list[str]:
+    """The values under wmic's `Name` header."""
+    lines = [line.replace("\x00", "").strip() for line in out.splitlines()]
+    return [line for line in lines if line and line.lower() != "name"]
+
+
+def read_gpu_names(probes: Any) -> GpuReport:
+    """The names of this machine's video controllers and of its processor
+    (Windows), through probes.run: PowerShell's Get-CimInstance, else wmic."""
+    rc, out, err = probes.run(["powershell", "-NoProfile", "-NonInteractive", "-Command", GPU_QUERY], timeout=60)
+    if rc == 0:
+        lines = [line.strip() for line in out.splitlines()]
+        gpus = [line[4:].strip() for line in lines if line.startswith("GPU ") and line[4:].strip()]
+        cpus = [line[4:].strip() for line in lines if line.startswith("CPU ") and line[4:].strip()]
+        return GpuReport(gpus, cpus[0] if cpus else "", "Get-CimInstance Win32_VideoController")
+    problems = [f"PowerShell: {(err.strip() or f'exit {rc}')[-200:]}"]
+    rc, out, err = probes.run(["wmic", "path", "win32_VideoController", "get", "name"], timeout=60)
+    if rc == 0:
+        cpu_rc, cpu_out, _ = probes.run(["wmic", "cpu", "get", "name"], timeout=60)
+        cpus = _wmic_names(cpu_out) if cpu_rc == 0 else []
+        return GpuReport(_wmic_names(out), cpus[0] if cpus else "", "wmic path win32_VideoController get name")
+    problems.append(f"wmic: {(err.strip() or f'exit {rc}')[-200:]}")
+    return GpuReport([], error="; ".join(problems))
+
+
+def gpu_arch(gpu: str, cpu: str = "") -> str | None:
+    """The --arch value for a GPU by its marketing name; integrated graphics
+    named after no model ("Intel(R) Arc(TM) Graphics", "Intel(R) Graphics")
+    by the processor's. None: not a GPU the harness knows."""
+    if "intel" not in gpu.lower():
+        return None
+    if "data center gpu max" in gpu.lower():
+        return "pvc"
+    discrete = _ARC_DISCRETE.search(gpu)
+    if discrete:
+        return "bmg" if discrete.group(1).upper() == "B" else "dg2"
+    integrated = _ARC_INTEGRATED.search(gpu)
+    if integrated:
+        return "lnl-m" if integrated.group(1).upper() == "V" else "arl-h"
+    core_ultra = _CORE_ULTRA.search(cpu) if _UNNAMED_INTEGRATED.search(gpu) else None
+    if core_ultra:
+        series, suffix = core_ultra.group(1), core_ultra.group(2).upper()
+        if series == "1":
+            return "mtl"
+        if series == "2" and suffix == "V":
+            return "lnl-m"
+        if series == "2" and suffix in ("H", "U"):
+            return "arl-h"
+    return None
+
+
+def arch_family(value: str) -> str:
+    value = value.strip().lower()
+    return ARCH_ALIASES.get(value, value)
+
+
+@dataclasses.dataclass
+class ArchChoice:
+    arch: str  # TORCH_XPU_ARCH_LIST; "" when refused
+    finding: Any  # doctor.Finding: what was chosen and why, or (ERROR) the refusal with its fix
+
+
+def _known_values() -> str:
+    return ", ".join(f"{value} ({gpus})" for value, gpus in ARCH_GPUS.items())
+
+
+def choose_arch(requested: str, force: bool, report: GpuReport) -> ArchChoice:
+    """--arch from this machine's GPU: without --arch the detected one(s);
+    a given --arch must match a detected GPU unless `force`; with no GPU
+    the harness knows, --arch must be given."""
+    F = doctor.Finding
+    intel = [gpu for gpu in report.gpus if "intel" in gpu.lower()]
+    known = [(gpu, arch) for gpu in intel for arch in [gpu_arch(gpu, report.cpu)] if arch]
+
+    def named(pairs: Sequence[tuple[str, str]]) -> str:
+        return ", ".join(f"'{gpu}'" + (f" (with '{report.cpu}')" if gpu_arch(gpu) is None else "") + f" is {arch}"
+                         for gpu, arch in pairs)
+
+    if report.error:
+        unknown = f"the GPU names could not be read ({report.error})"
+    elif intel:
+        unknown = f"no --arch value is known for {', '.join(repr(g) for g in intel)}"
+    elif report.gpus:
+        unknown = f"no Intel GPU found (video controllers: {', '.join(repr(g) for g in report.gpus)})"
+    else:
+        unknown = "no Intel GPU found"
+    if not requested:
+        if known:
+            arch = ",".join(dict.fromkeys(arch for _, arch in known))
+            return ArchChoice(arch, F("gpu-arch", doctor.OK, f"--arch {arch}, detected: {named(known)}"))
+        return ArchChoice("", F(
+            "gpu-arch",
+            doctor.ERROR,
+            f"no --arch given and {unknown}",
+            "The harness builds PyTorch for the architecture of this machine's Intel GPU (TORCH_XPU_ARCH_LIST); "
+            f"it knows {_known_values()}.",
+            "Pass the architecture to build for: --arch <value> (several: comma-separated), e.g. --arch "
+            + " or --arch ".join(ARCH_GPUS) + ".",
+        ))
+    if not known:
+        return ArchChoice(requested, F(
+            "gpu-arch", doctor.WARNING, f"--arch {requested} as given: {unknown}, so it is not compared with a GPU"))
+    wanted = {arch_family(value) for value in requested.split(",") if value.strip()}
+    matching = [(gpu, arch) for gpu, arch in known if arch in wanted]
+    if matching:
+        return ArchChoice(requested, F("gpu-arch", doctor.OK, f"--arch {requested} matches this machine: {named(matching)}"))
+    detected = ",".join(dict.fromkeys(arch for _, arch in known))
+    if force:
+        return ArchChoice(requested, F(
+            "gpu-arch",
+            doctor.WARNING,
+            f"--arch {requested} --force-arch: building for another GPU than this machine's ({named(known)})",
+            f"The test step runs on this machine's GPU, which a build for {requested} has no native code for: "
+            "expect it to fail here.",
+        ))
+    return ArchChoice("", F(
+        "gpu-arch",
+        doctor.ERROR,
+        f"--arch {requested} does not match this machine's GPU: {named(known)}",
+        f"A torch built for {requested} has no native code for {detected}: nothing would run on this GPU, and the "
+        "test step would fail after the long build.",
+        f"Omit --arch (the harness then builds for {detected}), or pass --arch {detected}; to build for another "
+        f"machine on purpose, keep --arch {requested} and add --force-arch.",
+    ))
+
+
+def arch_finding(ctx: Context) -> Any:
+    """How --arch is chosen on this machine (ctx.arch_finding once main() chose)."""
+    if ctx.arch_finding is None:
+        ctx.arch_finding = choose_arch(ctx.arch, ctx.force_arch, read_gpu_names(ctx.probes)).finding
+    return ctx.arch_finding
+
+
 def windows_prerequisites(probes: Any, ref: str = DEFAULT_REF) -> list[Any]:
     """Build prerequisites as doctor findings (Visual Studio, oneAPI, git, Python)."""
     F = doctor.Finding
@@ -526,16 +737,21 @@ def _print_findings(ctx: Context, findings: Sequence[Any], log: StepLog) -> Outc
     for f in findings:
         if f.severity in (doctor.ERROR, doctor.WARNING):
             log.out(f"      {f.severity}: {f.title}")
+            for number, line in enumerate(f.fix.split("\n") if f.fix else []):
+                log.out(f"        {'fix: ' if number == 0 else '     '}{line}")
     errors = sum(f.severity == doctor.ERROR for f in findings)
     warnings = sum(f.severity == doctor.WARNING for f in findings)
     detail = f"{errors} error(s), {warnings} warning(s)"
     return Outcome(FAILED if errors else (WARN if warnings else OK), detail)
 
 
-def all_findings(ctx: Context) -> list[Any]:
-    findings = doctor.run_checks(ctx.probes, src=ctx.src)
+def all_findings(ctx: Context, building: bool = True) -> list[Any]:
+    """The build prerequisites (Windows: toolchain, Python, the GPU's
+    architecture), then the doctor's findings. `building`: before the build,
+    a Python without torch is expected."""
+    findings = doctor.run_checks(ctx.probes, src=ctx.src, building=building)
     if ctx.probes.windows:
-        findings = windows_prerequisites(ctx.probes, ctx.ref) + findings
+        findings = windows_prerequisites(ctx.probes, ctx.ref) + [arch_finding(ctx)] + findings
     return findings
 
 
@@ -551,7 +767,7 @@ def step_doctor_built(ctx: Context, log: StepLog) -> Outcome:
     probes = doctor.Probes(python=ctx.python, env=ctx.env)
     probes.platform = ctx.probes.platform
     log.write(f"environment: the captured build environment (as {ctx.work / 'activate.cmd'} sets it)")
-    return _print_findings(ctx, all_findings(dataclasses.replace(ctx, probes=probes)), log)
+    return _print_findings(ctx, all_findings(dataclasses.replace(ctx, probes=probes), building=False), log)
 
 
 TORCH_PROBE = (
@@ -594,11 +810,58 @@ def fresh_environment_finding(ctx: Context) -> Any:
     )
 
 
+def level_zero_headers_finding(probes: Any, env: Mapping[str, str]) -> Any:
+    """Whether the PyTorch build will get the Level Zero headers
+    (level_zero_sdk_path), checked before the clone."""
+    for key, value in env.items():
+        if key.upper() == "LEVEL_ZERO_V1_SDK_PATH":
+            return doctor.Finding("level-zero-headers", doctor.OK, f"Level Zero SDK for the PyTorch build: {key}={value}")
+    headers = find_level_zero_headers(probes)
+    if headers.folder:
+        return doctor.Finding("level-zero-headers", doctor.OK,
+                              f"Level Zero headers for the PyTorch build: {headers.folder} (from {headers.source})")
+    return doctor.Finding(
+        "level-zero-headers",
+        doctor.ERROR,
+        "no Level Zero headers (level_zero\\ze_api.h) for the PyTorch build",
+        "The PR stack's Windows build of c10/xpu includes level_zero\\ze_api.h. Looked at: " + ", ".join(headers.tried),
+        "Run 'python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk' (the official Level Zero SDK zip, "
+        "checked against the SHA-256 GitHub publishes for it) and set LEVEL_ZERO_V1_SDK_PATH=C:\\xsl\\level-zero-sdk.",
+    )
+
+
+def build_environment_findings(ctx: Context) -> list[Any]:
+    """Runs the env-script chain the build uses (vcvarsall.bat x64, then
+    oneAPI's two vars.bat) once before the clone: it can fail on its own
+    ("The input line is too long"). Nothing when a script is missing (the
+    Visual Studio and oneAPI findings say so)."""
+    if ctx.env is None and (find_vcvarsall(ctx.probes) is None or None in oneapi_scripts(ctx.probes).values()):
+        return []
+    try:
+        build_environment(ctx)
+    except StepFailed as err:
+        return [doctor.Finding(
+            "build-environment",
+            doctor.ERROR,
+            "the build environment cannot be set up (vcvarsall.bat x64, then oneAPI's compiler and ocloc vars.bat)",
+            str(err),
+            "Run those scripts one by one in a new cmd to see which fails; an over-long PATH (\"The input line is "
+            "too long\") is the usual cause: see the PATH finding.",
+        )]
+    return [doctor.Finding("build-environment", doctor.OK, "build environment set up (vcvarsall.bat x64, oneAPI "
+                           f"compiler and ocloc vars.bat); later shells: {ctx.work / 'activate.cmd'}")]
+
+
 def step_prerequisites(ctx: Context, log: StepLog) -> Outcome:
-    """Before a build: toolchain and machine only (torch is not built yet)."""
+    """Everything the build and test steps need, checked before the long
+    clone: toolchain, Python, the GPU's architecture, a fresh environment,
+    the env-script chain, the Level Zero headers, and the machine."""
     findings = windows_prerequisites(ctx.probes, ctx.ref)
+    findings.append(arch_finding(ctx))
     findings.append(fresh_environment_finding(ctx))
     findings += doctor.check_path_length(ctx.probes)
+    findings += build_environment_findings(ctx)
+    findings.append(level_zero_headers_finding(ctx.probes, ctx.env if ctx.env is not None else ctx.probes.env))
     findings += doctor.check_ocloc(ctx.probes)
     findings += doctor.check_long_paths(ctx.probes)
     findings += doctor.check_level_zero(ctx.probes)
@@ -638,9 +901,9 @@ def step_portable_build(ctx: Context, log: StepLog) -> Outcome:
         if headers.folder is None:
             raise StepFailed(
                 "Level Zero headers (level_zero\\ze_api.h) not found; looked at " + ", ".join(headers.tried)
-                + ". Install them with 'vcpkg install level-zero:x64-windows' (and set VCPKG_ROOT), or unpack the "
-                "Level Zero SDK (github.com/oneapi-src/level-zero releases) and set LEVEL_ZERO_SDK to its folder, "
-                "or set XSL_LEVEL_ZERO_INCLUDE_DIR to the folder that holds level_zero\\ze_api.h"
+                + ". Run 'python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk' (the official Level Zero "
+                "SDK zip) and set LEVEL_ZERO_V1_SDK_PATH=C:\\xsl\\level-zero-sdk, or set XSL_LEVEL_ZERO_INCLUDE_DIR "
+                "to the folder that holds level_zero\\ze_api.h"
             )
         where = f"Level Zero headers: {headers.folder} (from {headers.source})"
         log.write(where)
@@ -849,13 +1112,14 @@ def build_environment(ctx: Context) -> dict[str, str]:
         {
             "USE_XPU": "1",
             "USE_CUDA": "0",
-            "TORCH_XPU_ARCH_LIST": ctx.arch,
             "CMAKE_GENERATOR": "Ninja",
             "MAX_JOBS": str(ctx.jobs),
             "BUILD_TEST": "0",
             "DISTUTILS_USE_SDK": "1",
         }
     )
+    if ctx.arch:
+        env["TORCH_XPU_ARCH_LIST"] = ctx.arch
     return env
 
 
@@ -904,13 +1168,15 @@ def level_zero_sdk_path(probes: Any, env: Mapping[str, str]) -> str:
     if headers.folder is None:
         raise StepFailed(
             "the PyTorch build needs the Level Zero headers (level_zero\\ze_api.h) and found none at "
-            + ", ".join(headers.tried) + ": install the Level Zero SDK (github.com/oneapi-src/level-zero "
-            "releases, level-zero-win-sdk) and set LEVEL_ZERO_V1_SDK_PATH to its folder")
+            + ", ".join(headers.tried) + ": run 'python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk' "
+            "(the official Level Zero SDK zip) and set LEVEL_ZERO_V1_SDK_PATH=C:\\xsl\\level-zero-sdk")
     parent, _, last = headers.folder.rpartition("\\")
     return parent if parent and last.lower() == "include" else headers.folder
 
 
 def step_build(ctx: Context, log: StepLog) -> Outcome:
+    if not ctx.arch:
+        raise StepFailed("no architecture to build for: pass --arch (see the gpu-arch finding of 'harness.py doctor')")
     guard = fresh_environment_finding(ctx)
     if guard.severity == doctor.ERROR:
         raise StepFailed(f"{guard.title}: {guard.fix}")
@@ -998,11 +1264,15 @@ def _patch_digest(ctx: Context) -> str:
 
 def windows_steps() -> list[Step]:
     return [
-        Step("prerequisites", "VS 2022, oneAPI, git, Python, ocloc, long paths, Level Zero", step_prerequisites, _windows_only),
-        Step("checkout", "clone PyTorch with submodules", step_checkout, _windows_only, lambda c: _fp(c.ref, c.src)),
+        Step("prerequisites", "VS 2022, oneAPI, git, Python, GPU architecture, build environment, Level Zero, "
+             "long paths", step_prerequisites, _windows_only, hint=lambda c: "all checked before the clone"),
+        Step("checkout", "clone PyTorch with submodules", step_checkout, _windows_only, lambda c: _fp(c.ref, c.src),
+             hint=lambda c: f"a long download: PyTorch {c.ref} and all its submodules"),
         Step("apply", "apply the PR stack (patches/pytorch)", step_apply, _windows_only, lambda c: _fp(c.src, _patch_digest(c))),
-        Step("build", "build PyTorch (USE_XPU=1, Ninja)", step_build, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c))),
-        Step("test", "Triton-XPU, tests, static-launch check", step_test, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c))),
+        Step("build", "build PyTorch (USE_XPU=1, Ninja)", step_build, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c)),
+             hint=lambda c: f"TORCH_XPU_ARCH_LIST={c.arch or '?'}, {c.jobs} jobs; the long step: expect hours"),
+        Step("test", "Triton-XPU, tests, static-launch check", step_test, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c)),
+             hint=lambda c: "compiles and runs the tests' kernels on the GPU"),
     ]
 
 
@@ -1081,7 +1351,7 @@ def make_context(args: argparse.Namespace, probes: Any | None = None) -> Context
         work=work,
         ref=args.ref,
         src=Path(args.src) if args.src else default_src(probes),
-        arch=args.arch,
+        arch=(args.arch or "").strip(),
         python=args.python or sys.executable,
         jobs=args.jobs,
         preset=preset,
@@ -1090,6 +1360,7 @@ def make_context(args: argparse.Namespace, probes: Any | None = None) -> Context
         build_dir=Path(args.build_dir).resolve() if args.build_dir else None,
         launcher=args.launcher,
         series=args.series,
+        force_arch=args.force_arch,
     )
 
 
@@ -1108,7 +1379,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--work", help="state, logs and JUnit XML (default: build/harness)")
     parser.add_argument("--src", help=r"PyTorch checkout (default: C:\xsl\pt on Windows)")
     parser.add_argument("--ref", default=DEFAULT_REF, help="PyTorch tag (default: %(default)s)")
-    parser.add_argument("--arch", default=DEFAULT_ARCH, help="TORCH_XPU_ARCH_LIST (default: %(default)s)")
+    parser.add_argument(
+        "--arch",
+        help="TORCH_XPU_ARCH_LIST: the GPU architecture(s) to build for, comma-separated ocloc device names ("
+        + ", ".join(f"{value}: {gpus}" for value, gpus in ARCH_GPUS.items())
+        + "); default: detected from this machine's Intel GPU. A value that matches no GPU here is refused "
+        "unless --force-arch is given",
+    )
+    parser.add_argument(
+        "--force-arch",
+        action="store_true",
+        help="build for --arch even when it does not match this machine's GPU (a build for another machine; "
+        "the test step needs this machine's architecture)",
+    )
     parser.add_argument(
         "--launcher",
         choices=patchset.LAUNCHERS,
@@ -1153,6 +1436,17 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
         return NOTHING_RAN
     plan = list(steps) if steps is not None else plan_for(args.command)
     ctx.out(f"xpu-static-launcher harness: {args.command or 'default run'} on {ctx.probes.platform}; work dir {ctx.work}")
+    if args.command in ARCH_COMMANDS and ctx.probes.windows:
+        # Before any step: a wrong architecture would only show after hours.
+        choice = choose_arch(ctx.arch, ctx.force_arch, read_gpu_names(ctx.probes))
+        ctx.arch_finding = choice.finding
+        if choice.finding.severity == doctor.ERROR:
+            ctx.out(f"harness.py {args.command}: {choice.finding.title}")
+            ctx.out(f"  why: {choice.finding.detail}")
+            ctx.out(f"  fix: {choice.finding.fix}")
+            return NOTHING_RAN
+        ctx.arch = choice.arch
+        ctx.out(f"GPU architecture: {choice.finding.title}")
     results = run_steps(ctx, plan)
     write_junit(results, ctx.junit / "harness.xml")
     ctx.out("")

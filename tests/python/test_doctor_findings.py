@@ -124,21 +124,33 @@ def test_kernel_format_zebin_is_ok():
     assert finding.severity == doctor.OK
 
 
-def test_static_launcher_missing_in_xpu_build():
-    info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False}
+def test_static_launcher_missing_in_a_source_built_torch_names_the_rebuild():
+    # Only a torch built from source (an editable checkout) is offered route (b).
+    info = {"torch": "2.13.0a0+git", "xpu_compiled": True, "static_launcher": False, "source_build": True}
     [finding] = doctor.check_static_launcher(info, windows=True)
     assert finding.severity == doctor.ERROR and "_StaticXpuLauncher is missing" in finding.title
-    assert "harness.py all" in finding.fix
+    assert "harness.py all" in finding.fix and "as this torch is built from source" in finding.fix
+    assert finding.fix.index("Route (a)") < finding.fix.index("harness.py all")
     # The harness builds PyTorch on Windows only: elsewhere the fix names the patchset.
     [linux] = doctor.check_static_launcher(info, windows=False)
     assert "harness.py" not in linux.fix and "scripts/patchset.py apply <checkout>" in linux.fix
 
 
-def test_static_launcher_cpu_build_and_present():
-    [cpu] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False}, windows=True)
-    assert cpu.severity == doctor.WARNING and "harness.py all" in cpu.fix
-    [cpu_linux] = doctor.check_static_launcher({"torch": "2.13.0+cpu", "xpu_compiled": False}, windows=False)
-    assert "harness.py" not in cpu_linux.fix and "--index-url" in cpu_linux.fix
+@pytest.mark.parametrize("package", [None, {"version": "0.1.0", "status": "not-xpu", "message":
+                                            "nothing installed: torch 2.15.0+cpu is not an XPU build"}])
+def test_cpu_torch_is_the_error_with_the_xpu_wheel_in_a_fresh_venv(package):
+    info = {"torch": "2.15.0+cpu", "xpu_compiled": False}
+    if package:
+        info["package"] = package
+    [cpu] = doctor.check_static_launcher(info, windows=True)
+    assert cpu.severity == doctor.ERROR and cpu.check == "torch"
+    assert cpu.title == "torch 2.15.0+cpu is a CPU-only build: nothing runs on the Intel GPU"
+    assert "fresh venv: py -3 -m venv C:\\xsl\\venv" in cpu.fix
+    assert f"pip install torch --index-url {doctor.XPU_WHEEL_INDEX}" in cpu.fix
+    assert "harness" not in cpu.fix and "PR stack" not in cpu.fix and "--no-build-isolation" not in cpu.fix
+    assert "Requirement already satisfied" in cpu.detail
+    [cpu_linux] = doctor.check_static_launcher(info, windows=False)
+    assert "python3 -m venv" in cpu_linux.fix and "harness.py" not in cpu_linux.fix and "--index-url" in cpu_linux.fix
     [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True}, windows=True)
     assert ok.severity == doctor.OK
 
@@ -390,6 +402,9 @@ REFUSED = "nothing installed: the SYCL backend xpu_static_launcher._sycl_launche
 
 @pytest.mark.parametrize("package, severity, title, fix", [
     ({"version": "0.1.0", "status": "installed", "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher"},
+     doctor.ERROR, "xpu_static_launcher 0.1.0 is installed but not enabled",
+     "python -m xpu_static_launcher enable-at-startup, then python -m xpu_static_launcher verify"),
+    ({"version": "0.1.0", "status": "installed-spirv", "message": "installed ...; but kernels stay SPIR-V"},
      doctor.WARNING, "provides its SYCL backend when install() runs", "python -m xpu_static_launcher enable-at-startup"),
     ({"version": "0.1.0", "status": "no-backend", "message": REFUSED},
      doctor.ERROR, "install() refuses (no-backend)", "pip install --no-build-isolation"),
@@ -410,11 +425,13 @@ def test_launcher_set_at_startup_is_ok():
     assert finding.severity == doctor.OK and "set at start-up" in finding.title
 
 
-def test_no_launcher_and_no_package_names_both_routes_package_first():
+def test_no_launcher_and_no_package_in_a_wheel_torch_names_route_a_only():
     [finding] = doctor.check_static_launcher(XPU, windows=True)
     assert finding.severity == doctor.ERROR and "package is not installed" in finding.title
-    assert finding.fix.index("Route (a)") < finding.fix.index("Route (b)")
-    assert "python -m xpu_static_launcher check" in finding.fix and "harness.py all" in finding.fix
+    assert finding.fix.startswith("Route (a), no torch rebuild")
+    assert "pip install --no-index --find-links <folder of the wheel> xpu_static_launcher" in finding.fix
+    assert "python -m xpu_static_launcher check" in finding.fix
+    assert "harness.py" not in finding.fix and "Route (b)" not in finding.fix and "PR stack" not in finding.fix
 
 
 @pytest.mark.parametrize("package, severity, text", [
@@ -491,10 +508,17 @@ def test_driver_path_needs_a_triton_xpu_that_can_use_it():
     assert "patches/triton-xpu 0002" in stock.detail and "ocloc_wheel.py" in stock.fix
     [patched] = doctor.check_ocloc(probes, gpus, triton_driver=True)
     assert patched.severity == doctor.WARNING and "from the Intel GPU driver instead" in patched.title
-    # The probe's answer reaches the check.
-    probes.torch_info = {"torch": "2.15.0+xpu", "xpu_compiled": True, "triton_driver_compiler": False, "dists": {}}
+    # The probe's answer reaches the check (a torch with its own launcher: route (b)).
+    probes.torch_info = {"torch": "2.15.0+xpu", "xpu_compiled": True, "static_launcher": True,
+                         "triton_driver_compiler": False, "dists": {}}
     [ocloc] = by_check(doctor.run_checks(probes), "ocloc")
     assert ocloc.severity == doctor.ERROR
+    # Without a launcher and the package, that is the cause; ocloc merely follows.
+    probes.torch_info = dict(probes.torch_info, static_launcher=False)
+    findings = doctor.run_checks(probes)
+    assert findings[0].check == "static-launcher" and findings[0].severity == doctor.ERROR
+    [follows] = by_check(findings, "ocloc")
+    assert follows.severity == doctor.INFO and not follows.fix and "(follows from the first error)" in follows.title
 
 
 def test_kernel_format_with_the_package_says_the_reason_once():
@@ -583,3 +607,154 @@ def test_the_probe_asks_the_package_about_spirv():
     assert "LOADS_SPIRV" in probe and "spirv_launch_support()" in probe and "is_enabled()" in probe
     assert probe.index("xsl.install(verbose=False)") < probe.index("is_enabled()")
     probe % {"dists": ()}  # still a valid %-template
+
+
+# --------------------------------------------------------------------------
+# The most likely cause first, with its fix; what follows from it is no error.
+
+GPU_MACHINE = {"env": {"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows", "TRITON_CACHE_DIR": r"C:\t"},
+               "files": {r"C:\Windows\System32\ze_loader.dll"}, "registry": {}}
+NO_GPU_MACHINE = dict(GPU_MACHINE)  # the loader is there, zeInit finds nothing (FakeProbes' default)
+CPU_TORCH = {"torch": "2.15.0+cpu", "xpu_compiled": False, "kernel_format": "spv", "utils_patched": False,
+             "dists": {}, "torch_requires": [],
+             "package": {"version": "0.1.0", "status": "not-xpu",
+                         "message": "nothing installed: torch 2.15.0+cpu is not an XPU build"}}
+NO_GPU_TORCH = {"torch": "2.15.0+xpu", "xpu_compiled": True, "xpu_available": False, "static_launcher": False,
+                "kernel_format": "spv", "utils_patched": False, "torch_requires": ["pytorch-triton-xpu==3.5.0"],
+                "dists": {"pytorch-triton-xpu": "3.5.0"}, "triton": "3.5.0",
+                "sycl_rt": {"version": "2025.3.3", "header": r"C:\env\Library\include\sycl\sycl.hpp"},
+                "package": {"version": "0.1.0", "status": "not-xpu",
+                            "message": "nothing installed: torch.xpu.is_available() is False (no Intel GPU or "
+                                       "driver visible to torch)"}}
+
+
+def doctor_text(capsys, machine, torch_info, ze=None):
+    probes = FakeProbes(torch_info=torch_info, ze=ze, **{k: (dict(v) if isinstance(v, dict) else set(v))
+                                                         for k, v in machine.items()})
+    rc = doctor.main([], probes=probes)
+    text = capsys.readouterr().out
+    return rc, text, doctor.run_checks(probes)
+
+
+def test_cpu_torch_comes_first_and_what_follows_offers_no_fix(capsys):
+    rc, text, findings = doctor_text(capsys, GPU_MACHINE, CPU_TORCH, ze={"drivers": 1, "devices": [ARC]})
+    assert rc == 1
+    first = findings[0]
+    assert (first.check, first.severity) == ("torch", doctor.ERROR) and "CPU-only build" in first.title
+    lines = text.splitlines()
+    assert lines[1] == "  [error  ] torch 2.15.0+cpu is a CPU-only build: nothing runs on the Intel GPU"
+    assert any(line.strip().startswith("fix: Install the torch XPU wheel in a fresh venv") for line in lines[2:5])
+    for check in ("kernel-format", "ocloc", "triton"):
+        [follows] = by_check(findings, check)
+        assert follows.severity == doctor.INFO and not follows.fix, check
+        assert follows.title.endswith("(follows from the first error)")
+        assert follows.data["follows_from"] == "torch" and follows.data["severity_alone"] in (doctor.ERROR, doctor.WARNING)
+    # Nothing tells this user to install the package they have, or to rebuild torch.
+    assert "install the xpu_static_launcher package into this environment" not in text
+    assert "harness.py" not in text and "Route (b)" not in text and "PR stack" not in text
+    assert "Fix the first error first: 3 finding(s) marked \"follows from the first error\" depend on it." in text
+
+
+@pytest.mark.parametrize("package", [True, False])
+def test_xpu_torch_without_a_gpu_names_the_intel_driver_not_this_repository(capsys, package):
+    info = dict(NO_GPU_TORCH) if package else {k: v for k, v in NO_GPU_TORCH.items() if k != "package"}
+    rc, text, findings = doctor_text(capsys, NO_GPU_MACHINE, info)
+    assert rc == 1
+    first = findings[0]
+    assert (first.check, first.severity) == ("xpu-device", doctor.ERROR)
+    assert first.title == "torch 2.15.0+xpu is an XPU build but sees no Intel GPU"
+    assert first.fix.startswith("Install the current Intel Arc & Iris Xe graphics driver from intel.com "
+                                "(it installs ze_loader.dll)")
+    assert text.splitlines()[1] == "  [error  ] torch 2.15.0+xpu is an XPU build but sees no Intel GPU"
+    assert "fix: Install the current Intel Arc & Iris Xe graphics driver from intel.com" in text
+    # The Level Zero finding agrees; nothing offers a pip install of this repository.
+    [level_zero] = [f for f in by_check(findings, "level-zero") if f.severity == doctor.ERROR]
+    assert level_zero.fix == doctor.WINDOWS_DRIVER_FIX
+    assert "--no-build-isolation" not in text and "<this repository>" not in text and "harness.py" not in text
+    assert not by_check(findings, "static-launcher")
+    for check in ("kernel-format", "ocloc"):
+        assert all(f.severity == doctor.INFO and not f.fix for f in by_check(findings, check)), check
+
+
+def test_no_gpu_on_linux_names_the_linux_driver():
+    [finding] = doctor.check_static_launcher(dict(NO_GPU_TORCH, xpu_error="RuntimeError: no device"), windows=False)
+    assert finding.check == "xpu-device" and finding.fix == doctor.LINUX_DRIVER_FIX
+    assert "(RuntimeError: no device)" in finding.detail
+
+
+def test_missing_package_comes_first_and_the_kernel_format_follows(capsys):
+    info = dict(NO_GPU_TORCH, xpu_available=True, package={})
+    rc, text, findings = doctor_text(capsys, GPU_MACHINE, info, ze={"drivers": 1, "devices": [ARC]})
+    assert rc == 1
+    assert findings[0].check == "static-launcher" and "package is not installed" in findings[0].title
+    assert text.splitlines()[1].startswith("  [error  ] torch._C._StaticXpuLauncher is missing in torch 2.15.0+xpu")
+    [fmt] = by_check(findings, "kernel-format")
+    assert fmt.severity == doctor.INFO and not fmt.fix
+    assert "harness.py" not in text and "Route (b)" not in text
+
+
+def test_installed_but_not_enabled_comes_first(capsys):
+    info = dict(SPIRV_INFO, xpu_available=True, torch_requires=["pytorch-triton-xpu==3.5.0"],
+                dists={"pytorch-triton-xpu": "3.5.0"}, triton="3.5.0")
+    rc, text, findings = doctor_text(capsys, GPU_MACHINE, info, ze={"drivers": 1, "devices": [ARC]})
+    assert rc == 1
+    first = findings[0]
+    assert (first.check, first.severity) == ("static-launcher", doctor.ERROR)
+    assert first.title == ("xpu_static_launcher 0.1.0 is installed but not enabled: torch 2.15.0+xpu starts "
+                           "without _StaticXpuLauncher")
+    assert "fix: python -m xpu_static_launcher enable-at-startup, then python -m xpu_static_launcher verify" in text
+    # Enabled at start-up, the same machine is fine.
+    enabled = dict(info, static_launcher=True, startup_hook=True,
+                   package=dict(SPIRV_PACKAGE, status="present",
+                                message="torch._C._StaticXpuLauncher is present (installed by xpu_static_launcher "
+                                        "already)"))
+    [ok] = doctor.check_static_launcher(enabled, windows=True)
+    assert ok.severity == doctor.OK
+
+
+def test_the_long_path_trap_comes_first_when_the_rest_works(capsys):
+    info = {"torch": "2.15.0+xpu", "xpu_compiled": True, "xpu_available": True, "static_launcher": True,
+            "kernel_format": "zebin", "torch_requires": ["pytorch-triton-xpu==3.5.0"],
+            "dists": {"pytorch-triton-xpu": "3.5.0"}, "triton": "3.5.0"}
+    machine = dict(GPU_MACHINE, env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"})
+    rc, text, findings = doctor_text(capsys, machine, info, ze={"drivers": 1, "devices": [ARC]})
+    assert rc == 1
+    assert (findings[0].check, findings[0].severity) == ("long-paths", doctor.ERROR)
+    assert text.splitlines()[1].startswith("  [error  ] cache paths reach")
+    assert "fix: Either enable long paths" in text and "follows from the first error" not in text
+
+
+def test_findings_keep_their_order_without_a_cause():
+    findings = [doctor.Finding("ocloc", doctor.ERROR, "a"), doctor.Finding("msvc", doctor.ERROR, "b")]
+    assert doctor.order_by_cause(findings) == findings
+    cause = doctor.Finding("long-paths", doctor.ERROR, "c")
+    assert doctor.order_by_cause(findings + [cause]) == [cause] + findings  # it explains nothing
+
+
+def test_before_a_harness_build_no_torch_is_expected():
+    info = {"torch_import_error": "ModuleNotFoundError: No module named 'torch'"}
+    [finding] = doctor.check_static_launcher(info, windows=True, building=True)
+    assert finding.severity == doctor.INFO and "the harness's build step installs" in finding.title
+    [error] = doctor.check_static_launcher(info, windows=True)
+    assert error.severity == doctor.ERROR and error.title == "torch cannot be imported"
+
+
+def test_cl_fix_names_the_harness_only_for_a_source_built_torch():
+    [wheel] = doctor.check_msvc(FakeProbes(env={"PATH": r"C:\Windows"}), XPU)
+    assert "harness" not in wheel.fix and "activate.cmd" not in wheel.fix
+    [built] = doctor.check_msvc(FakeProbes(env={"PATH": r"C:\Windows"}), dict(XPU, source_build=True))
+    assert "<work>\\activate.cmd does it" in built.fix
+
+
+def test_kernel_format_fix_names_route_b_only_for_a_source_built_torch():
+    info = {"kernel_format": "spv", "utils_patched": False}
+    [wheel] = doctor.check_kernel_format(FakeProbes(), info)
+    assert "Route (a)" in wheel.fix and "harness.py" not in wheel.fix and "PR stack" not in wheel.fix
+    [built] = doctor.check_kernel_format(FakeProbes(), dict(info, source_build=True))
+    assert f'PR stack (its PR "{doctor.ZEBIN_PR}"): python scripts/harness.py all' in built.fix
+
+
+def test_the_probe_reports_the_device_and_a_source_build():
+    probe = doctor.TORCH_PROBE
+    assert 'info["xpu_available"] = bool(torch.xpu.is_available())' in probe
+    assert '"setup.py", "version.txt"' in probe and 'info["source_build"]' in probe

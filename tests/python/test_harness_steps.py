@@ -488,7 +488,8 @@ def test_windows_portable_build_without_headers_names_what_to_install(tmp_path, 
         harness.step_portable_build(ctx, log)
     log.close()
     message = str(failure.value)
-    assert "vcpkg install level-zero:x64-windows" in message and "LEVEL_ZERO_SDK" in message
+    assert r"python scripts\level_zero_sdk.py --dest C:\xsl\level-zero-sdk" in message
+    assert r"LEVEL_ZERO_V1_SDK_PATH=C:\xsl\level-zero-sdk" in message and "vcpkg" not in message
     assert ONEAPI_DEFAULT + r"\compiler\latest\include\level_zero\ze_api.h" in message
     assert runner.calls == []
 
@@ -772,11 +773,12 @@ def test_capturing_the_build_environment_writes_the_activate_scripts(tmp_path):
 def test_the_final_doctor_runs_in_the_captured_environment(tmp_path, monkeypatch):
     ctx = windows_ctx(tmp_path)
     seen = []
-    monkeypatch.setattr(harness, "all_findings", lambda c: seen.append(c.probes) or [])
+    monkeypatch.setattr(harness, "all_findings", lambda c, building=True: seen.append((c.probes, building)) or [])
     log = harness.StepLog(tmp_path / "doctor.log", lambda line: None)
     assert harness.step_doctor_built(ctx, log).status == harness.OK
-    [probes] = seen
+    [(probes, building)] = seen
     assert probes.env == ctx.env and probes.windows
+    assert building is False  # torch is built now: a missing torch is an error again
     last = harness.plan_for("all")[-1]
     assert last.name == "doctor" and last.action is harness.step_doctor_built
 
@@ -786,3 +788,312 @@ def test_harness_ps1_probes_python_without_stop():
     probe = text.index("struct.calcsize('P')")
     assert text.rindex("$ErrorActionPreference = 'Continue'", 0, probe) > text.index("foreach ($candidate")
     assert "-ExecutionPolicy Bypass -File scripts\\harness.ps1" in text
+
+
+# --------------------------------------------------------------------------
+# The GPU's architecture: detected, or a given --arch compared with it
+
+B580 = "Intel(R) Arc(TM) B580 Graphics"
+GPU_QUERY_KEY = "Get-CimInstance"  # the PowerShell probe's command line contains it
+
+
+def gpu_response(*gpus, cpu="Intel(R) Core(TM) i5-12400"):
+    lines = [f"GPU {gpu}" for gpu in gpus] + ([f"CPU {cpu}"] if cpu else [])
+    return (0, "\r\n".join(lines) + "\r\n", "")
+
+
+@pytest.mark.parametrize("gpu, cpu, arch", [
+    (B580, "", "bmg"),
+    ("Intel(R) Arc(TM) B570 Graphics", "", "bmg"),
+    ("Intel(R) Arc(TM) Pro B60 Graphics", "", "bmg"),
+    ("Intel(R) Arc(TM) A770 Graphics", "", "dg2"),
+    ("Intel(R) Arc(TM) A370M Graphics", "", "dg2"),
+    ("Intel(R) Arc(TM) Pro A60 Graphics", "", "dg2"),
+    ("Intel(R) Arc(TM) 140V GPU (16GB)", "", "lnl-m"),
+    ("Intel(R) Arc(TM) 130V GPU (8GB)", "", "lnl-m"),
+    ("Intel(R) Arc(TM) 140T GPU (16GB)", "", "arl-h"),
+    ("Intel(R) Data Center GPU Max 1550", "", "pvc"),
+    ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 7 155H", "mtl"),
+    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 5 125U", "mtl"),
+    ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 9 285H", "arl-h"),
+    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 7 265U", "arl-h"),
+    ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 7 258V", "lnl-m"),
+    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 9 285K", None),    # Arrow Lake-S: no --arch value here
+    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 9 275HX", None),
+    ("Intel(R) Arc(TM) Graphics", "", None),                          # integrated, processor unknown
+    ("Intel(R) Iris(R) Xe Graphics", "11th Gen Intel(R) Core(TM) i7-1185G7", None),
+    ("Intel(R) UHD Graphics 770", "Intel(R) Core(TM) i5-12400", None),
+    ("NVIDIA GeForce RTX 4070", "", None),
+    ("AMD Radeon(TM) Graphics", "AMD Ryzen 7 7840U", None),
+])
+def test_marketing_names_map_to_the_harness_arch_values(gpu, cpu, arch):
+    assert harness.gpu_arch(gpu, cpu) == arch
+
+
+def test_every_arch_value_is_detected_from_some_gpu():
+    names = [(B580, ""), ("Intel(R) Arc(TM) A770 Graphics", ""), ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 5 125H"),
+             ("Intel(R) Arc(TM) 140V GPU (16GB)", ""), ("Intel(R) Arc(TM) 140T GPU (16GB)", ""),
+             ("Intel(R) Data Center GPU Max 1100", "")]
+    assert {harness.gpu_arch(gpu, cpu) for gpu, cpu in names} == set(harness.ARCH_GPUS)
+
+
+def test_gpu_names_come_from_powershell_then_wmic():
+    probes = FakeProbes(platform="win32", responses={GPU_QUERY_KEY: gpu_response(
+        "Microsoft Basic Display Adapter", B580, cpu="Intel(R) Core(TM) Ultra 7 155H")})
+    report = harness.read_gpu_names(probes)
+    assert report.gpus == ["Microsoft Basic Display Adapter", B580] and report.cpu == "Intel(R) Core(TM) Ultra 7 155H"
+    assert report.source == "Get-CimInstance Win32_VideoController" and not report.error
+    assert probes.commands[0][:4] == ["powershell", "-NoProfile", "-NonInteractive", "-Command"]
+    assert "Win32_VideoController" in probes.commands[0][4] and "Win32_Processor" in probes.commands[0][4]
+    # No PowerShell: wmic's table (as it prints it, header and padding included).
+    wmic = FakeProbes(platform="win32", responses={
+        "win32_VideoController get name": (0, "Name  \r\r\nIntel(R) Arc(TM) A770 Graphics  \r\r\n\r\r\n", ""),
+        "cpu get name": (0, "Name\r\nIntel(R) Core(TM) i7-13700K\r\n", "")})
+    report = harness.read_gpu_names(wmic)
+    assert report.gpus == ["Intel(R) Arc(TM) A770 Graphics"] and report.cpu == "Intel(R) Core(TM) i7-13700K"
+    assert report.source == "wmic path win32_VideoController get name"
+    nothing = harness.read_gpu_names(FakeProbes(platform="win32"))
+    assert nothing.gpus == [] and nothing.error == "PowerShell: not faked; wmic: not faked"
+
+
+def report_of(*gpus, cpu=""):
+    return harness.GpuReport(list(gpus), cpu, "test")
+
+
+def test_without_arch_the_detected_one_is_used():
+    choice = harness.choose_arch("", False, report_of("Microsoft Basic Display Adapter", B580))
+    assert choice.arch == "bmg" and choice.finding.severity == doctor.OK
+    assert choice.finding.title == f"--arch bmg, detected: '{B580}' is bmg"
+    both = harness.choose_arch("", False, report_of("Intel(R) Arc(TM) Graphics", "Intel(R) Arc(TM) A770 Graphics",
+                                                     cpu="Intel(R) Core(TM) Ultra 7 155H"))
+    assert both.arch == "mtl,dg2"
+    assert both.finding.title == ("--arch mtl,dg2, detected: 'Intel(R) Arc(TM) Graphics' (with 'Intel(R) Core(TM) "
+                                  "Ultra 7 155H') is mtl, 'Intel(R) Arc(TM) A770 Graphics' is dg2")
+
+
+def test_a_mismatched_arch_is_one_error_naming_both_and_the_fix():
+    choice = harness.choose_arch("dg2", False, report_of(B580))
+    assert choice.arch == "" and choice.finding.severity == doctor.ERROR
+    assert choice.finding.title == f"--arch dg2 does not match this machine's GPU: '{B580}' is bmg"
+    assert choice.finding.fix == ("Omit --arch (the harness then builds for bmg), or pass --arch bmg; to build for "
+                                  "another machine on purpose, keep --arch dg2 and add --force-arch.")
+    forced = harness.choose_arch("dg2", True, report_of(B580))
+    assert forced.arch == "dg2" and forced.finding.severity == doctor.WARNING
+    assert forced.finding.title.startswith("--arch dg2 --force-arch: building for another GPU than this machine's")
+    assert "expect it to fail here" in forced.finding.detail
+    # ocloc knows Lunar Lake as lnl-m: "lnl" is no match, and the fix names the right value.
+    lunar = harness.choose_arch("lnl", False, report_of("Intel(R) Arc(TM) 140V GPU (16GB)"))
+    assert lunar.finding.severity == doctor.ERROR and "pass --arch lnl-m" in lunar.finding.fix
+
+
+@pytest.mark.parametrize("requested", ["bmg", "bmg-g21", "dg2,bmg", " bmg , lnl-m"])
+def test_a_matching_arch_is_kept_as_given(requested):
+    choice = harness.choose_arch(requested, False, report_of(B580))
+    assert choice.arch == requested and choice.finding.severity == doctor.OK
+    assert choice.finding.title == f"--arch {requested} matches this machine: '{B580}' is bmg"
+
+
+@pytest.mark.parametrize("report, why", [
+    (report_of("NVIDIA GeForce RTX 4070"), "no Intel GPU found (video controllers: 'NVIDIA GeForce RTX 4070')"),
+    (report_of(), "no Intel GPU found"),
+    (report_of("Intel(R) Iris(R) Xe Graphics"), "no --arch value is known for 'Intel(R) Iris(R) Xe Graphics'"),
+    (harness.GpuReport([], error="PowerShell: exit 1; wmic: exit 1"),
+     "the GPU names could not be read (PowerShell: exit 1; wmic: exit 1)"),
+])
+def test_no_known_gpu_needs_an_explicit_arch(report, why):
+    refused = harness.choose_arch("", False, report)
+    assert refused.arch == "" and refused.finding.severity == doctor.ERROR
+    assert refused.finding.title == f"no --arch given and {why}"
+    assert refused.finding.fix.startswith("Pass the architecture to build for: --arch <value>")
+    assert all(f"--arch {value}" in refused.finding.fix for value in harness.ARCH_GPUS)
+    given = harness.choose_arch("bmg", False, report)
+    assert given.arch == "bmg" and given.finding.severity == doctor.WARNING
+    assert given.finding.title == f"--arch bmg as given: {why}, so it is not compared with a GPU"
+
+
+def test_arch_options_default_to_detection():
+    args = harness.build_parser().parse_args(["all"])
+    assert args.arch is None and args.force_arch is False
+    args = harness.build_parser().parse_args(["build", "--arch", "dg2", "--force-arch"])
+    assert args.arch == "dg2" and args.force_arch is True
+    text = " ".join(harness.build_parser().format_help().split())
+    assert "default: detected from this machine's Intel GPU" in text
+    assert "--force-arch build for --arch even when it does not match this machine's GPU" in text
+
+
+def arch_recorder():
+    seen = []
+    step = harness.Step("record", "records the arch", lambda ctx, log: seen.append(ctx.arch) or harness.Outcome(harness.OK))
+    return seen, [step]
+
+
+def test_main_refuses_a_mismatched_arch_before_any_step(tmp_path, monkeypatch):
+    runner = RecordingRunner()
+    monkeypatch.setattr(harness, "run_logged", runner)
+    lines = capture_output(monkeypatch)
+    probes = FakeProbes(platform="win32", responses={GPU_QUERY_KEY: gpu_response(B580)})
+    rc = harness.main(["all", "--arch", "dg2", "--work", str(tmp_path / "w")], probes=probes)
+    assert rc == harness.NOTHING_RAN
+    assert f"harness.py all: --arch dg2 does not match this machine's GPU: '{B580}' is bmg" in lines
+    assert any(line.startswith("  fix: Omit --arch (the harness then builds for bmg)") for line in lines)
+    assert runner.calls == [] and not (tmp_path / "w" / "state.json").exists()
+    assert all(GPU_QUERY_KEY in " ".join(command) for command in probes.commands)  # nothing but the GPU probe ran
+
+
+@pytest.mark.parametrize("argv, arch", [(["build"], "bmg"), (["test", "--arch", ""], "bmg"),
+                                        (["all", "--arch", "dg2", "--force-arch"], "dg2")])
+def test_main_builds_for_the_detected_or_forced_arch(tmp_path, monkeypatch, argv, arch):
+    lines = capture_output(monkeypatch)
+    seen, steps = arch_recorder()
+    probes = FakeProbes(platform="win32", responses={GPU_QUERY_KEY: gpu_response(B580)})
+    assert harness.main(argv + ["--work", str(tmp_path / "w")], probes=probes, steps=steps) == 0
+    assert seen == [arch]
+    assert any(line.startswith(f"GPU architecture: --arch {arch}") for line in lines)
+
+
+def test_main_without_a_gpu_asks_for_arch(tmp_path, monkeypatch):
+    lines = capture_output(monkeypatch)
+    seen, steps = arch_recorder()
+    probes = FakeProbes(platform="win32", responses={GPU_QUERY_KEY: gpu_response("Microsoft Basic Display Adapter")})
+    assert harness.main(["build", "--work", str(tmp_path / "w")], probes=probes, steps=steps) == harness.NOTHING_RAN
+    assert seen == []
+    assert ("harness.py build: no --arch given and no Intel GPU found (video controllers: "
+            "'Microsoft Basic Display Adapter')") in lines
+    assert harness.main(["build", "--arch", "bmg", "--work", str(tmp_path / "w")], probes=probes, steps=steps) == 0
+    assert seen == ["bmg"]
+
+
+def test_the_build_needs_an_arch(tmp_path, monkeypatch):
+    ctx = windows_ctx(tmp_path)
+    ctx.arch = ""
+    runner, log = recorded_step_io(monkeypatch, tmp_path, "build")
+    with pytest.raises(harness.StepFailed, match="no architecture to build for: pass --arch"):
+        harness.step_build(ctx, log)
+    assert runner.calls == []
+
+
+# --------------------------------------------------------------------------
+# Every prerequisite before the clone, with its fix on the console
+
+VSWHERE = r"C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe"
+ONEAPI = r"C:\Program Files (x86)\Intel\oneAPI"
+READY_FILES = {VSWHERE, r"C:\VS\VC\Auxiliary\Build\vcvarsall.bat", ONEAPI + r"\compiler\latest\env\vars.bat",
+               ONEAPI + r"\ocloc\latest\env\vars.bat", VCPKG_HEADER}
+
+
+def ready_probes(files=READY_FILES, capture=(0, "XSL-ENV-BEGIN\r\nPath=C:\\VS\\bin;C:\\oneAPI\\bin\r\n", "")):
+    return FakeProbes(platform="win32", env=dict(VCPKG_ENV, PATH=r"C:\Windows"), files=set(files), responses={
+        GPU_QUERY_KEY: gpu_response(B580), "vswhere": (0, "C:\\VS\r\n", ""), "XSL-ENV-BEGIN": capture,
+        "XSL-TORCH": NO_TORCH, "--version": (0, "git version 2.45", ""), "core.longpaths": (0, "true\n", ""),
+        "version_info": (0, "3.12 64\n", "")})
+
+
+def prerequisite_findings(ctx, monkeypatch):
+    seen = []
+    original = harness._print_findings
+    monkeypatch.setattr(harness, "_print_findings", lambda c, findings, log: seen.extend(findings) or original(c, findings, log))
+    log = harness.StepLog(ctx.work / "prerequisites.log", ctx.out)
+    outcome = harness.step_prerequisites(ctx, log)
+    log.close()
+    return outcome, {f.check: f for f in seen}
+
+
+def test_prerequisites_check_the_arch_the_environment_and_the_level_zero_headers(tmp_path, monkeypatch):
+    ctx = make_ctx(tmp_path, probes=ready_probes())
+    ctx.arch = ""
+    _, found = prerequisite_findings(ctx, monkeypatch)
+    assert found["gpu-arch"].severity == doctor.OK and found["gpu-arch"].title.startswith("--arch bmg, detected")
+    assert found["build-environment"].severity == doctor.OK and ctx.env is not None
+    assert (ctx.work / "activate.cmd").is_file()  # the capture ran before the clone
+    assert found["level-zero-headers"].severity == doctor.OK and r"C:\vcpkg\installed\x64-windows\include" in \
+        found["level-zero-headers"].title
+    assert found["fresh-environment"].severity == doctor.OK and found["visual-studio"].severity == doctor.OK
+
+
+def test_prerequisites_report_missing_headers_and_a_failing_env_chain(tmp_path, monkeypatch):
+    ctx = make_ctx(tmp_path, probes=ready_probes(files=READY_FILES - {VCPKG_HEADER},
+                                                 capture=(1, "The input line is too long.\r\n", "")))
+    printed = []
+    ctx.out = printed.append
+    outcome, found = prerequisite_findings(ctx, monkeypatch)
+    assert outcome.status == harness.FAILED
+    headers = found["level-zero-headers"]
+    assert headers.severity == doctor.ERROR and "set LEVEL_ZERO_V1_SDK_PATH" in headers.fix
+    assert VCPKG_HEADER in headers.detail
+    chain = found["build-environment"]
+    assert chain.severity == doctor.ERROR and "The input line is too long" in chain.fix
+    # The fixes are printed on the console, not only in the log.
+    assert f"      error: {headers.title}" in printed and f"        fix: {headers.fix}" in printed
+    assert f"        fix: {chain.fix}" in printed
+
+
+def test_a_failed_prerequisite_stops_all_before_the_clone(tmp_path, monkeypatch):
+    runner = RecordingRunner()
+    monkeypatch.setattr(harness, "run_logged", runner)
+    lines = capture_output(monkeypatch)
+    probes = ready_probes(files=READY_FILES - {VCPKG_HEADER})
+    rc = harness.main(["all", "--work", str(tmp_path / "w"), "--src", str(tmp_path / "pt")], probes=probes)
+    assert rc == 1
+    assert runner.calls == []  # no git clone, no build
+    assert any(line.startswith("[2/6] checkout       skipped: 'prerequisites' failed") for line in lines)
+    assert any(line.startswith("        fix: Run 'python scripts\\level_zero_sdk.py") for line in lines)
+    assert lines.index("GPU architecture: --arch bmg, detected: " + f"'{B580}' is bmg") < next(
+        i for i, line in enumerate(lines) if line.startswith("[1/6] prerequisites"))
+
+
+def test_the_harness_doctor_shows_the_arch_and_expects_no_torch_before_a_build(tmp_path):
+    probes = ready_probes()
+    no_torch = {"torch_import_error": "ModuleNotFoundError: No module named 'torch'"}
+    probes.responses["XSL-DOCTOR"] = (0, "XSL-DOCTOR " + json.dumps(no_torch) + "\n", "")
+    findings = harness.all_findings(make_ctx(tmp_path, probes=probes))
+    checks = [f.check for f in findings]
+    assert checks.index("gpu-arch") < checks.index("torch")
+    [torch] = [f for f in findings if f.check == "torch"]
+    assert torch.severity == doctor.INFO and "the harness's build step installs" in torch.title
+
+
+# --------------------------------------------------------------------------
+# Progress: numbered step lines with what to expect, a heartbeat while a command runs
+
+@pytest.mark.parametrize("seconds, text", [(0, "0 s"), (59.9, "59 s"), (65, "1 min 05 s"), (3599, "59 min 59 s"),
+                                           (7500, "2 h 05 min")])
+def test_elapsed_text(seconds, text):
+    assert harness.elapsed_text(seconds) == text
+
+
+def test_step_lines_say_what_to_expect_and_how_long_it_took_last_time(tmp_path):
+    printed = []
+    ctx = make_ctx(tmp_path)
+    ctx.out = printed.append
+    step = dataclasses.replace(counting_step("build", []), hint=lambda c: f"TORCH_XPU_ARCH_LIST={c.arch}; expect hours")
+    harness.run_steps(ctx, [step, counting_step("test", [])])
+    assert printed[0].startswith("[1/2] build          title build - TORCH_XPU_ARCH_LIST=bmg; expect hours  (log: ")
+    assert printed[2].startswith("[2/2] test           title test  (log: ")
+    state = json.loads((ctx.work / "state.json").read_text())
+    state["steps"]["build"]["seconds"] = 7500
+    (ctx.work / "state.json").write_text(json.dumps(state))
+    printed.clear()
+    harness.run_steps(dataclasses.replace(ctx, force=True), [step])
+    assert printed[0].startswith("[1/1] build          title build - TORCH_XPU_ARCH_LIST=bmg; expect hours; "
+                                 "last run took 2 h 05 min  (log: ")
+
+
+def test_the_long_windows_steps_say_what_to_expect(tmp_path):
+    ctx = make_ctx(tmp_path)
+    hints = {step.name: step.hint(ctx) for step in harness.windows_steps()}
+    assert hints["build"] == "TORCH_XPU_ARCH_LIST=bmg, 2 jobs; the long step: expect hours"
+    assert hints["checkout"] == "a long download: PyTorch v2.13.0 and all its submodules"
+    assert hints["prerequisites"] == "all checked before the clone"
+
+
+def test_a_running_command_prints_a_heartbeat_with_its_step_and_last_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(harness, "HEARTBEAT_SECONDS", 0.1)
+    printed = []
+    log = harness.StepLog(tmp_path / "build.log", printed.append, "[4/6] build")
+    script = "import time; print('compiling aten/src/ATen/native/xpu/Foo.cpp', flush=True); time.sleep(2.5)"
+    assert harness.run_logged([sys.executable, "-c", script], log) == 0
+    log.close()
+    beats = [line for line in printed if line.startswith("      ... [4/6] build: ")]
+    assert beats, printed
+    assert beats[-1].endswith(" so far; last output: compiling aten/src/ATen/native/xpu/Foo.cpp")
+    assert harness.heartbeat_line("", 5, "") == "      ... running: 5 s so far; last output: (no output yet)"
