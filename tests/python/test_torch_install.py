@@ -509,22 +509,3 @@ def test_backend_without_loads_spirv_keeps_todays_behaviour(spirv_backend, value
                                      "kernels stay SPIR-V, so Inductor launches none of them statically: ")
     assert env.runtime.refuses() and all(a is b for a, b in zip(env.runtime.targets(), stock))
     assert "Inductor refuses SPIR-V" not in xpu_static_launcher.uninstall(verbose=False).message
-
-
-@pytest.mark.parametrize("status, line, code", [
-    ("installed", SPIRV_LINE, 0),
-    ("installed-spirv", "not static: installed the SYCL backend ...; but kernels stay SPIR-V ...", 1),
-    ("present", "torch._C._StaticXpuLauncher is present (torch has its own, left alone)", 0),
-    ("no-backend", "nothing installed: the SYCL backend ...", 1),
-])
-def test_check_never_prints_installed_when_nothing_is_launched_statically(monkeypatch, capsys, status, line, code):
-    from xpu_static_launcher import __main__ as cli
-
-    message = line.removeprefix("not static: ")
-    monkeypatch.setattr(xpu_static_launcher, "install",
-                        lambda zebin, verbose: torch_install.InstallResult(status, message))
-    assert cli.check(None) == code
-    out, err = capsys.readouterr()
-    assert out == line + "\n"
-    assert out.startswith("installed") is (status == "installed")
-    assert ("no kernel will be launched statically" in err) is (status == "installed-spirv")

@@ -120,3 +120,122 @@ def test_the_command_on_this_machine_prints_one_line():
     assert proc.stdout.count("\n") == 1 and proc.stdout.startswith("verify: FAILED: "), proc.stdout
     if torch is not None:
         assert f"torch {torch.__version__} " in proc.stdout
+
+
+# --- Triton-XPU finds no C compiler (the first torch.compile builds its
+# helper modules with cl.exe on Windows).
+
+# Triton's own words: 3.3 (the pytorch-triton-xpu of torch 2.13) and 3.9
+# (torch 2.15), from triton/runtime/build.py; the venvs hold them, and
+# test_the_installed_tritons_say_these_words checks them there.
+TRITON_WORDS = ["Failed to find C compiler. Please specify via CC environment variable.",
+                "Failed to find C compiler. Please specify via CC environment variable or set "
+                "triton.knobs.build.impl.",
+                "Failed to find C++ compiler. Please specify via CXX environment variable."]
+REPO = Path(__file__).resolve().parents[2]
+PROMPT_2022 = (r'open an "x64 Native Tools Command Prompt for VS 2022" (or for VS 2026) from the Start menu, or '
+               r'in cmd run "C:\Program Files\Microsoft Visual Studio\2022\Community\VC\Auxiliary\Build'
+               r'\vcvars64.bat" (from PowerShell: cmd /k "<that path>"; the pattern is <Program Files or Program '
+               r'Files (x86)>\Microsoft Visual Studio\<2022, or 18 for VS 2026>\<Community, Professional, Enterprise '
+               r'or BuildTools>\VC\Auxiliary\Build\vcvars64.bat; none was found there, so install Visual Studio with '
+               r'"Desktop development with C++" if it is missing), then run python -m xpu_static_launcher verify '
+               r'again in that prompt')
+
+
+def windows_line(words: str, tail: str) -> str:
+    return ("Triton-XPU found no C compiler: it builds its helper modules with cl.exe at the first torch.compile, "
+            f"and cl.exe is not on PATH ({words}); {tail}")
+
+
+@pytest.mark.parametrize("words", TRITON_WORDS)
+def test_no_c_compiler_on_windows_names_the_prompt_and_vcvars64(words):
+    line = verify.no_c_compiler(words, windows=True, environ={}, exists=lambda path: False)
+    assert line == windows_line(words, PROMPT_2022)
+
+
+@pytest.mark.parametrize("installed, name", [
+    (r"C:\Program Files\Microsoft Visual Studio\2022\Community\VC\Auxiliary\Build\vcvars64.bat", "VS 2022"),
+    (r"C:\Program Files (x86)\Microsoft Visual Studio\2022\BuildTools\VC\Auxiliary\Build\vcvars64.bat", "VS 2022"),
+    (r"D:\Apps\Microsoft Visual Studio\18\Enterprise\VC\Auxiliary\Build\vcvars64.bat", "VS 2026"),
+])
+def test_no_c_compiler_on_windows_names_the_vcvars64_found(installed, name):
+    environ = {"ProgramFiles": r"D:\Apps"} if installed.startswith("D:") else {}
+    line = verify.no_c_compiler(TRITON_WORDS[0], windows=True, environ=environ, exists=lambda path: path == installed)
+    assert line == windows_line(TRITON_WORDS[0], f'open an "x64 Native Tools Command Prompt for {name}" from the '
+                                f'Start menu, or in cmd run "{installed}" (from PowerShell: cmd /k "{installed}"), '
+                                "then run python -m xpu_static_launcher verify again in that prompt")
+
+
+def test_vcvars64_places_cover_2026_and_2022_every_edition_both_program_files():
+    places = verify.vcvars64_candidates({})
+    assert len(places) == 16 and len(set(places)) == 16
+    assert places[0] == (r"C:\Program Files\Microsoft Visual Studio\18\Community\VC\Auxiliary\Build\vcvars64.bat",
+                         "VS 2026")  # the newest first
+    assert (r"C:\Program Files (x86)\Microsoft Visual Studio\2022\Professional\VC\Auxiliary\Build\vcvars64.bat",
+            "VS 2022") in places
+
+
+def test_no_c_compiler_elsewhere_names_a_compiler_to_install():
+    assert verify.no_c_compiler(TRITON_WORDS[2], windows=False) == (
+        "Triton-XPU found no C compiler for the helper modules it builds at the first torch.compile (Failed to find "
+        "C++ compiler. Please specify via CXX environment variable.); install one (Debian/Ubuntu: sudo apt install "
+        "g++) or name it in CC and CXX, then run python -m xpu_static_launcher verify again")
+
+
+def raising_backend(words: str):
+    def backend(graph_module, example_inputs):
+        raise RuntimeError(words)
+    return backend
+
+
+@pytest.mark.parametrize("words", TRITON_WORDS)
+def test_compile_that_finds_no_c_compiler_is_one_clear_line(monkeypatch, words):
+    """The failure faked as Triton raises it inside a torch.compile backend:
+    Dynamo wraps it as it wraps Inductor's."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(verify, "_is_windows", lambda: True)
+    monkeypatch.setattr(verify, "_is_file", lambda path: False)
+    monkeypatch.delenv("ProgramFiles", raising=False)
+    monkeypatch.delenv("ProgramFiles(x86)", raising=False)
+    real_count = verify.count_launches
+    monkeypatch.setattr(verify, "count_launches", lambda torch_, fn, *args: real_count(
+        torch, fn, torch.ones(8), torch.ones(8), backend=raising_backend(words)))
+    rc, lines = verify_lines(fake_modules(), install_first=False)
+    assert rc == 1 and lines == ["verify: FAILED: " + windows_line(words, PROMPT_2022)]
+
+
+def test_other_compile_failures_keep_their_first_line():
+    err = RuntimeError("backend='inductor' raised:\nAssertionError: something else")
+    assert verify.compile_failure(err) == ("torch.compile of one tiny kernel failed: RuntimeError: backend='inductor' "
+                                           "raised:")
+    assert verify.compile_failure(err, "the bench's model").startswith("torch.compile of the bench's model failed: ")
+
+
+def test_the_words_are_found_in_the_errors_it_was_raised_from():
+    try:
+        try:
+            raise RuntimeError(TRITON_WORDS[1])
+        except RuntimeError as inner:
+            raise ValueError("compile failed") from inner
+    except ValueError as err:
+        line = verify.compile_failure(err, windows=False)
+    assert line.startswith(f"Triton-XPU found no C compiler for the helper modules it builds at the first "
+                           f"torch.compile ({TRITON_WORDS[1]}); ")
+
+
+@pytest.mark.parametrize("venv, code", [
+    (".venv-triton", "from triton.runtime.build import _build; _build('m', 'm.c', '.', [], [], [])"),
+    (".venv-torch-2.15.0", "from triton.runtime.build import _find_compiler; _find_compiler('c')"),
+])
+def test_the_installed_tritons_say_these_words(tmp_path, venv, code):
+    python = REPO / venv / "bin" / "python3"
+    if not python.exists():
+        pytest.skip(f"no {venv}")
+    proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120,
+                          env={"PATH": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
+    if "No module named 'triton'" in proc.stderr:
+        pytest.skip(f"no Triton in {venv}")
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: ")
+    assert last[len("RuntimeError: "):] in TRITON_WORDS
+    assert verify.NO_C_COMPILER.search(last).group(0) == last[len("RuntimeError: "):]
