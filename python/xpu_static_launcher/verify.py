@@ -234,7 +234,16 @@ def tiny_kernel(x: Any, y: Any) -> Any:
     return (x * 2 + y).relu().sum(dim=-1)
 
 
-def run(install_first: bool = True, out: Callable[[str], None] = print,
+COMPILING = ("verify: compiling a tiny kernel with torch.compile (a first compile in this environment also "
+             "builds Triton-XPU's helper modules: up to a minute) ...")
+
+
+def say(line: str) -> None:
+    """A line on stdout at once (verify's steps take seconds to a minute)."""
+    print(line, flush=True)
+
+
+def run(install_first: bool = True, out: Callable[[str], None] = say,
         import_module: Callable[[str], Any] = importlib.import_module,
         bench: Optional[Callable[[Any], int]] = None) -> int:
     """The ``verify`` command: 0 when the kernels went through the static
@@ -259,6 +268,7 @@ def run(install_first: bool = True, out: Callable[[str], None] = print,
         return 1
     x = torch.randn(64, 128, device="xpu")
     y = torch.randn(64, 128, device="xpu")
+    out(COMPILING)
     try:
         launches = count_launches(torch, tiny_kernel, x, y)
     except Exception as err:  # the compile itself failed: say so in one line

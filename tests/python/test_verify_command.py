@@ -80,7 +80,7 @@ def test_a_torch_without_a_launcher_is_one_line():
 def test_the_verdict_follows_the_count(monkeypatch, launches, rc, last):
     monkeypatch.setattr(verify, "count_launches", lambda torch, fn, *args: launches)
     got, lines = verify_lines(fake_modules(), install_first=False)
-    assert got == rc and lines == [launches.summary(), last]
+    assert got == rc and lines == [verify.COMPILING, launches.summary(), last]
 
 
 def test_summary_names_the_refusal():
@@ -201,7 +201,7 @@ def test_compile_that_finds_no_c_compiler_is_one_clear_line(monkeypatch, words):
     monkeypatch.setattr(verify, "count_launches", lambda torch_, fn, *args: real_count(
         torch, fn, torch.ones(8), torch.ones(8), backend=raising_backend(words)))
     rc, lines = verify_lines(fake_modules(), install_first=False)
-    assert rc == 1 and lines == ["verify: FAILED: " + windows_line(words, PROMPT_2022)]
+    assert rc == 1 and lines == [verify.COMPILING, "verify: FAILED: " + windows_line(words, PROMPT_2022)]
 
 
 def test_other_compile_failures_keep_their_first_line():
