@@ -10,6 +10,7 @@
 // state lives on the kernel handle, so launches of one kernel must be
 // serialized; the Python binding holds the GIL for the whole launch.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -144,6 +145,15 @@ class LoadedKernel {
     // failed set and by a new plan (planFor), which may reuse the address.
     const ArgPlan* all_set_for = nullptr;
     uint32_t group_size_x = 0;
+
+    // Forgets every value, so the next launch sets all of them: for when
+    // something else (SYCL's submit, through the Unified Runtime) has set
+    // arguments or the group size on the same kernel handle.
+    void forget() noexcept {
+      std::fill(sizes.begin(), sizes.end(), 0u);
+      all_set_for = nullptr;
+      group_size_x = 0;
+    }
   };
   SetArgCache& setArgCache() noexcept {
     return set_arg_cache_;

@@ -213,6 +213,9 @@ Status SyclKernel::launch(
         return launcher::launchOnCommandList(
             *loaded_, plan, storage, geometry, shared_bytes, list);
       }
+      // The submit has the Unified Runtime set its arguments and group size
+      // on our Level Zero kernel: a later direct append must set its own.
+      loaded_->setArgCache().forget();
     }
     submitOnQueue(queue, *kernel_, plan, storage, geometry, shared_bytes);
   } catch (const std::exception& e) {

@@ -52,7 +52,9 @@ class SyclKernel {
 
   // One launch on `queue` (a queue of the kernel's context and device).
   // The caller serializes launches of one kernel (Level Zero argument state
-  // lives on the kernel handle): the bindings hold the GIL.
+  // lives on the kernel handle): the bindings hold the GIL. Both paths set
+  // arguments on the same handle; a submit makes the next direct append set
+  // all of them again (LoadedKernel::SetArgCache::forget).
   Status launch(
       sycl::queue& queue,
       const launcher::ArgPlan& plan,

@@ -186,6 +186,55 @@ TEST_F(ZeLaunchTest, UnchangedArgumentsAreKeptChangedOnesSet) {
   EXPECT_EQ(recorded, x);
 }
 
+// What SYCL's submit does to a kernel handle the launcher shares with it:
+// the Unified Runtime sets other arguments and group size on it. After
+// forget(), a launch repeating the last one's values sets them all again.
+TEST_F(ZeLaunchTest, ForgottenValuesAreSetAgainAfterAnotherSetter) {
+  SKIP_WITHOUT_CORPUS("add_pvc_grf128.zebin");
+  auto kernel = load("add_pvc_grf128.zebin", "add");
+  ASSERT_NE(kernel, nullptr);
+  auto plan = kernel->planFor("OOOi");
+  ASSERT_TRUE(plan.ok());
+  void* x = deviceMemory(64);
+  void* y = deviceMemory(64);
+  const uint32_t warp = kernel->threadsPerWarp();
+  auto geometry = computeLaunchGeometry(1, 1, 1, 1, warp);
+  ASSERT_TRUE(geometry.ok());
+  ArgStorage storage(4);
+  for (size_t i = 0; i < 3; ++i) {
+    packPointer(storage, i, x);
+  }
+  ASSERT_TRUE(packSignedValue((*plan)->args[3], 3, 7, storage.slot(3)).ok());
+  const auto launch = [&] {
+    return launchOnCommandList(
+        *kernel, **plan, storage, *geometry, 0, list_->handle());
+  };
+  ASSERT_TRUE(launch().ok());
+
+  const level_zero::Kernel& handle = kernel->kernel();
+  for (uint32_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(handle.setArgumentValue(i, sizeof(y), &y).ok());
+  }
+  const int32_t other = 99;
+  ASSERT_TRUE(handle.setArgumentValue(3, sizeof(other), &other).ok());
+  ASSERT_TRUE(handle.setGroupSize(2 * warp, 1, 1).ok());
+  kernel->setArgCache().forget();
+  ASSERT_TRUE(launch().ok());
+
+  ASSERT_EQ(client_->launchCount(), 2u);
+  XslTestLaunchRecord record;
+  ASSERT_TRUE(client_->launch(1, &record));
+  EXPECT_EQ(record.group_size[0], warp);
+  for (uint32_t i = 0; i < 3; ++i) {
+    void* recorded = nullptr;
+    std::memcpy(&recorded, recordedArg(1, i).bytes, sizeof(recorded));
+    EXPECT_EQ(recorded, x) << "argument " << i;
+  }
+  int32_t value = 0;
+  std::memcpy(&value, recordedArg(1, 3).bytes, sizeof(value));
+  EXPECT_EQ(value, 7);
+}
+
 TEST_F(ZeLaunchTest, DynamicSharedMemoryIsTheTrailingLocalArgument) {
   SKIP_WITHOUT_CORPUS("slm_reduce_pvc_grf128.zebin");
   auto kernel = load("slm_reduce_pvc_grf128.zebin", "slm_reduce");
