@@ -36,12 +36,36 @@ Error lineError(size_t line, const std::string& what) {
   return Error("line " + std::to_string(line) + ": " + what);
 }
 
-// Cuts a trailing comment: '#' at the start or after a space, outside quotes.
+// Whether a quote at s[i] opens a quoted scalar: first on the line, after
+// an indicator ("key: ", "- ", "? ") or, inside a flow collection, after
+// '[', '{' or ','. Elsewhere (`a: x 'y`) it is a character of plain text.
+bool opensScalar(std::string_view s, size_t i, bool in_flow) {
+  size_t p = i;
+  while (p > 0 && isSpace(s[p - 1])) {
+    --p;
+  }
+  if (p == 0) {
+    return true;
+  }
+  const char before = s[p - 1];
+  if (in_flow && (before == '[' || before == '{' || before == ',')) {
+    return true;
+  }
+  if (p == i) {
+    return false; // no space after it: part of a plain scalar
+  }
+  return before == ':' ||
+      ((before == '-' || before == '?') && (p == 1 || isSpace(s[p - 2])));
+}
+
+// Cuts a trailing comment: '#' at the start or after a space, outside
+// quoted scalars.
 std::string_view stripComment(std::string_view s) {
   if (s.find('#') == std::string_view::npos) {
     return s; // the common case, at memchr speed
   }
   char quote = 0;
+  size_t flow_depth = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (quote == '"') {
@@ -60,10 +84,16 @@ std::string_view stripComment(std::string_view s) {
       }
       continue;
     }
-    const bool token_start = i == 0 || s[i - 1] == ' ' || s[i - 1] == '[' ||
-        s[i - 1] == ',' || s[i - 1] == '{';
-    if ((c == '\'' || c == '"') && token_start) {
-      quote = c;
+    if (c == '\'' || c == '"') {
+      if (opensScalar(s, i, flow_depth > 0)) {
+        quote = c;
+      }
+    } else if (c == '[' || c == '{') {
+      if (flow_depth > 0 || opensScalar(s, i, false)) {
+        ++flow_depth;
+      }
+    } else if ((c == ']' || c == '}') && flow_depth > 0) {
+      --flow_depth;
     } else if (c == '#' && (i == 0 || isSpace(s[i - 1]))) {
       return s.substr(0, i);
     }
@@ -74,6 +104,145 @@ std::string_view stripComment(std::string_view s) {
 bool isSequenceItem(std::string_view text) {
   return !text.empty() && text[0] == '-' &&
       (text.size() == 1 || text[1] == ' ');
+}
+
+// What a backslash and `e` stand for in a double-quoted scalar, if
+// supported.
+bool escapedChar(char e, char& out) {
+  switch (e) {
+    case 'n':
+      out = '\n';
+      return true;
+    case 't':
+      out = '\t';
+      return true;
+    case 'r':
+      out = '\r';
+      return true;
+    case '0':
+      out = '\0';
+      return true;
+    case '\\':
+    case '"':
+    case '/':
+    case ' ':
+      out = e;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A quoted scalar whose opening quote is text[start]: `end` is one past
+// its closing quote; `escaped` says whether it holds '' or backslash
+// escapes.
+struct QuotedSpan {
+  size_t end = 0;
+  bool escaped = false;
+};
+
+// Finds the end of the quoted scalar at text[start] and checks its escapes,
+// reading only: the "- key: value" probe calls it before the parse proper.
+// The closing quote must be on the same line; a backslash that ends the
+// line escapes nothing.
+Expected<QuotedSpan> scanQuoted(
+    std::string_view text,
+    size_t start,
+    size_t line) {
+  const char quote = text[start];
+  QuotedSpan span;
+  for (size_t i = start + 1; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        span.escaped = true;
+        ++i;
+        continue;
+      }
+      span.end = i + 1;
+      return span;
+    }
+    if (quote == '"' && c == '\\') {
+      if (i + 1 == text.size()) {
+        break;
+      }
+      char unused = 0;
+      if (!escapedChar(text[i + 1], unused)) {
+        return lineError(
+            line,
+            std::string("unsupported escape '\\") + text[i + 1] +
+                "' in a double-quoted string");
+      }
+      span.escaped = true;
+      ++i;
+    }
+  }
+  return lineError(
+      line,
+      "unterminated quoted string (the closing quote must be on the same "
+      "line; multi-line strings are not supported)");
+}
+
+// The value of a quoted scalar body (between the quotes) that scanQuoted
+// accepted.
+std::string unescape(std::string_view body, char quote) {
+  std::string out;
+  out.reserve(body.size());
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == quote || (quote == '"' && c == '\\')) {
+      c = body[++i];
+      if (quote == '"') {
+        static_cast<void>(escapedChar(c, c));
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+// Why a plain scalar cannot start as `text` does, or null: with an
+// indicator, or with '-', '?' or ':' and then a space (or nothing).
+const char* plainStartProblem(std::string_view text) {
+  if (text.empty()) {
+    return nullptr; // an empty key or a null value
+  }
+  switch (text[0]) {
+    case '-':
+    case '?':
+    case ':':
+      if (text.size() == 1 || isSpace(text[1])) {
+        return "starts with an indicator ('-', '?' or ':' and a space)";
+      }
+      return nullptr;
+    case ',':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '#':
+    case '|':
+    case '>':
+    case '\'':
+    case '"':
+    case '%':
+    case '@':
+    case '`':
+      return "starts with an indicator character";
+    case '&':
+    case '*':
+    case '!':
+      return "starts with an anchor, alias or tag (not supported)";
+    default:
+      return nullptr;
+  }
+}
+
+Error plainError(size_t line, std::string_view text, const char* problem) {
+  return lineError(
+      line,
+      "'" + std::string(text.substr(0, 60)) + "' is not a plain scalar: it " +
+          problem + " (quote it)");
 }
 
 } // namespace
@@ -262,21 +431,24 @@ class Parser {
     return std::string_view::npos;
   }
 
-  bool looksLikeMapEntry(std::string_view text) {
+  // Whether a sequence item's content opens a map ("- key: value"). Only
+  // reads `text` (static: no parser or document state); a malformed key is
+  // "no", and the parse of the item as a scalar then reports it.
+  static bool looksLikeMapEntry(std::string_view text) {
     if (text.empty() || text[0] == '[' || text[0] == '{') {
       return false;
     }
     if (text[0] == '\'' || text[0] == '"') {
-      size_t end = 0;
-      std::string_view unused;
-      if (!scanQuoted(text, 0, 0, unused, end).ok()) {
-        return false;
-      }
-      std::string_view after = trimLeft(text.substr(end));
-      return !after.empty() && after[0] == ':' &&
-          (after.size() == 1 || after[1] == ' ');
+      Expected<QuotedSpan> quoted = scanQuoted(text, 0, 0);
+      return quoted.ok() && isKeyColon(trimLeft(text.substr(quoted->end)));
     }
     return plainKeyEnd(text) != std::string_view::npos;
+  }
+
+  // `after` (what follows a quoted key) starts with the ':' of "key: value".
+  static bool isKeyColon(std::string_view after) {
+    return !after.empty() && after[0] == ':' &&
+        (after.size() == 1 || after[1] == ' ');
   }
 
   Expected<size_t> parseMap(size_t indent, size_t depth) {
@@ -306,13 +478,17 @@ class Parser {
       std::string_view rest;
       if (line.text[0] == '\'' || line.text[0] == '"') {
         size_t end = 0;
-        Status quoted = scanQuoted(line.text, 0, line.number, key, end);
+        Status quoted = readQuoted(line.text, 0, line.number, key, end);
         if (!quoted) {
           return quoted.error();
         }
         rest = trimLeft(line.text.substr(end));
         if (rest.empty() || rest[0] != ':') {
           return lineError(line.number, "expected ':' after the quoted key");
+        }
+        if (!isKeyColon(rest)) {
+          return lineError(
+              line.number, "expected ': ' after the quoted key (a space)");
         }
         rest = trimLeft(rest.substr(1));
       } else {
@@ -324,6 +500,9 @@ class Parser {
                   std::string(line.text.substr(0, 60)) + "'");
         }
         key = trimRight(line.text.substr(0, colon));
+        if (const char* problem = plainStartProblem(key)) {
+          return plainError(line.number, key, problem);
+        }
         rest = trimLeft(line.text.substr(colon + 1));
       }
       ++pos_;
@@ -413,88 +592,27 @@ class Parser {
     return seq;
   }
 
-  // Quoted scalar starting at text[start]; `end` is one past the closing
-  // quote. Unescaped copies are kept in the document.
-  Status scanQuoted(
+  // The quoted scalar at text[start] (scanQuoted): its value, unescaped
+  // into a string the document keeps when it has escapes; `end` is one
+  // past the closing quote.
+  Status readQuoted(
       std::string_view text,
       size_t start,
       size_t line,
       std::string_view& value,
       size_t& end) {
-    const char quote = text[start];
-    std::string unescaped;
-    bool copied = false;
-    size_t i = start + 1;
-    for (; i < text.size(); ++i) {
-      const char c = text[i];
-      if (quote == '\'' && c == '\'') {
-        if (i + 1 < text.size() && text[i + 1] == '\'') {
-          if (!copied) {
-            unescaped.assign(text.substr(start + 1, i - start - 1));
-            copied = true;
-          }
-          unescaped += '\'';
-          ++i;
-          continue;
-        }
-        break;
-      }
-      if (quote == '"' && c == '"') {
-        break;
-      }
-      if (quote == '"' && c == '\\') {
-        if (!copied) {
-          unescaped.assign(text.substr(start + 1, i - start - 1));
-          copied = true;
-        }
-        if (i + 1 >= text.size()) {
-          break;
-        }
-        const char e = text[++i];
-        switch (e) {
-          case 'n':
-            unescaped += '\n';
-            break;
-          case 't':
-            unescaped += '\t';
-            break;
-          case 'r':
-            unescaped += '\r';
-            break;
-          case '0':
-            unescaped += '\0';
-            break;
-          case '\\':
-          case '"':
-          case '/':
-          case ' ':
-            unescaped += e;
-            break;
-          default:
-            return lineError(
-                line,
-                std::string("unsupported escape '\\") + e +
-                    "' in a double-quoted string");
-        }
-        continue;
-      }
-      if (copied) {
-        unescaped += c;
-      }
+    Expected<QuotedSpan> span = scanQuoted(text, start, line);
+    if (!span) {
+      return span.error();
     }
-    if (i >= text.size()) {
-      return lineError(
-          line,
-          "unterminated quoted string (multi-line strings are "
-          "not supported)");
-    }
-    end = i + 1;
-    if (copied) {
-      doc_.owned_.push_back(std::move(unescaped));
+    const std::string_view body = text.substr(start + 1, span->end - start - 2);
+    if (span->escaped) {
+      doc_.owned_.push_back(unescape(body, text[start]));
       value = doc_.owned_.back();
     } else {
-      value = text.substr(start + 1, i - start - 1);
+      value = body;
     }
+    end = span->end;
     return Status::success();
   }
 
@@ -518,7 +636,7 @@ class Parser {
     if (first == '\'' || first == '"') {
       std::string_view value;
       size_t end = 0;
-      Status quoted = scanQuoted(text, 0, line, value, end);
+      Status quoted = readQuoted(text, 0, line, value, end);
       if (!quoted) {
         return quoted.error();
       }
@@ -536,9 +654,54 @@ class Parser {
     if (first == '&' || first == '*' || first == '!') {
       return lineError(line, "anchors, aliases and tags are not supported");
     }
+    if (const char* problem = plainScalarProblem(text)) {
+      return plainError(line, text, problem);
+    }
     const size_t node = addNode(NodeKind::kScalar, line);
     doc_.nodes_[node].text = text;
     return node;
+  }
+
+  // The key of a flow map entry at text[i], quoted or plain; `i` moves past
+  // its ':'. A plain key ends at a ':' followed by a space, ',', ']', '}'
+  // or the line's end (YAML reads `{a:1}` as the key "a:1").
+  Status readFlowKey(
+      std::string_view text,
+      size_t line,
+      size_t& i,
+      std::string_view& key) {
+    if (text[i] == '\'' || text[i] == '"') {
+      Status quoted = readQuoted(text, i, line, key, i);
+      if (!quoted) {
+        return quoted;
+      }
+      while (i < text.size() && text[i] == ' ') {
+        ++i;
+      }
+      if (i >= text.size() || text[i] != ':') {
+        return lineError(line, "expected ':' after the quoted key");
+      }
+      ++i;
+      return Status::success();
+    }
+    for (size_t colon = text.find_first_of(":,[]{}", i);
+         colon != std::string_view::npos && text[colon] == ':';
+         colon = text.find_first_of(":,[]{}", colon + 1)) {
+      if (colon + 1 == text.size() ||
+          std::string_view(" ,]}").find(text[colon + 1]) !=
+              std::string_view::npos) {
+        key = trimRight(text.substr(i, colon - i));
+        if (key.empty()) {
+          break;
+        }
+        if (const char* problem = plainStartProblem(key)) {
+          return plainError(line, key, problem);
+        }
+        i = colon + 1;
+        return Status::success();
+      }
+    }
+    return lineError(line, "expected 'key: value' in a flow map");
   }
 
   // `[a, b, [c]]` or `{k: v}` starting at text[start], on one line.
@@ -575,12 +738,10 @@ class Parser {
       }
       std::string_view key;
       if (is_map) {
-        const size_t colon = text.find(':', i);
-        if (colon == std::string_view::npos) {
-          return lineError(line, "expected 'key: value' in a flow map");
+        Status key_read = readFlowKey(text, line, i, key);
+        if (!key_read) {
+          return key_read.error();
         }
-        key = trimRight(text.substr(i, colon - i));
-        i = colon + 1;
         skipSpaces();
       }
       if (i >= text.size()) {
@@ -595,7 +756,7 @@ class Parser {
         child = *nested;
       } else if (text[i] == '\'' || text[i] == '"') {
         std::string_view value;
-        Status quoted = scanQuoted(text, i, line, value, i);
+        Status quoted = readQuoted(text, i, line, value, i);
         if (!quoted) {
           return quoted.error();
         }
@@ -607,8 +768,22 @@ class Parser {
         if (item_end == std::string_view::npos) {
           break;
         }
+        const std::string_view item = trimRight(text.substr(i, item_end - i));
+        // A map's value may be empty (null); a sequence entry may not.
+        if (item.empty() && !is_map) {
+          return lineError(line, "empty entry in a flow sequence");
+        }
+        if (!item.empty()) {
+          const char* problem =
+              item.find_first_of("[{") != std::string_view::npos
+              ? "holds '[' or '{'"
+              : plainScalarProblem(item);
+          if (problem != nullptr) {
+            return plainError(line, item, problem);
+          }
+        }
         child = addNode(NodeKind::kScalar, line);
-        doc_.nodes_[child].text = trimRight(text.substr(i, item_end - i));
+        doc_.nodes_[child].text = item;
         i = item_end;
       }
       doc_.nodes_[child].key = key;
@@ -619,6 +794,11 @@ class Parser {
       }
       if (text[i] == ',') {
         ++i;
+        skipSpaces();
+        if (i < text.size() && text[i] == close) {
+          end = i + 1; // a trailing comma adds no entry
+          return node;
+        }
         continue;
       }
       if (text[i] == close) {
@@ -641,6 +821,22 @@ class Parser {
   size_t pos_ = 0;
   Document& doc_;
 };
+
+const char* plainScalarProblem(std::string_view text) {
+  if (const char* problem = plainStartProblem(text)) {
+    return problem;
+  }
+  for (size_t i = text.find(':'); i != std::string_view::npos;
+       i = text.find(':', i + 1)) {
+    if (i + 1 == text.size()) {
+      return "ends with ':'";
+    }
+    if (isSpace(text[i + 1])) {
+      return "holds ': '";
+    }
+  }
+  return nullptr;
+}
 
 size_t Document::find(size_t index, std::string_view key) const {
   for (size_t c = nodes_[index].first_child; c != kNoNode;

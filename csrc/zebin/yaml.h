@@ -5,8 +5,11 @@
 // double-quoted scalars, flow sequences (`[ 0, 1, 2 ]`), empty flow maps,
 // comments and the `---` / `...` document markers. No anchors, tags,
 // block scalars or multi-line scalars: those are reported as errors, never
-// guessed at. Nesting is limited (kMaxDepth) so hostile input cannot exhaust
-// the stack; tabs in indentation are rejected as YAML requires.
+// guessed at, as are scalars YAML itself refuses (a quote not closed on its
+// line, text after a closing quote, an unknown escape, a plain scalar that
+// starts with an indicator or holds ': '). Nesting is limited (kMaxDepth) so
+// hostile input cannot exhaust the stack; tabs in indentation are rejected as
+// YAML requires.
 
 #include <cstddef>
 #include <cstdint>
@@ -69,6 +72,11 @@ class Document {
   }
   // Value of `key` in the map at `index`, or kNoNode.
   size_t find(size_t index, std::string_view key) const;
+  // Scalars and keys held as unescaped copies: one per quoted scalar with
+  // escapes; every other view points into the parsed text.
+  size_t unescapedCount() const noexcept {
+    return owned_.size();
+  }
 
  private:
   friend class Parser;
@@ -93,6 +101,13 @@ Status parseInto(
     std::string_view text,
     const std::vector<std::string_view>& skip_keys,
     Document& doc);
+
+// Why `text` cannot be a plain (unquoted) scalar value, or null if it can:
+// YAML 1.2 lets none start with an indicator ("[{&*!|>'\"%@`#,]}", or '-',
+// '?', ':' before a space) and none hold ": " or end with ':'. `text` has
+// no comment and no surrounding spaces. The IGC layout reader declines
+// what this refuses, so both readers take the same scalars.
+const char* plainScalarProblem(std::string_view text);
 
 // Scalar conversions with YAML 1.2 core-schema spelling (decimal, 0x hex,
 // 0o octal; true/false). Errors say what was expected.

@@ -3,9 +3,10 @@
 // table and node tree. It takes only what it fully understands: block maps
 // and lists indented with spaces, `key: value` lines with plain or simply
 // quoted scalars, the keys the tree reader knows, valid values. On anything
-// else (comments, tabs, CR, flow maps, escapes, unknown keys, a bad value)
-// it declines, and the tree reader reads the text with its errors and
-// warnings; so every rule below is the tree reader's, never a new one.
+// else (comments, tabs, CR, flow maps, escapes, a ':' in a value, unknown
+// keys, a bad value) it declines, and the tree reader reads the text with its
+// errors and warnings; so every rule below is the tree reader's, never a new
+// one.
 
 #include <cstddef>
 #include <cstdint>
@@ -97,21 +98,6 @@ const char* findColonOrNewline(const char* p, const char* end) {
   return p;
 }
 
-// The first '\n' at or after `p`, or `end`.
-const char* findNewline(const char* p, const char* end) {
-  while (end - p >= 8) {
-    const uint64_t marks = bytesEqual(loadWord(p), '\n');
-    if (marks != 0) {
-      return p + firstMarked(marks);
-    }
-    p += 8;
-  }
-  while (p != end && *p != '\n') {
-    ++p;
-  }
-  return p;
-}
-
 // The first byte at or after `p` that is not a space, eight bytes to a
 // compare while they are all spaces: IGC indents by two per level and pads
 // keys to align values in a column, so most bytes of a line are spaces.
@@ -147,28 +133,31 @@ bool readScalar(std::string_view value, Scalar& out) {
     return out.text.find(first) == std::string_view::npos &&
         (first == '\'' || out.text.find('\\') == std::string_view::npos);
   }
-  switch (first) {
-    case '[':
-    case '{':
-    case '|':
-    case '>':
-    case '&':
-    case '*':
-    case '!':
-    case '%':
-    case '@':
-    case '`':
-      return false;
-    default:
-      break;
+  // Values hold no ':' (parseLine declines one), so a value starting with
+  // a letter, digit or '_' is a plain scalar; others take the tree
+  // reader's rule, which refuses an indicator first.
+  if (!kKeyChars.table[static_cast<unsigned char>(first)] &&
+      yaml::plainScalarProblem(value) != nullptr) {
+    return false; // the tree reader refuses it (or reads a flow or block)
   }
   out.text = value;
   out.quoted = false;
   return true;
 }
 
+std::string_view trimSpaces(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && s.back() == ' ') {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
 // The value of a key the tree reader ignores: a scalar, or a one-line flow
-// sequence of plain items.
+// sequence of plain items, each one the tree reader takes (none empty but
+// what follows a trailing comma).
 bool isIgnorableValue(std::string_view value) {
   Scalar scalar;
   if (readScalar(value, scalar)) {
@@ -177,8 +166,28 @@ bool isIgnorableValue(std::string_view value) {
   if (value.size() < 2 || value.front() != '[' || value.back() != ']') {
     return false;
   }
-  return value.substr(1, value.size() - 2).find_first_of("[]{}'\"") ==
-      std::string_view::npos;
+  const std::string_view items = value.substr(1, value.size() - 2);
+  if (items.find_first_of("[]{}'\"") != std::string_view::npos) {
+    return false;
+  }
+  if (trimSpaces(items).empty()) {
+    return true; // []
+  }
+  for (size_t start = 0;;) {
+    const size_t comma = items.find(',', start);
+    const std::string_view item = trimSpaces(items.substr(
+        start, comma == std::string_view::npos ? comma : comma - start));
+    if (item.empty()) {
+      return comma == std::string_view::npos && start != 0;
+    }
+    if (yaml::plainScalarProblem(item) != nullptr) {
+      return false;
+    }
+    if (comma == std::string_view::npos) {
+      return true;
+    }
+    start = comma + 1;
+  }
 }
 
 // One content line: `key: value`, or `- key: value` opening a list item.
@@ -315,7 +324,12 @@ class IgcLayoutReader {
       return false;
     }
     const char* const value = skipSpaces(p, end);
-    p = findNewline(value, end);
+    // IGC writes no ':' in a value: one is declined, and the tree reader
+    // decides whether "a: b" or "a:b" is text (readScalar counts on it).
+    p = findColonOrNewline(value, end);
+    if (p != end && *p == ':') {
+      return false;
+    }
     pos_ = static_cast<size_t>(p - text_.data()) + 1;
     const char* value_end = p;
     while (value_end != value && value_end[-1] == ' ') {

@@ -118,6 +118,140 @@ TEST(Yaml, RejectsWhatItDoesNotSupport) {
   EXPECT_HAS(parseError("a:\n  - 1\n  b: 2\n"), "line 3");
 }
 
+// A quoted scalar ends at its closing quote on the same line, and only
+// spaces or a comment may follow it. Each error names the line.
+TEST(Yaml, RejectsMalformedQuotedScalars) {
+  // A backslash at the end of the line escapes nothing: no closing quote.
+  EXPECT_HAS(
+      parseError("a: 1\nb: \"abc\\\n"), "line 2: unterminated quoted string");
+  EXPECT_HAS(parseError("- \"abc\\\n"), "line 1: unterminated quoted string");
+  EXPECT_HAS(
+      parseError("a:\n  - \"abc\\\n"), "line 2: unterminated quoted string");
+  EXPECT_HAS(
+      parseError("\"abc\\\n"), "line 1: unterminated quoted string"); // a key
+  EXPECT_HAS(parseError("a: [ \"x\\\n"), "line 1: unterminated quoted string");
+  EXPECT_HAS(
+      parseError("a: \"abc\\\"\n"), "line 1: unterminated quoted string");
+  EXPECT_HAS(parseError("a: 'it''\n"), "line 1: unterminated quoted string");
+  EXPECT_HAS(parseError("a: \"abc\n"), "line 1: unterminated quoted string");
+  EXPECT_HAS(parseError("'k: v\n"), "line 1: unterminated quoted string");
+  // Escapes the reader does not know, in values, keys and flow items.
+  EXPECT_HAS(
+      parseError("a: 1\nb: \"\\x41\"\n"), "line 2: unsupported escape '\\x'");
+  EXPECT_HAS(parseError("\"a\\qb\": 1\n"), "line 1: unsupported escape");
+  EXPECT_HAS(parseError("- \"a\\qb\": 1\n"), "line 1: unsupported escape");
+  EXPECT_HAS(parseError("a: [ \"\\u0041\" ]\n"), "line 1: unsupported escape");
+  // Text after the closing quote.
+  EXPECT_HAS(
+      parseError("a: 1\nb: \"x\" y\n"),
+      "line 2: unexpected text after a quoted string");
+  EXPECT_HAS(
+      parseError("a: 'x'y\n"), "line 1: unexpected text after a quoted string");
+  EXPECT_HAS(
+      parseError("a: \"x\"# no space, no comment\n"),
+      "line 1: unexpected text after a quoted string");
+  EXPECT_HAS(
+      parseError("- 'x' y\n"), "line 1: unexpected text after a quoted string");
+  EXPECT_HAS(parseError("a: [ \"x\" y ]\n"), "line 1: expected ',' or ']'");
+  EXPECT_HAS(
+      parseError("a: { \"k\" x: 1 }\n"),
+      "line 1: expected ':' after the quoted key");
+  EXPECT_HAS(
+      parseError("a: 1\n\"k\" x: v\n"),
+      "line 2: expected ':' after the quoted key");
+  EXPECT_HAS(
+      parseError("\"k\":v\n"), "line 1: expected ': ' after the quoted key");
+  EXPECT_HAS(
+      parseError("- 'k':v\n"), "line 1: unexpected text after a quoted string");
+
+  // Still read: a comment or spaces after the quote, "" and '' escapes.
+  Expected<Document> doc = yaml::parse(
+      "a: \"x\"   # comment\n"
+      "b: 'it''s'\n"
+      "c: \"q\\\"\\\\\"\n"
+      "\"k\"  : v\n");
+  ASSERT_TRUE(doc.ok()) << doc.error().message();
+  EXPECT_EQ(doc->node(doc->find(0, "a")).text, "x");
+  EXPECT_EQ(doc->node(doc->find(0, "b")).text, "it's");
+  EXPECT_EQ(doc->node(doc->find(0, "c")).text, "q\"\\");
+  EXPECT_EQ(doc->node(doc->find(0, "k")).text, "v");
+}
+
+// Plain scalars (values, keys, flow items) as YAML allows them: no
+// indicator first, no ': ' inside, no empty flow entry.
+TEST(Yaml, RejectsMalformedPlainScalars) {
+  for (const char* text :
+       {"a: b: c\n",     "a: b:\n",      "a: @x\n",       "a: `x\n",
+        "a: %x\n",       "a: ,x\n",      "a: ]\n",        "a: }x\n",
+        "a: -\n",        "a: - x\n",     "a: ? x\n",      "a: : x\n",
+        "a: ?\n",        "@k: 1\n",      "&k a: 1\n",     "[k]: 1\n",
+        "? k: 1\n",      "- @x\n",       "- ]: 1\n",      "a: [1, , 2]\n",
+        "a: [ , 1]\n",   "a: [ @x ]\n",  "a: [ &x 1 ]\n", "a: [ - x ]\n",
+        "a: [ k: v ]\n", "a: [ x[y ]\n", "a: { @k: 1 }\n"}) {
+    const std::string message = parseError(std::string("z: 0\n") + text);
+    EXPECT_EQ(message.rfind("line 2: ", 0), 0u) << text << " -> " << message;
+  }
+  EXPECT_HAS(parseError("a: b: c\n"), "': '");
+  EXPECT_HAS(parseError("a: @x\n"), "'@x' is not a plain scalar");
+  EXPECT_HAS(parseError("a: [1, , 2]\n"), "empty entry");
+
+  // What YAML reads as plain text stays plain text.
+  Expected<Document> doc = yaml::parse(
+      "a: -x\n"
+      "b: ?x\n"
+      "c: :x\n"
+      "d: x:y\n"
+      "e: x :y\n"
+      "f: -1\n"
+      "g: x 'y # a comment, not a quoted string'\n"
+      "h: [1, 2, ]\n"
+      "i: { \"k\": v, 'q r': 2, s: 3 }\n"
+      "j: a#b\n");
+  ASSERT_TRUE(doc.ok()) << doc.error().message();
+  const Document& d = *doc;
+  EXPECT_EQ(d.node(d.find(0, "a")).text, "-x");
+  EXPECT_EQ(d.node(d.find(0, "b")).text, "?x");
+  EXPECT_EQ(d.node(d.find(0, "c")).text, ":x");
+  EXPECT_EQ(d.node(d.find(0, "d")).text, "x:y");
+  EXPECT_EQ(d.node(d.find(0, "e")).text, "x :y");
+  EXPECT_EQ(d.node(d.find(0, "f")).text, "-1");
+  EXPECT_EQ(d.node(d.find(0, "g")).text, "x 'y");
+  const size_t h = d.find(0, "h");
+  ASSERT_EQ(d.node(h).child_count, 2u); // a trailing comma adds no entry
+  EXPECT_EQ(d.node(d.nextSibling(d.firstChild(h))).text, "2");
+  const size_t i = d.find(0, "i");
+  ASSERT_EQ(d.node(i).child_count, 3u);
+  EXPECT_EQ(d.node(d.find(i, "k")).text, "v");
+  EXPECT_EQ(d.node(d.find(i, "q r")).text, "2");
+  EXPECT_EQ(d.node(d.find(i, "s")).text, "3");
+  EXPECT_EQ(d.node(d.find(0, "j")).text, "a#b");
+}
+
+// "- key: value" is told from "- scalar" by a probe that reads the quoted
+// key without unescaping or storing it: the document holds one copy per
+// escaped key, made by the parse proper.
+TEST(Yaml, ProbingASequenceItemStoresNothing) {
+  const std::string text =
+      "- \"k\\tx\": 1\n"
+      "- 'it''s': 2\n"
+      "- \"a long key with an escape\\t past the short string buffer\": 3\n"
+      "- \"plain\": 4\n"
+      "- \"just \\\"a\\\" scalar\"\n";
+  Document doc;
+  for (int round = 0; round < 2; ++round) { // a reused Document too
+    Status parsed = yaml::parseInto(text, {}, doc);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_EQ(doc.unescapedCount(), 4u) << "round " << round;
+    const size_t first = doc.firstChild(0);
+    EXPECT_EQ(doc.node(doc.find(first, "k\tx")).text, "1");
+    const size_t second = doc.nextSibling(first);
+    EXPECT_EQ(doc.node(doc.find(second, "it's")).text, "2");
+    const size_t fifth =
+        doc.nextSibling(doc.nextSibling(doc.nextSibling(second)));
+    EXPECT_EQ(doc.node(fifth).text, "just \"a\" scalar");
+  }
+}
+
 TEST(Yaml, SkipKeysLeavesTheirBlocksOut) {
   const std::string text =
       "a:\n"
