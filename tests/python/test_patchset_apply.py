@@ -36,6 +36,7 @@ INDEX = re.compile(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40}) 100644$", re.M)
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="needs git")
 XPU = "torch/csrc/inductor/static_launcher/xpu.cpp"
+CUDA = "torch/csrc/inductor/static_launcher/cuda.cpp"
 MODULE = "torch/csrc/Module.cpp"
 TEST_MODULE = "test/inductor/test_static_triton_launcher.py"
 L0_CMAKE = "c10/xpu/CMakeLists.txt"
@@ -90,12 +91,24 @@ def test_each_series_is_four_format_patch_prs(name):
 @pytest.mark.parametrize("name", SERIES_NAMES)
 def test_the_fix_leads_and_stands_alone(name):
     fix = series(name).patches()[0]
-    assert {f.path for f in fix.files} == {XPU, TEST_MODULE}
+    assert {f.path for f in fix.files} == {XPU, CUDA, TEST_MODULE}
     added = "\n".join(line for f in fix.files for h in f.hunks for line in h.new_lines)
-    assert 'Py_BuildValue("(Nii)"' in added and "gridX <= 0 || gridY <= 0 || gridZ <= 0" in added
-    # Its tests use upstream's own helpers, not ones a later PR adds.
-    assert "_write_binary" not in added and "write_cubin_to_tmp" in added
-    assert "@slowTest" in added and "num_warps=1" in added and "sys.getrefcount(baseline)" in added
+    assert 'Py_BuildValue("(Nii)"' in added
+    # Both launchers get the same grid and num_warps checks.
+    for path in (XPU, CUDA):
+        lines = "\n".join(line for f in fix.files if f.path == path for h in f.hunks for line in h.new_lines)
+        assert "gridXArg <= 0 || gridYArg <= 0 || gridZArg <= 0" in lines and "gridX * gridY" not in lines
+        assert "gridXArg <= INT32_MAX" in lines and "got num_warps=" in lines
+    # Its tests use upstream's own helpers, not ones a later PR adds, and
+    # are fast: no slow 2**31-work-group dispatch.
+    assert "_write_binary" not in added and "_make_launcher" in added and "write_cubin_to_tmp" in added
+    assert "@slowTest" not in added and "sys.getrefcount(baseline)" in added
+    for test in (
+        "launch_with_zero_num_warps_raises",
+        "zero_grid_dimension_is_a_no_op",
+        "grid_dimension_over_int32_max_raises",
+    ):
+        assert f"def test_{test}(self):" in added, test
 
 
 @pytest.mark.parametrize("name", SERIES_NAMES)
@@ -105,7 +118,9 @@ def test_enable_pr_is_small_and_only_touches_guards_file_open_and_includes(name)
     removed = [line for f in patch.files for h in f.hunks for line in h.old_lines if line not in h.new_lines]
     added = [line for f in patch.files for h in f.hunks for line in h.new_lines if line not in h.old_lines]
     assert len(removed) + len(added) <= 100 and changed
-    assert all("_WIN32" in line or "Windows" in line or "#endif" in line or "ifstream" in line for line in removed), removed
+    assert all("_WIN32" in line or "Windows" in line or "#endif" in line or "ifstream" in line for line in removed), (
+        removed
+    )
     touched = {f.path for f in patch.files}
     stub = {"aten/src/ATen/xpu/detail/LazyLevelZero.cpp", "aten/src/ATen/xpu/level_zero_stub/ATenLevelZero.h"}
     # Release bases carry the Level Zero stub's guards; main loads ze_loader.dll without one.
@@ -118,7 +133,9 @@ def test_enable_pr_is_small_and_only_touches_guards_file_open_and_includes(name)
 
 
 def _added(patch, path: str) -> list[str]:
-    return [line for f in patch.files if f.path == path for h in f.hunks for line in h.new_lines if line not in h.old_lines]
+    return [
+        line for f in patch.files if f.path == path for h in f.hunks for line in h.new_lines if line not in h.old_lines
+    ]
 
 
 @pytest.mark.parametrize("name", SERIES_NAMES)
@@ -126,13 +143,13 @@ def test_enable_pr_provides_the_level_zero_sdk_headers(name):
     patch = series(name).patches()[1]
     cmake = "\n".join(_added(patch, L0_CMAKE))
     assert "HINTS $ENV{LEVEL_ZERO_V1_SDK_PATH}" in cmake and "NAMES level_zero/ze_api.h" in cmake
-    assert "message(FATAL_ERROR" in cmake and "set \"\n          \"LEVEL_ZERO_V1_SDK_PATH to that folder." in cmake
+    assert "message(FATAL_ERROR" in cmake and 'set "\n          "LEVEL_ZERO_V1_SDK_PATH to that folder.' in cmake
     # Build interface only: the installed config of c10_xpu names no folder of the build machine.
     assert "c10_xpu PUBLIC $<BUILD_INTERFACE:${LEVEL_ZERO_INCLUDE_DIR}>" in cmake
     ci_path = L0_CI_MAIN if name == "main-011ab45" else L0_CI_RELEASE
     ci = "\n".join(_added(patch, ci_path))
     # A pinned release asset, its SHA-256 checked, the SDK root exported for the build.
-    assert f"level-zero-win-sdk-{{LEVEL_ZERO_VERSION}}.zip" in ci or "level-zero-win-sdk-%LEVEL_ZERO_VERSION%.zip" in ci
+    assert "level-zero-win-sdk-{LEVEL_ZERO_VERSION}.zip" in ci or "level-zero-win-sdk-%LEVEL_ZERO_VERSION%.zip" in ci
     assert L0_VERSION in ci and L0_SHA256 in ci and ci.count(L0_SHA256) == 1
     assert "LEVEL_ZERO_V1_SDK_PATH" in ci and ("hashlib.sha256" in ci or "certutil -hashfile" in ci)
     assert "curl -k" not in ci and " -k " not in ci  # the download is not told to skip TLS checks
@@ -210,7 +227,13 @@ def test_wheel_utils_are_the_recorded_blobs():
 
 
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@localhost")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@localhost",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@localhost",
+    )
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
 
 
@@ -259,7 +282,9 @@ def test_drift_names_file_expected_text_and_nearest_match(tmp_path):
     root = make_checkout(tmp_path, "v2.15.0")
     module_cpp = root / MODULE
     module_cpp.write_text(
-        module_cpp.read_text().replace("#if defined(USE_XPU) && !defined(_WIN32)", "#if defined(USE_XPU) && !defined(_MSC_VER)")
+        module_cpp.read_text().replace(
+            "#if defined(USE_XPU) && !defined(_WIN32)", "#if defined(USE_XPU) && !defined(_MSC_VER)"
+        )
     )
     before = snapshot(root)
     result = patchset.run_series(series("v2.15.0").patches(), root)
@@ -332,7 +357,9 @@ PREIMAGES = os.environ.get("XSL_PYTORCH_PREIMAGES", "")
 
 
 @needs_git
-@pytest.mark.skipif(not PREIMAGES, reason="needs the upstream pre-image files (XSL_PYTORCH_PREIMAGES=<dir>/<series>/<path>)")
+@pytest.mark.skipif(
+    not PREIMAGES, reason="needs the upstream pre-image files (XSL_PYTORCH_PREIMAGES=<dir>/<series>/<path>)"
+)
 @pytest.mark.parametrize("name", SERIES_NAMES)
 def test_export_on_the_upstream_files_is_byte_identical(tmp_path, name):
     s = series(name)
@@ -350,12 +377,20 @@ def test_export_on_the_upstream_files_is_byte_identical(tmp_path, name):
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / "patchset.py"), *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "patchset.py"), *args], capture_output=True, text=True
+    )
 
 
 @pytest.mark.parametrize(
     ("version", "expected"),
-    [("2.15.0", "v2.15.0"), ("2.15.1a0+git1234", "v2.15.0"), ("2.13.0", "v2.13.0"), ("2.16.0a0", "main-011ab45"), ("3.0.0", "main-011ab45")],
+    [
+        ("2.15.0", "v2.15.0"),
+        ("2.15.1a0+git1234", "v2.15.0"),
+        ("2.13.0", "v2.13.0"),
+        ("2.16.0a0", "main-011ab45"),
+        ("3.0.0", "main-011ab45"),
+    ],
 )
 def test_series_is_picked_by_the_checkout_version(tmp_path, version, expected):
     (tmp_path / "version.txt").write_text(version + "\n")
@@ -364,7 +399,10 @@ def test_series_is_picked_by_the_checkout_version(tmp_path, version, expected):
 
 def test_unknown_version_asks_for_series(tmp_path):
     (tmp_path / "version.txt").write_text("2.14.1\n")
-    with pytest.raises(patchset.PatchError, match=r"no series for PyTorch 2\.14\.1 .*pass --series \(main-011ab45, v2\.13\.0, v2\.15\.0\)"):
+    with pytest.raises(
+        patchset.PatchError,
+        match=r"no series for PyTorch 2\.14\.1 .*pass --series \(main-011ab45, v2\.13\.0, v2\.15\.0\)",
+    ):
         patchset.select_series(PATCH_DIR, tmp_path, None)
     with pytest.raises(patchset.PatchError, match="--series v9: no such series"):
         patchset.select_series(PATCH_DIR, tmp_path, "v9")
@@ -422,7 +460,8 @@ def test_cli_names_the_other_launchers_stack_and_how_to_reverse_it(tmp_path):
     assert refused.returncode == 1
     assert refused.stdout.strip().splitlines()[-1] == (
         f"Nothing was written. The checkout holds the v2.15.0 stack with the project launcher: reverse it "
-        f"first (patchset.py apply --reverse --launcher project {root}).")
+        f"first (patchset.py apply --reverse --launcher project {root})."
+    )
     assert snapshot(root) == applied_project
     assert _run("apply", "--reverse", "--launcher", "project", str(root)).returncode == 0
     assert snapshot(root) == before
@@ -474,7 +513,10 @@ def test_bad_hunk_counts_are_a_parse_error():
 
 
 def test_folded_subject_is_unfolded():
-    text = "From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 4/4] XPU static launcher: fix the capsule leak and the\n grid-size overflow\n\nBody\n"
+    text = (
+        "From 0 Mon Sep 17 00:00:00 2001\n"
+        "Subject: [PATCH 4/4] XPU static launcher: fix the capsule leak and the\n grid-size overflow\n\nBody\n"
+    )
     assert patchset.parse_patch(text).subject == "XPU static launcher: fix the capsule leak and the grid-size overflow"
 
 

@@ -33,7 +33,7 @@ PREIMAGES = os.environ.get("XSL_PYTORCH_PREIMAGES", "")
 
 # Imports torch._inductor.utils from the patched file, in every process that
 # has this folder on PYTHONPATH (the tests start subprocesses too).
-SITECUSTOMIZE = '''
+SITECUSTOMIZE = """
 import importlib.abc, importlib.util, os, sys
 
 class _PatchedUtils(importlib.abc.MetaPathFinder):
@@ -43,7 +43,7 @@ class _PatchedUtils(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, _PatchedUtils())
-'''
+"""
 
 
 def _series():
@@ -101,7 +101,9 @@ def test_the_kernel_format_unit_tests_pass_on_this_torch(tmp_path):
     assert re.search(r"^OK$", output, re.M) and "skipped" not in output, output[-3000:]
 
 
-@pytest.mark.skipif(not PREIMAGES, reason="needs the upstream pre-image files (XSL_PYTORCH_PREIMAGES=<dir>/<series>/<path>)")
+@pytest.mark.skipif(
+    not PREIMAGES, reason="needs the upstream pre-image files (XSL_PYTORCH_PREIMAGES=<dir>/<series>/<path>)"
+)
 def test_the_patched_launcher_tests_load_on_this_torch(tmp_path):
     series = _series()
     overlay, env = _overlay(tmp_path)
@@ -116,5 +118,13 @@ def test_the_patched_launcher_tests_load_on_this_torch(tmp_path):
     ran = re.search(r"^Ran (\d+) tests?", output, re.M)
     assert ran and int(ran.group(1)) > 20, output[-3000:]
     assert re.search(rf"^OK \(skipped={ran.group(1)}\)$", output, re.M), output[-3000:]
-    for name in ("test_load_kernel_returns_owned_capsule", "test_grid_product_beyond_int32", "test_non_ascii_cache_path", "test_long_cache_path", "test_missing_kernel_binary"):
+    for name in (
+        "test_load_kernel_returns_owned_capsule",
+        "test_launch_with_zero_num_warps_raises",
+        "test_zero_grid_dimension_is_a_no_op",
+        "test_grid_dimension_over_int32_max_raises",
+        "test_non_ascii_cache_path",
+        "test_long_cache_path",
+        "test_missing_kernel_binary",
+    ):
         assert name in output, name
