@@ -48,10 +48,11 @@ import shutil
 import struct
 import subprocess
 import sys
+import types
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "xpu_static_launcher"
@@ -72,12 +73,20 @@ SYCL_LINES = (
     SyclLine("2025.3.3", 8, "fbef5f5163492be14f65ed900f69b453432bec3d3f3f64e5e551758bfa4cecdf"),
     SyclLine("2026.2.0", 9, "ad920da1ffcb43edbc03422a7c85094997e6d578f9ab534743442af70bcbfaa1"),
 )
+SYCL_MAJORS = tuple(line.major for line in SYCL_LINES)
 AUDITWHEEL = "auditwheel==6.8.2"
 
 # What a module of the wheel may import besides the libsycl of its major:
 # the C and C++ runtimes (manylinux policy), never torch or Python.
-LINUX_RUNTIME = {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
-                 "libpthread.so.0", "libdl.so.2", "ld-linux-x86-64.so.2"}
+LINUX_RUNTIME = {
+    "libc.so.6",
+    "libm.so.6",
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+    "libpthread.so.0",
+    "libdl.so.2",
+    "ld-linux-x86-64.so.2",
+}
 BACKEND = re.compile(r"^_sycl_launcher_sycl(\d+)\.")
 # The same for a Windows module (case-insensitive, as Windows names DLLs):
 # the C runtime of MSVC 2015-2022, KERNEL32 (the loader code's LoadLibrary),
@@ -122,7 +131,7 @@ def requires_python() -> str:
 # ------------------------------------------------------------------ SYCL lines
 
 
-def fetch_sycl(line: SyclLine, work: Path, python: str) -> Tuple[Path, Path]:
+def fetch_sycl(line: SyclLine, work: Path, python: str) -> tuple[Path, Path]:
     """The include and library folders of the pinned intel-sycl-rt wheel,
     downloaded with its hash checked and unpacked under ``work``."""
     root = work / f"intel-sycl-rt-{line.version}"
@@ -133,9 +142,25 @@ def fetch_sycl(line: SyclLine, work: Path, python: str) -> Tuple[Path, Path]:
     downloads.mkdir(parents=True, exist_ok=True)
     requirement = downloads / f"intel-sycl-rt-{line.version}.txt"
     requirement.write_text(f"intel-sycl-rt=={line.version} --hash=sha256:{line.sha256}\n")
-    run([python, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes",
-         "--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "-d", str(downloads),
-         "-r", str(requirement)], env=dict(os.environ, PIP_CONSTRAINT=os.devnull))
+    run(
+        [
+            python,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--require-hashes",
+            "--only-binary=:all:",
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "-d",
+            str(downloads),
+            "-r",
+            str(requirement),
+        ],
+        env=dict(os.environ, PIP_CONSTRAINT=os.devnull),
+    )
     wheels = sorted(downloads.glob(f"intel_sycl_rt-{line.version}-*manylinux*.whl"))
     if not wheels:
         raise WheelError(f"pip downloaded no intel-sycl-rt {line.version} wheel into {downloads}")
@@ -144,7 +169,7 @@ def fetch_sycl(line: SyclLine, work: Path, python: str) -> Tuple[Path, Path]:
         for name in archive.namelist():
             if not name.startswith(data):
                 continue
-            inner = name[len(data):]
+            inner = name[len(data) :]
             if inner.startswith("include/") or re.match(r"lib/libsycl\.so(\.\d+)?$", inner):
                 target = root / inner
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -160,10 +185,26 @@ def build_line(line: SyclLine, work: Path, python: str, everything: bool) -> Pat
     build tree's package folder."""
     include, lib = fetch_sycl(line, work, python)
     build = work / f"build-sycl{line.major}"
-    run(["cmake", "-S", str(REPO), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-         "-DXSL_BUILD_TESTS=OFF", "-DXSL_BUILD_PYTHON=ON", "-DXSL_BUILD_SYCL_BACKEND=ON",
-         "-DXSL_SYCL_BACKEND_ABI3=OFF", "-DCMAKE_SKIP_RPATH=ON", f"-DPython_EXECUTABLE={python}",
-         f"-DXSL_SYCL_INCLUDE_DIR={include}", f"-DXSL_SYCL_LIBRARY_DIR={lib}"])
+    run(
+        [
+            "cmake",
+            "-S",
+            str(REPO),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            "-DCMAKE_BUILD_TYPE=Release",
+            "-DXSL_BUILD_TESTS=OFF",
+            "-DXSL_BUILD_PYTHON=ON",
+            "-DXSL_BUILD_SYCL_BACKEND=ON",
+            "-DXSL_SYCL_BACKEND_ABI3=OFF",
+            "-DCMAKE_SKIP_RPATH=ON",
+            f"-DPython_EXECUTABLE={python}",
+            f"-DXSL_SYCL_INCLUDE_DIR={include}",
+            f"-DXSL_SYCL_LIBRARY_DIR={lib}",
+        ]
+    )
     package = build / "python" / PACKAGE
     # A backend left by an earlier configuration (abi3 or not) is not this one.
     for stale in package.glob("_sycl_launcher_sycl*"):
@@ -176,17 +217,17 @@ def build_line(line: SyclLine, work: Path, python: str, everything: bool) -> Pat
 # --------------------------------------------------------------- the wheel
 
 
-def python_tag(python: str) -> Tuple[str, str]:
+def python_tag(python: str) -> tuple[str, str]:
     """(python tag, abi tag) of the full-API modules built for ``python``."""
     version = run([python, "-c", "import sys; print('%d%d' % sys.version_info[:2])"]).strip()
     return f"cp{version}", f"cp{version}"
 
 
-def wheel_files(packages: Sequence[Path], suffix: str) -> Dict[str, bytes]:
+def wheel_files(packages: Sequence[Path], suffix: str) -> dict[str, bytes]:
     """Archive name -> content: the Python sources, the generated version,
     ocloc discovery, every backend, the newest line's other modules (files
     ending in ``suffix``: .so or .pyd)."""
-    files: Dict[str, bytes] = {}
+    files: dict[str, bytes] = {}
     for source in sorted((REPO / "python" / PACKAGE).glob("*.py")):
         files[f"{PACKAGE}/{source.name}"] = source.read_bytes()
     files[f"{PACKAGE}/ocloc_discovery.py"] = (REPO / "scripts" / "ocloc_discovery.py").read_bytes()
@@ -200,21 +241,25 @@ def wheel_files(packages: Sequence[Path], suffix: str) -> Dict[str, bytes]:
 
 def metadata(version: str) -> str:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    return (f"Metadata-Version: 2.1\nName: {DIST_NAME}\nVersion: {version}\n"
-            "Summary: Static launcher for Intel XPU Triton kernels (torch._C._StaticXpuLauncher), "
-            f"portable to Windows\nLicense: BSD-3-Clause\nRequires-Python: {requires_python()}\n"
-            "Description-Content-Type: text/markdown\n\n" + readme)
+    return (
+        f"Metadata-Version: 2.1\nName: {DIST_NAME}\nVersion: {version}\n"
+        "Summary: Static launcher for Intel XPU Triton kernels (torch._C._StaticXpuLauncher), "
+        f"portable to Windows\nLicense: BSD-3-Clause\nRequires-Python: {requires_python()}\n"
+        "Description-Content-Type: text/markdown\n\n" + readme
+    )
 
 
-def record_line(name: str, data: bytes) -> List[str]:
+def record_line(name: str, data: bytes) -> list[str]:
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return [name, f"sha256={digest}", str(len(data))]
 
 
-def write_wheel(out: Path, files: Dict[str, bytes], version: str, tag: str) -> Path:
+def write_wheel(out: Path, files: dict[str, bytes], version: str, tag: str) -> Path:
     dist_info = f"{DIST_NAME}-{version}.dist-info"
     entry_points = "[console_scripts]\nzebin-info-py = xpu_static_launcher.zebin:main\n"
-    wheel_meta = f"Wheel-Version: 1.0\nGenerator: xpu-static-launcher build_wheel.py\nRoot-Is-Purelib: false\nTag: {tag}\n"
+    wheel_meta = (
+        f"Wheel-Version: 1.0\nGenerator: xpu-static-launcher build_wheel.py\nRoot-Is-Purelib: false\nTag: {tag}\n"
+    )
     content = dict(files)
     content[f"{dist_info}/METADATA"] = metadata(version).encode()
     content[f"{dist_info}/WHEEL"] = wheel_meta.encode()
@@ -242,8 +287,9 @@ def manylinux_tag(wheel: Path, python: str) -> str:
     torch's intel-sycl-rt provides at run time (as torch's own wheels
     import it), so the tag is the one the symbol versions constrain it to."""
     output = " ".join(run([python, "-m", "auditwheel", "show", str(wheel)]).split())
-    match = (re.search(r'constrains the platform tag to "(manylinux_\d+_\d+_x86_64)"', output)
-             or re.search(r'consistent with the following platform tag: "(manylinux_\d+_\d+_x86_64)"', output))
+    match = re.search(r'constrains the platform tag to "(manylinux_\d+_\d+_x86_64)"', output) or re.search(
+        r'consistent with the following platform tag: "(manylinux_\d+_\d+_x86_64)"', output
+    )
     if not match:
         raise WheelError(f"auditwheel show gave no manylinux tag for {wheel.name}: {output}")
     return match.group(1)
@@ -251,9 +297,9 @@ def manylinux_tag(wheel: Path, python: str) -> str:
 
 def retag(wheel: Path, platform: str) -> Path:
     """The same wheel under ``platform`` (name and WHEEL's Tag line)."""
-    name_tag = wheel.name[:-len(".whl")].split("-")
+    name_tag = wheel.name[: -len(".whl")].split("-")
     name_tag[-1] = platform
-    files: Dict[str, bytes] = {}
+    files: dict[str, bytes] = {}
     with zipfile.ZipFile(wheel) as archive:
         for name in archive.namelist():
             files[name] = archive.read(name)
@@ -271,14 +317,14 @@ def retag(wheel: Path, platform: str) -> Path:
 # ------------------------------------------------------------------ checks
 
 
-def elf_needed(data: bytes) -> List[str]:
+def elf_needed(data: bytes) -> list[str]:
     """DT_NEEDED entries of a 64-bit little-endian ELF shared object."""
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
         raise WheelError("not a 64-bit little-endian ELF file")
-    phoff, = struct.unpack_from("<Q", data, 0x20)
+    (phoff,) = struct.unpack_from("<Q", data, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
-    loads: List[Tuple[int, int, int]] = []
-    dynamic: Optional[Tuple[int, int]] = None
+    loads: list[tuple[int, int, int]] = []
+    dynamic: tuple[int, int] | None = None
     for i in range(phnum):
         p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
         if p_type == 1:
@@ -294,10 +340,10 @@ def elf_needed(data: bytes) -> List[str]:
     base = next((off + strtab - vaddr for vaddr, off, size in loads if vaddr <= strtab < vaddr + size), None)
     if base is None:
         raise WheelError("DT_STRTAB is outside every PT_LOAD segment")
-    return [data[base + v:data.index(b"\0", base + v)].decode() for t, v in entries if t == 1]
+    return [data[base + v : data.index(b"\0", base + v)].decode() for t, v in entries if t == 1]
 
 
-def pe_imports(data: bytes) -> List[str]:
+def pe_imports(data: bytes) -> list[str]:
     """DLLs a PE32+ image imports: its import table, then its delay-load
     import table (a delay-loaded DLL is as much a dependency)."""
 
@@ -311,7 +357,7 @@ def pe_imports(data: bytes) -> List[str]:
         if data[:2] != b"MZ":
             raise WheelError("not a PE file (no MZ header)")
         pe = u32(0x3C)
-        if data[pe:pe + 4] != b"PE\0\0":
+        if data[pe : pe + 4] != b"PE\0\0":
             raise WheelError("not a PE file (no PE signature)")
         sections, optional_size = u16(pe + 6), u16(pe + 20)
         optional = pe + 24
@@ -319,8 +365,10 @@ def pe_imports(data: bytes) -> List[str]:
             raise WheelError("not a PE32+ (64-bit) image")
         directories = u32(optional + 108)
         table = optional + optional_size
-        spans = [(u32(table + 40 * i + 12), max(u32(table + 40 * i + 8), u32(table + 40 * i + 16)),
-                  u32(table + 40 * i + 20)) for i in range(sections)]
+        spans = [
+            (u32(table + 40 * i + 12), max(u32(table + 40 * i + 8), u32(table + 40 * i + 16)), u32(table + 40 * i + 20))
+            for i in range(sections)
+        ]
 
         def offset_of(rva: int) -> int:
             for address, size, raw in spans:
@@ -332,9 +380,9 @@ def pe_imports(data: bytes) -> List[str]:
 
         def name_at(rva: int) -> str:
             start = offset_of(rva)
-            return data[start:data.index(b"\0", start)].decode("ascii")
+            return data[start : data.index(b"\0", start)].decode("ascii")
 
-        names: List[str] = []
+        names: list[str] = []
         # (data directory index, descriptor size, offset of the name RVA in it)
         for index, size, name_field in ((1, 20, 12), (13, 32, 4)):
             if index >= directories or u32(optional + 112 + 8 * index) == 0:
@@ -343,7 +391,7 @@ def pe_imports(data: bytes) -> List[str]:
             while True:
                 if entry + size > len(data):
                     raise WheelError("an import table runs past the end of the file")
-                if not any(data[entry:entry + size]):  # the all-zero entry ends the table
+                if not any(data[entry : entry + size]):  # the all-zero entry ends the table
                     break
                 names.append(name_at(u32(entry + name_field)))
                 entry += size
@@ -356,11 +404,11 @@ def pe_imports(data: bytes) -> List[str]:
 class WheelReport:
     name: str
     tag: str
-    backends: Dict[int, List[str]]  # major -> the module's imports
+    backends: dict[int, list[str]]  # major -> the module's imports
     size: int
 
 
-def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in SYCL_LINES)) -> WheelReport:
+def check_wheel(path: Path, majors: Sequence[int] = SYCL_MAJORS) -> WheelReport:
     """Checks a built wheel: name and WHEEL tags agree, RECORD lists every
     file with its hash, the package's Python sources are there, one backend
     per libsycl major in ``majors``, the modules are the tag's kind (.so or
@@ -390,8 +438,14 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
         expected = record_line(name, data)[1]
         if recorded.get(name) != expected:
             raise WheelError(f"{path.name}: RECORD's hash of {name} is {recorded.get(name)!r}, not {expected}")
-    for required in ("__init__.py", "torch_install.py", "_sycl_launcher.py", "_backend_choice.py", "_version.py",
-                     "ocloc_discovery.py"):
+    for required in (
+        "__init__.py",
+        "torch_install.py",
+        "_sycl_launcher.py",
+        "_backend_choice.py",
+        "_version.py",
+        "ocloc_discovery.py",
+    ):
         if f"{PACKAGE}/{required}" not in files:
             raise WheelError(f"{path.name}: {PACKAGE}/{required} is missing")
     windows = tag.endswith("-win_amd64")
@@ -400,8 +454,8 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
     if stray:
         raise WheelError(f"{path.name}: {stray[0]} does not belong in a wheel tagged {tag}")
     # The one Python DLL a Windows module may import: the tag's (cp311 -> python311.dll).
-    python_dll = "python" + tag.split("-")[1][len("cp"):] + ".dll"
-    backends: Dict[int, List[str]] = {}
+    python_dll = "python" + tag.split("-")[1][len("cp") :] + ".dll"
+    backends: dict[int, list[str]] = {}
     for name, data in files.items():
         if not name.endswith(suffix):
             continue
@@ -417,8 +471,9 @@ def check_wheel(path: Path, majors: Sequence[int] = tuple(line.major for line in
             backends[int(backend.group(1))] = needed
         if windows:
             sycl_dll = f"sycl{backend.group(1)}.dll" if backend else None
-            extra = sorted(d for d in needed
-                           if not (WINDOWS_RUNTIME.match(d.lower()) or d.lower() in (python_dll, sycl_dll)))
+            extra = sorted(
+                d for d in needed if not (WINDOWS_RUNTIME.match(d.lower()) or d.lower() in (python_dll, sycl_dll))
+            )
             runtimes = f"{python_dll}, {sycl_dll + ', ' if sycl_dll else ''}KERNEL32 and the C runtime"
         else:
             allowed = LINUX_RUNTIME | ({f"libsycl.so.{backend.group(1)}"} if backend else set())
@@ -446,15 +501,16 @@ def build(out: Path, work: Path, python: str) -> Path:
     newest = len(SYCL_LINES) - 1
     packages = [build_line(line, work, python, everything=(i == newest)) for i, line in enumerate(SYCL_LINES)]
     py_tag, abi_tag = python_tag(python)
-    staged = write_wheel(work / "unrepaired", wheel_files(packages, ".so"), project_version(),
-                         f"{py_tag}-{abi_tag}-linux_x86_64")
+    staged = write_wheel(
+        work / "unrepaired", wheel_files(packages, ".so"), project_version(), f"{py_tag}-{abi_tag}-linux_x86_64"
+    )
     platform = manylinux_tag(staged, python)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(staged, out / staged.name)
     return retag(out / staged.name, platform)
 
 
-def windows_build_kit():  # type: ignore[no-untyped-def]
+def windows_build_kit() -> types.ModuleType:
     """scripts/windows_build_kit.py: the pinned win_amd64 wheels (and, under
     wine, CPython's headers)."""
     sys.path.insert(0, str(REPO / "scripts"))
@@ -474,26 +530,43 @@ def configure_windows_line(line: SyclLine, tree: Path, work: Path, python: str) 
         if sys.platform == "win32":
             preset, python_args = WINDOWS_PRESET, [f"-DPython_EXECUTABLE={python}"]
         else:
-            status = subprocess.run([sys.executable, str(REPO / "scripts" / "msvc_toolchain.py"), "status"],
-                                    capture_output=True, text=True)
+            status = subprocess.run(
+                [sys.executable, str(REPO / "scripts" / "msvc_toolchain.py"), "status"], capture_output=True, text=True
+            )
             if status.returncode != 0:
-                raise WheelError("MSVC under wine is not set up: run python3 scripts/msvc_toolchain.py setup "
-                                 f"({status.stderr.strip()})")
+                raise WheelError(
+                    "MSVC under wine is not set up: run python3 scripts/msvc_toolchain.py setup "
+                    f"({status.stderr.strip()})"
+                )
             cpython = kit.python_kit(kit.default_cache(), work / "kits" / f"cpython-{kit.CPYTHON_VERSION}")
             preset, python_args = WINDOWS_PRESET_UNDER_WINE, [f"-DXSL_WINDOWS_PYTHON_KIT={cpython}"]
     except kit.Unavailable as why:
         raise WheelError(str(why)) from None
-    run(["cmake", "--preset", preset, "-S", str(REPO), "-B", str(tree), "-DXSL_BUILD_TESTS=OFF",
-         "-DXSL_BUILD_PYTHON=ON", "-DXSL_SYCL_BACKEND_ABI3=OFF", *python_args,
-         f"-DXSL_SYCL_INCLUDE_DIR={sycl / 'Library' / 'include'}",
-         f"-DXSL_SYCL_LIBRARY_DIR={sycl / 'Library' / 'lib'}"], cwd=str(REPO))
+    run(
+        [
+            "cmake",
+            "--preset",
+            preset,
+            "-S",
+            str(REPO),
+            "-B",
+            str(tree),
+            "-DXSL_BUILD_TESTS=OFF",
+            "-DXSL_BUILD_PYTHON=ON",
+            "-DXSL_SYCL_BACKEND_ABI3=OFF",
+            *python_args,
+            f"-DXSL_SYCL_INCLUDE_DIR={sycl / 'Library' / 'include'}",
+            f"-DXSL_SYCL_LIBRARY_DIR={sycl / 'Library' / 'lib'}",
+        ],
+        cwd=str(REPO),
+    )
 
 
-def build_windows(out: Path, work: Path, python: str, trees: Dict[int, Path]) -> Path:
+def build_windows(out: Path, work: Path, python: str, trees: dict[int, Path]) -> Path:
     """The win_amd64 wheel: every line's backend, the newest line's other
     modules, tagged for the Python the modules were built for."""
     require_build_tools()
-    packages: List[Path] = []
+    packages: list[Path] = []
     newest = len(SYCL_LINES) - 1
     for index, line in enumerate(SYCL_LINES):
         tree = trees.get(line.major)
@@ -507,18 +580,24 @@ def build_windows(out: Path, work: Path, python: str, trees: Dict[int, Path]) ->
         run(["cmake", "--build", str(tree), "-j2", "--target", *targets])
         backends = sorted(p.name for p in package.glob("_sycl_launcher_sycl*.pyd"))
         if [BACKEND.match(name).group(1) for name in backends] != [str(line.major)]:  # type: ignore[union-attr]
-            raise WheelError(f"{tree} holds the backends {backends}, not one for libsycl {line.major} "
-                             f"(intel-sycl-rt {line.version}): configure it with that SYCL")
+            raise WheelError(
+                f"{tree} holds the backends {backends}, not one for libsycl {line.major} "
+                f"(intel-sycl-rt {line.version}): configure it with that SYCL"
+            )
         packages.append(package)
-    suffixes = {m.group(1) for p in packages for m in
-                (re.match(r"^[^.]+\.(cp\d+)-win_amd64\.pyd$", f.name) for f in p.glob("*.pyd")) if m}
+    suffixes = {
+        m.group(1)
+        for p in packages
+        for m in (re.match(r"^[^.]+\.(cp\d+)-win_amd64\.pyd$", f.name) for f in p.glob("*.pyd"))
+        if m
+    }
     if len(suffixes) != 1:
         raise WheelError(f"the modules are built for {sorted(suffixes) or 'no'} CPython, expected one")
     py_tag = suffixes.pop()
     return write_wheel(out, wheel_files(packages, ".pyd"), project_version(), f"{py_tag}-{py_tag}-win_amd64")
 
 
-def parse_tree(text: str) -> Tuple[int, Path]:
+def parse_tree(text: str) -> tuple[int, Path]:
     major, sep, folder = text.partition("=")
     if not sep or not major.isdigit() or int(major) not in [line.major for line in SYCL_LINES]:
         majors = ", ".join(str(line.major) for line in SYCL_LINES)
@@ -526,19 +605,32 @@ def parse_tree(text: str) -> Tuple[int, Path]:
     return int(major), Path(folder)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "dist", help="folder for the wheel (default dist)")
-    parser.add_argument("--work", type=Path, default=REPO / "build" / "wheel",
-                        help="downloads and build trees (default build/wheel)")
-    parser.add_argument("--python", default=sys.executable,
-                        help="the Python whose headers and tag the full-API modules get (default: this one)")
+    parser.add_argument(
+        "--work", type=Path, default=REPO / "build" / "wheel", help="downloads and build trees (default build/wheel)"
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the Python whose headers and tag the full-API modules get (default: this one)",
+    )
     parser.add_argument("--check", type=Path, metavar="WHEEL", help="only check this wheel")
-    parser.add_argument("--platform", choices=PLATFORMS, default="win_amd64" if sys.platform == "win32" else "linux",
-                        help="the wheel's platform (default: this host's); win_amd64 on Linux builds with MSVC "
-                             "under wine")
-    parser.add_argument("--tree", type=parse_tree, action="append", default=[], metavar="MAJOR=DIR",
-                        help="win_amd64: build libsycl MAJOR's modules in this configured MSVC build tree")
+    parser.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        default="win_amd64" if sys.platform == "win32" else "linux",
+        help="the wheel's platform (default: this host's); win_amd64 on Linux builds with MSVC under wine",
+    )
+    parser.add_argument(
+        "--tree",
+        type=parse_tree,
+        action="append",
+        default=[],
+        metavar="MAJOR=DIR",
+        help="win_amd64: build libsycl MAJOR's modules in this configured MSVC build tree",
+    )
     args = parser.parse_args(argv)
     if args.tree and args.platform != "win_amd64":
         parser.error("--tree is for --platform win_amd64")

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Linux developer entry point (the README Quick start and .ci/run use it).
 #   scripts/dev.sh run    set up, then run the main job (harness default run)
-#   scripts/dev.sh test   set up, then build every preset and run every test
+#   scripts/dev.sh test   lint, set up, then build every preset and run every test
+#   scripts/dev.sh lint   only the fast first tier (seconds, no build): C++ and
+#                         Python formats, ruff's lint and mypy; each failure
+#                         names the command that fixes it
 #   scripts/dev.sh setup  only install what the build and tests need
 # Python packages go into the project virtual environment .venv (created on
 # first use from python3 on PATH), which is then put first on PATH so CMake,
@@ -29,9 +32,10 @@ PINNED_SYCL=2025.3.3
 # Each stage's line carries the time since the start, for the run's budget.
 log() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
-setup() {
+# Installs those of the given Debian packages that are missing.
+install_debian_packages() {
   local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -40,6 +44,10 @@ setup() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+}
+
+setup() {
+  install_debian_packages "${APT_PACKAGES[@]}"
   use_project_python
   log "installing Python packages into $(python3 -c 'import sys; print(sys.prefix)')"
   python3 -m pip install -q -r scripts/requirements-test.txt
@@ -70,6 +78,38 @@ use_project_python() {
     }
   fi
   export VIRTUAL_ENV="$root/.venv" PATH="$root/.venv/bin:$PATH"
+}
+
+# What the lint tier needs and only that, so it runs before the long set-up:
+# clang-format (Debian) and the pinned ruff and mypy of requirements-test.txt
+# (setup installs them too, with the rest).
+setup_lint() {
+  install_debian_packages clang-format
+  use_project_python
+  python3 -m pip install -q $(grep -E '^(ruff|mypy)==' scripts/requirements-test.txt)
+}
+
+# The fast first tier: formats and static checks, no build (pyproject.toml
+# configures ruff and mypy; .clang-format the C++ format). Runs every check,
+# then fails if any did, each failure with the command that fixes it.
+run_lint() {
+  local failed=()
+  log "lint: clang-format (tracked C++), ruff check, ruff format --check, mypy (linux and win32)"
+  git ls-files -z '*.cpp' '*.h' | xargs -0 clang-format --dry-run -Werror ||
+    failed+=("C++ format: git ls-files -z '*.cpp' '*.h' | xargs -0 clang-format -i")
+  python3 -m ruff check . ||
+    failed+=("ruff lint: python3 -m ruff check --fix . (the rest by hand)")
+  python3 -m ruff format --check . ||
+    failed+=("Python format: python3 -m ruff format .")
+  # Both platforms: the scripts run on Windows too.
+  { python3 -m mypy && python3 -m mypy --platform win32 --cache-dir .mypy_cache/win32; } ||
+    failed+=("types: fix what python3 -m mypy [--platform win32] reports")
+  if [ ${#failed[@]} -gt 0 ]; then
+    printf 'error: lint failed; to fix:\n' >&2
+    printf '  %s\n' "${failed[@]}" >&2
+    exit 1
+  fi
+  log "lint passed"
 }
 
 build_preset() {
@@ -278,8 +318,9 @@ start_latest_torch_install() {
     # A pip cap on torch (a constraints file in the pip configuration) would
     # refuse the release; this install names its version itself.
     # exec: the background job is pip itself, so stopping it stops pip.
+    # The lint tools are left out: the lint runs in .venv only.
     PIP_CONSTRAINT=/dev/null exec "$latest_torch_venv/bin/python3" -m pip install -q "torch==$LATEST_TORCH" \
-      $(grep -vE '^\s*(#|$|torch==)' scripts/requirements-test.txt)
+      $(grep -vE '^\s*(#|$|torch==|ruff==|mypy==)' scripts/requirements-test.txt)
   ) >"$latest_torch_log" 2>&1 &
   latest_torch_pid=$!
 }
@@ -323,6 +364,7 @@ setup_triton_xpu() {
 case "${1:-}" in
   setup) setup ;;
   run) setup; build_preset linux-gcc; run_main ;;
-  test) setup; run_tests ;;
-  *) echo "usage: scripts/dev.sh run|test|setup" >&2; exit 2 ;;
+  test) setup_lint; run_lint; setup; run_tests ;;
+  lint) setup_lint; run_lint ;;
+  *) echo "usage: scripts/dev.sh run|test|lint|setup" >&2; exit 2 ;;
 esac

@@ -27,8 +27,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 SCRIPTS = Path(__file__).resolve().parent
 
@@ -43,7 +44,10 @@ def _load_sibling(name: str) -> Any:
     return module
 
 
-winenv = _load_sibling("winenv")
+if TYPE_CHECKING:  # the same module, as mypy reads it
+    import winenv
+else:
+    winenv = _load_sibling("winenv")
 
 ERROR, WARNING, OK, INFO = "error", "warning", "ok", "info"
 
@@ -51,8 +55,7 @@ ERROR, WARNING, OK, INFO = "error", "warning", "ok", "info"
 MAX_PATH = 260
 # A real fused-kernel name from a field report was 110 characters long.
 REALISTIC_KERNEL_NAME = (
-    "triton_per_fused__native_batch_norm_legit_functional_add_convolution_"
-    "backward_native_batch_norm_backward_sum_0"
+    "triton_per_fused__native_batch_norm_legit_functional_add_convolution_backward_native_batch_norm_backward_sum_0"
 )
 # Triton's FileCacheManager: <dir>/<base32 sha256, 52>/tmp.pid_<pid>_<uuid4>/<file>
 TRITON_KEY_CHARS = 52
@@ -157,7 +160,9 @@ class Probes:
         """A string is passed to the OS verbatim (cmd.exe quoting); a list is quoted."""
         command = argv if isinstance(argv, str) else list(argv)
         try:
-            proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=timeout, env=self.env)
+            proc = subprocess.run(
+                command, capture_output=True, text=True, errors="replace", timeout=timeout, env=self.env
+            )
         except (OSError, subprocess.TimeoutExpired) as err:
             return (127, "", str(err))
         return (proc.returncode, proc.stdout, proc.stderr)
@@ -168,8 +173,10 @@ class Probes:
 
     def registry_dword(self, key: str, value: str) -> int | None:
         """HKLM DWORD value, or None when absent or not on Windows."""
+        if sys.platform != "win32":
+            return None
         try:
-            import winreg  # type: ignore[import-not-found]
+            import winreg
         except ImportError:
             return None
         try:
@@ -230,7 +237,9 @@ class Probes:
     def level_zero_devices(self, loader: str) -> dict[str, Any]:
         """enumerate_level_zero(loader) in a child process (a broken driver
         may crash it, and the loader reads the environment once per process)."""
-        rc, out, err = self.run([sys.executable, str(Path(__file__).resolve()), "--level-zero-probe", loader], timeout=120)
+        rc, out, err = self.run(
+            [sys.executable, str(Path(__file__).resolve()), "--level-zero-probe", loader], timeout=120
+        )
         for line in out.splitlines():
             if line.startswith(ZE_PROBE_MARKER):
                 return dict(json.loads(line[len(ZE_PROBE_MARKER) :]))
@@ -350,7 +359,7 @@ def _report_from_discovery(found: Any) -> OclocReport:
 
 def _windows_file_version(path: str) -> str | None:
     try:
-        version = ctypes.WinDLL("version.dll")  # type: ignore[attr-defined]
+        version = ctypes.WinDLL("version.dll")  # type: ignore[attr-defined,unused-ignore]  # Windows only
         size = version.GetFileVersionInfoSizeW(path, None)
         if not size:
             return None
@@ -473,12 +482,13 @@ def probe_torch(probes: Probes) -> dict[str, Any]:
     rc, out, err = probes.run([probes.python, "-c", code], timeout=300)
     for line in out.splitlines():
         if line.startswith("XSL-DOCTOR "):
-            return json.loads(line[len("XSL-DOCTOR ") :])
+            probed: dict[str, Any] = json.loads(line[len("XSL-DOCTOR ") :])
+            return probed
     return {"torch_import_error": f"the probe failed (exit {rc}): {err.strip()[-400:]}"}
 
 
 def read_source_pin(checkout: str | os.PathLike[str]) -> str | None:
-    """"pytorch-triton-xpu==<v>" from a PyTorch checkout, or None."""
+    """The "pytorch-triton-xpu==<v>" pin of a PyTorch checkout, or None."""
     path = Path(checkout) / TRITON_XPU_VERSION_FILE
     try:
         version = path.read_text(encoding="utf-8").strip()
@@ -504,7 +514,11 @@ def triton_pin_location(info: Mapping[str, Any]) -> str:
         ref = commit
     else:
         release = str(info.get("torch", "")).split("+")[0]
-        ref = "v" + release if release and all(part.isdigit() for part in release.split(".")) else "<the torch tag or commit>"
+        ref = (
+            "v" + release
+            if release and all(part.isdigit() for part in release.split("."))
+            else "<the torch tag or commit>"
+        )
     return f"{PYTORCH_BLOB_URL}/{ref}/{TRITON_XPU_VERSION_FILE}"
 
 
@@ -532,7 +546,8 @@ def spirv_launch_route_a(info: Mapping[str, Any], env: Mapping[str, str]) -> boo
     if package.get("kernel_format", info.get("kernel_format")) != "spv":
         return False
     return package.get("spirv_launch") is True or (
-        package.get("loads_spirv") is True and package.get("spirv_support") is True)
+        package.get("loads_spirv") is True and package.get("spirv_support") is True
+    )
 
 
 SPIRV_LAUNCH_DETAIL = (
@@ -542,8 +557,12 @@ SPIRV_LAUNCH_DETAIL = (
 )
 
 
-def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_driver: bool | None = None,
-                spirv_launch: bool = False) -> list[Finding]:
+def check_ocloc(
+    probes: Probes,
+    gpus: Sequence[Mapping[str, Any]] = (),
+    triton_driver: bool | None = None,
+    spirv_launch: bool = False,
+) -> list[Finding]:
     """ocloc, and without it the driver backend: the Intel GPU driver
     compiles SPIR-V for `gpus` (from the Level Zero check) itself.
     `triton_driver`: whether the installed Triton-XPU can use it (patch
@@ -554,21 +573,38 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_d
     if report.path:
         version = f", version {report.version}" if report.version else ""
         if (report.source or "").lower() == "path":
-            return [Finding("ocloc", OK, f"ocloc found: {report.path} (from {report.source}{version})", data=dataclasses.asdict(report))]
+            return [
+                Finding(
+                    "ocloc",
+                    OK,
+                    f"ocloc found: {report.path} (from {report.source}{version})",
+                    data=dataclasses.asdict(report),
+                )
+            ]
         if spirv_launch:
-            return [Finding("ocloc", INFO, f"ocloc found at {report.path} (from {report.source}{version}), not on "
-                                           "PATH; not needed: kernels are launched statically as SPIR-V",
-                            SPIRV_LAUNCH_DETAIL, data=dataclasses.asdict(report))]
+            return [
+                Finding(
+                    "ocloc",
+                    INFO,
+                    f"ocloc found at {report.path} (from {report.source}{version}), not on "
+                    "PATH; not needed: kernels are launched statically as SPIR-V",
+                    SPIRV_LAUNCH_DETAIL,
+                    data=dataclasses.asdict(report),
+                )
+            ]
         folder = report.path.rsplit("\\" if probes.windows else "/", 1)[0]
-        fix = (f"cmd: set PATH={folder};%PATH%   PowerShell: $env:PATH = '{folder};' + $env:PATH"
-               if probes.windows else f'export PATH="{folder}:$PATH"')
+        fix = (
+            f"cmd: set PATH={folder};%PATH%   PowerShell: $env:PATH = '{folder};' + $env:PATH"
+            if probes.windows
+            else f'export PATH="{folder}:$PATH"'
+        )
         return [
             Finding(
                 "ocloc",
                 WARNING,
                 f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
-                f"Triton-XPU runs `ocloc` by its bare name, and a torch with the PR stack (its PR \"{ZEBIN_PR}\") "
-                "asks shutil.which(\"ocloc\"): both look only "
+                f'Triton-XPU runs `ocloc` by its bare name, and a torch with the PR stack (its PR "{ZEBIN_PR}") '
+                'asks shutil.which("ocloc"): both look only '
                 "on PATH. xpu_static_launcher.install() puts this folder first on PATH in its own process; "
                 "anything else keeps kernels SPIR-V.",
                 fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
@@ -577,8 +613,15 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_d
         ]
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
     if spirv_launch:
-        return [Finding("ocloc", OK, "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically",
-                        SPIRV_LAUNCH_DETAIL + "\nLooked for ocloc in:\n" + where, data=dataclasses.asdict(report))]
+        return [
+            Finding(
+                "ocloc",
+                OK,
+                "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically",
+                SPIRV_LAUNCH_DETAIL + "\nLooked for ocloc in:\n" + where,
+                data=dataclasses.asdict(report),
+            )
+        ]
     forced = probes.env.get("XSL_ZEBIN_COMPILER", "")
     if gpus and forced != "ocloc" and triton_driver is False:
         return [
@@ -587,8 +630,8 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_d
                 ERROR,
                 "ocloc not found, and the installed Triton-XPU cannot compile with the GPU driver: kernels stay SPIR-V",
                 "The Intel GPU driver could make zebins for this machine's GPU, but only a Triton-XPU with "
-                "patches/triton-xpu 0002 falls back to it; this one runs `ocloc` from PATH only.\nLooked for ocloc in:\n"
-                + where,
+                "patches/triton-xpu 0002 falls back to it; this one runs `ocloc` from PATH only.\n"
+                "Looked for ocloc in:\n" + where,
                 _install_ocloc_fix(probes.windows),
                 data=dataclasses.asdict(report),
             )
@@ -596,7 +639,8 @@ def check_ocloc(probes: Probes, gpus: Sequence[Mapping[str, Any]] = (), triton_d
     if gpus and forced != "ocloc":
         names = ", ".join(
             f"'{d.get('name')}'" + (f" (IP {ip_version_text(int(d['ip_version']))})" if d.get("ip_version") else "")
-            for d in gpus)
+            for d in gpus
+        )
         return [
             Finding(
                 "ocloc",
@@ -633,14 +677,16 @@ def _install_ocloc_fix(windows: bool) -> str:
             "scripts\\ocloc_wheel.py into this environment (its `ocloc` console script lands on PATH). "
             "Triton-XPU runs it by the bare name `ocloc`, so it must be on PATH."
         )
-    return ("Install it: `sudo apt-get install intel-opencl-icd` (Debian/Ubuntu) or intel-ocloc, or pip install an "
-            "ocloc wheel built with scripts/ocloc_wheel.py.")
+    return (
+        "Install it: `sudo apt-get install intel-opencl-icd` (Debian/Ubuntu) or intel-ocloc, or pip install an "
+        "ocloc wheel built with scripts/ocloc_wheel.py."
+    )
 
 
 PACKAGE_INSTALLED = ("installed", "installed-spirv")
 ROUTE_A = (
     "Route (a), no torch rebuild: install the xpu_static_launcher package into this environment (README, "
-    "\"Route (a)\": its prebuilt wheel with pip install --no-index --find-links <folder of the wheel> "
+    '"Route (a)": its prebuilt wheel with pip install --no-index --find-links <folder of the wheel> '
     "xpu_static_launcher, or from a clone of its repository with pip install --no-build-isolation .), then run: "
     "python -m xpu_static_launcher check"
 )
@@ -697,14 +743,19 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
         why = f"TORCHINDUCTOR_XPU_KERNEL_FORMAT={env_value} is set."
         fix = "Unset TORCHINDUCTOR_XPU_KERNEL_FORMAT (or set it to zebin)."
     elif probes.windows and not info.get("utils_patched"):
-        why = "This torch picks spv on Windows in torch/_inductor/utils.py, whatever TORCHINDUCTOR_XPU_KERNEL_FORMAT says."
+        why = (
+            "This torch picks spv on Windows in torch/_inductor/utils.py, "
+            "whatever TORCHINDUCTOR_XPU_KERNEL_FORMAT says."
+        )
         if package.get("status") in PACKAGE_INSTALLED:
             reason = str(package.get("message", "")).split("statically: ", 1)[-1].rstrip(".")
             why += f" xpu_static_launcher.install() kept it: {reason}."
             fix = ZEBIN_COMPILER_FIX
             if package.get("loads_spirv") is False:
-                fix += (" Or install an xpu_static_launcher whose SYCL backend loads SPIR-V (LOADS_SPIRV): its "
-                        "install() makes Inductor launch SPIR-V kernels statically, with no ocloc.")
+                fix += (
+                    " Or install an xpu_static_launcher whose SYCL backend loads SPIR-V (LOADS_SPIRV): its "
+                    "install() makes Inductor launch SPIR-V kernels statically, with no ocloc."
+                )
         else:
             fix = (
                 f"{ROUTE_A}; its install() makes Inductor launch SPIR-V kernels statically when its SYCL backend "
@@ -712,8 +763,10 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
                 "zebin compiler (ocloc)."
             )
             if info.get("source_build"):
-                fix += (f" Or, as this torch is built from source: rebuild it with the PR stack (its PR "
-                        f"\"{ZEBIN_PR}\"): {build_with_patches_fix(windows=True)}.")
+                fix += (
+                    f" Or, as this torch is built from source: rebuild it with the PR stack (its PR "
+                    f'"{ZEBIN_PR}"): {build_with_patches_fix(windows=True)}.'
+                )
     else:
         why = "No ocloc was found on PATH when torch._inductor.utils was imported."
         fix = "Make ocloc available (see the ocloc finding), or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin."
@@ -748,7 +801,7 @@ def fresh_venv_fix(windows: bool) -> str:
             "Install the torch XPU wheel in a fresh venv: py -3 -m venv C:\\xsl\\venv, then "
             "C:\\xsl\\venv\\Scripts\\activate.bat (PowerShell: C:\\xsl\\venv\\Scripts\\Activate.ps1), then "
             f"pip install torch --index-url {XPU_WHEEL_INDEX}; then install xpu_static_launcher into that venv "
-            "(README, \"Route (a)\")."
+            '(README, "Route (a)").'
         )
     return (
         "Install the torch XPU wheel in a fresh venv: python3 -m venv ~/xpu-venv && . ~/xpu-venv/bin/activate, "
@@ -780,8 +833,14 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool, building: bool
     if "torch_import_error" in info:
         error = str(info["torch_import_error"])
         if building and "No module named 'torch'" in error:
-            return [Finding("torch", INFO, "no torch in this Python yet: the harness's build step installs the one "
-                                           "it builds", error)]
+            return [
+                Finding(
+                    "torch",
+                    INFO,
+                    "no torch in this Python yet: the harness's build step installs the one it builds",
+                    error,
+                )
+            ]
         return [
             Finding(
                 "torch",
@@ -802,7 +861,7 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool, building: bool
                 ERROR,
                 f"torch {version} is a CPU-only build: nothing runs on the Intel GPU",
                 "torch.xpu._is_compiled() is False. pip keeps an installed torch in place "
-                "(\"Requirement already satisfied\"), so the XPU wheel goes into a fresh venv; it brings its own "
+                '("Requirement already satisfied"), so the XPU wheel goes into a fresh venv; it brings its own '
                 "Triton (pytorch-triton-xpu).",
                 fresh_venv_fix(windows),
                 data={"explains": FOLLOW_CPU_TORCH},
@@ -825,8 +884,14 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool, building: bool
         ]
     if info.get("static_launcher"):
         if info.get("startup_hook") and "installed by xpu_static_launcher already" in message:
-            return [Finding("static-launcher", OK, f"torch._C._StaticXpuLauncher is xpu_static_launcher's SYCL "
-                                                   f"backend, set at start-up (torch {version})")]
+            return [
+                Finding(
+                    "static-launcher",
+                    OK,
+                    f"torch._C._StaticXpuLauncher is xpu_static_launcher's SYCL "
+                    f"backend, set at start-up (torch {version})",
+                )
+            ]
         return [Finding("static-launcher", OK, f"torch._C._StaticXpuLauncher exists (torch {version})")]
     if "error" in package:
         return [
@@ -836,7 +901,7 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool, building: bool
                 f"torch {version} has no _StaticXpuLauncher, and the xpu_static_launcher package fails to import",
                 str(package["error"]),
                 "Reinstall the package in this environment: pip install --no-build-isolation <this repository> "
-                "(README, \"Route (a)\").",
+                '(README, "Route (a)").',
                 data={"explains": FOLLOW_NO_LAUNCHER},
             )
         ]
@@ -875,15 +940,17 @@ def check_static_launcher(info: Mapping[str, Any], windows: bool, building: bool
                 f"torch {version} has no _StaticXpuLauncher, and xpu_static_launcher.install() refuses ({status})",
                 message,
                 "Follow the line above; for the package's own build: pip install --no-build-isolation "
-                "<this repository> in the environment torch runs in (README, \"Route (a)\").",
+                '<this repository> in the environment torch runs in (README, "Route (a)").',
                 data={"package": package, "explains": FOLLOW_NO_LAUNCHER},
             )
         ]
     fix = f"{ROUTE_A}."
     if info.get("source_build"):
         # Only a torch built from source is rebuilt; a published wheel never is.
-        fix += (f" Or, as this torch is built from source: rebuild it with the PR stack (patches/pytorch; its PR "
-                f"\"{LAUNCHER_PR}\"): {build_with_patches_fix(windows)}.")
+        fix += (
+            f" Or, as this torch is built from source: rebuild it with the PR stack (patches/pytorch; its PR "
+            f'"{LAUNCHER_PR}"): {build_with_patches_fix(windows)}.'
+        )
     return [
         Finding(
             "static-launcher",
@@ -922,10 +989,13 @@ def check_msvc(probes: Probes, info: Mapping[str, Any]) -> list[Finding]:
             "At the first torch.compile, Triton-XPU compiles its driver (driver.c) and each kernel's launcher "
             "with the C++ compiler on PATH (triton/runtime/build.py); on Windows that is MSVC's cl.exe "
             "(intel/intel-xpu-backend-for-triton#4465). It is needed even when kernels launch statically.",
-            "Start Python from an \"x64 Native Tools Command Prompt for VS\" (VS 2022 or 2026), or run "
+            'Start Python from an "x64 Native Tools Command Prompt for VS" (VS 2022 or 2026), or run '
             "vcvars64.bat of Visual Studio (C++ tools) in that shell first"
-            + ("; for this source-built torch, the harness's <work>\\activate.cmd does it." if info.get("source_build")
-               else "."),
+            + (
+                "; for this source-built torch, the harness's <work>\\activate.cmd does it."
+                if info.get("source_build")
+                else "."
+            ),
         )
     ]
 
@@ -940,8 +1010,11 @@ def check_sycl_headers(probes: Probes, info: Mapping[str, Any]) -> list[Finding]
         return [Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: from the compiler {icpx}")]
     root = probes.env.get("ONEAPI_ROOT")
     if root:
-        header = root.rstrip("\\/") + ("\\compiler\\latest\\include\\sycl\\sycl.hpp" if probes.windows
-                                       else "/compiler/latest/include/sycl/sycl.hpp")
+        header = root.rstrip("\\/") + (
+            "\\compiler\\latest\\include\\sycl\\sycl.hpp"
+            if probes.windows
+            else "/compiler/latest/include/sycl/sycl.hpp"
+        )
         if probes.is_file(header):
             return [Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: {header} (ONEAPI_ROOT)")]
         return [
@@ -956,14 +1029,16 @@ def check_sycl_headers(probes: Probes, info: Mapping[str, Any]) -> list[Finding]
         ]
     rt = info.get("sycl_rt") or {}
     if rt.get("header") and not str(rt.get("version", "")).startswith("2024"):
-        return [Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: intel-sycl-rt {rt['version']} ({rt['header']})")]
+        return [
+            Finding("sycl-headers", OK, f"SYCL headers for Triton-XPU: intel-sycl-rt {rt['version']} ({rt['header']})")
+        ]
     have = f"intel-sycl-rt {rt['version']} has no usable headers" if rt else "intel-sycl-rt is not installed"
     return [
         Finding(
             "sycl-headers",
             ERROR,
             f"no SYCL headers for Triton-XPU ({have}): torch.compile fails in find_sycl with "
-            "\"AssertionError: sycl headers not found\"",
+            '"AssertionError: sycl headers not found"',
             "Triton-XPU looks for icpx on PATH, then ONEAPI_ROOT, then the intel-sycl-rt wheel (2025.0 or newer).",
             "pip install the intel-sycl-rt version your torch XPU wheel requires (pip show torch lists it), or "
             "run oneAPI's compiler\\latest\\env\\vars.bat in the shell first.",
@@ -982,16 +1057,36 @@ def check_path_length(probes: Probes) -> list[Finding]:
         return []
     length = len(probes.env.get("PATH", ""))
     data = {"path_chars": length, "limit": CMD_LINE_LIMIT}
-    detail = (f"PATH has {length} characters. vcvarsall.bat and oneAPI's vars.bat prepend to it with "
-              f"`set PATH=...;%PATH%`, a cmd line of at most {CMD_LINE_LIMIT} characters.")
-    fix = ("Remove stale folders from the user and system PATH (System Properties > Environment Variables), "
-           "then open a new shell.")
+    detail = (
+        f"PATH has {length} characters. vcvarsall.bat and oneAPI's vars.bat prepend to it with "
+        f"`set PATH=...;%PATH%`, a cmd line of at most {CMD_LINE_LIMIT} characters."
+    )
+    fix = (
+        "Remove stale folders from the user and system PATH (System Properties > Environment Variables), "
+        "then open a new shell."
+    )
     if length > CMD_LINE_LIMIT - len("set PATH="):
-        return [Finding("path-length", ERROR, f"PATH is {length} characters: cmd.exe cannot set it again",
-                        detail + " Env scripts then fail with \"The input line is too long\".", fix, data)]
+        return [
+            Finding(
+                "path-length",
+                ERROR,
+                f"PATH is {length} characters: cmd.exe cannot set it again",
+                detail + ' Env scripts then fail with "The input line is too long".',
+                fix,
+                data,
+            )
+        ]
     if length > CMD_LINE_LIMIT - PATH_HEADROOM:
-        return [Finding("path-length", WARNING, f"PATH is {length} characters: chaining the VS and oneAPI env "
-                        f"scripts may pass cmd's {CMD_LINE_LIMIT}", detail, fix, data)]
+        return [
+            Finding(
+                "path-length",
+                WARNING,
+                f"PATH is {length} characters: chaining the VS and oneAPI env scripts may pass cmd's {CMD_LINE_LIMIT}",
+                detail,
+                fix,
+                data,
+            )
+        ]
     return [Finding("path-length", OK, f"PATH is {length} characters (cmd's limit is {CMD_LINE_LIMIT})", data=data)]
 
 
@@ -1011,13 +1106,20 @@ def check_triton(info: Mapping[str, Any]) -> list[Finding]:
     if "torch_import_error" in info:
         return []
     dists: dict[str, str] = dict(info.get("dists", {}))
-    required = _required_triton(list(info.get("torch_requires", [])) + ([info["source_pin"]] if info.get("source_pin") else []))
+    required = _required_triton(
+        list(info.get("torch_requires", [])) + ([info["source_pin"]] if info.get("source_pin") else [])
+    )
     rows = [("torch", str(info.get("torch", "?")))]
     rows.append(("required by torch", f"{required[0]}=={required[1]}" if required else "(no pin in torch metadata)"))
     if required and info.get("source_pin_file") and info.get("source_pin") == f"{required[0]}=={required[1]}":
         rows.append(("pin read from", str(info["source_pin_file"])))
     rows += [(f"installed {name}", version) for name, version in sorted(dists.items())]
-    rows.append(("import triton", info.get("triton_import_error") or f"ok ({info.get('triton', '?')})" if dists else "not installed"))
+    rows.append(
+        (
+            "import triton",
+            info.get("triton_import_error") or f"ok ({info.get('triton', '?')})" if dists else "not installed",
+        )
+    )
     if "inductor_import_error" in info:
         rows.append(("import triton_heuristics", str(info["inductor_import_error"])))
     table = "\n".join(f"  {k:<26} {v}" for k, v in rows)
@@ -1030,25 +1132,65 @@ def check_triton(info: Mapping[str, Any]) -> list[Finding]:
             f"Take <version> from {triton_pin_location(info)} (the file {TRITON_XPU_VERSION_FILE} of the PyTorch "
             "source torch was built from; or run the doctor with --src <checkout>), then: "
         )
-    install = f"{where}pip uninstall -y {' '.join(sorted(dists)) or 'triton'} && pip install {pin} --index-url {XPU_WHEEL_INDEX}"
+    install = (
+        f"{where}pip uninstall -y {' '.join(sorted(dists)) or 'triton'} && "
+        f"pip install {pin} --index-url {XPU_WHEEL_INDEX}"
+    )
     findings: list[Finding] = []
     if not dists:
         severity = WARNING if not info.get("xpu_compiled") else ERROR
-        return [Finding("triton", severity, "Triton is not installed: torch.compile cannot make GPU kernels", table, f"{where}pip install {pin} --index-url {XPU_WHEEL_INDEX}", {"table": rows})]
+        return [
+            Finding(
+                "triton",
+                severity,
+                "Triton is not installed: torch.compile cannot make GPU kernels",
+                table,
+                f"{where}pip install {pin} --index-url {XPU_WHEEL_INDEX}",
+                {"table": rows},
+            )
+        ]
     if len(dists) > 1:
         findings.append(
-            Finding("triton", ERROR, f"several Triton distributions share the `triton` package: {', '.join(sorted(dists))}", table, install, {"table": rows})
+            Finding(
+                "triton",
+                ERROR,
+                f"several Triton distributions share the `triton` package: {', '.join(sorted(dists))}",
+                table,
+                install,
+                {"table": rows},
+            )
         )
     if required and dists.get(required[0]) != required[1]:
         findings.append(
-            Finding("triton", ERROR, f"installed Triton does not match torch {info.get('torch')} (needs {required[0]}=={required[1]})", table, install, {"table": rows})
+            Finding(
+                "triton",
+                ERROR,
+                f"installed Triton does not match torch {info.get('torch')} (needs {required[0]}=={required[1]})",
+                table,
+                install,
+                {"table": rows},
+            )
         )
     error = info.get("triton_import_error") or info.get("inductor_import_error")
     if error:
-        hint = " (AttrsDescriptor moved between Triton releases: this is a torch/Triton version mismatch)" if "AttrsDescriptor" in error else ""
-        findings.append(Finding("triton", ERROR, f"Triton import fails: {error}{hint}", table, install, {"table": rows}))
+        hint = (
+            " (AttrsDescriptor moved between Triton releases: this is a torch/Triton version mismatch)"
+            if "AttrsDescriptor" in error
+            else ""
+        )
+        findings.append(
+            Finding("triton", ERROR, f"Triton import fails: {error}{hint}", table, install, {"table": rows})
+        )
     if not findings:
-        findings.append(Finding("triton", OK, f"Triton {info.get('triton')} matches torch {info.get('torch')}", table, data={"table": rows}))
+        findings.append(
+            Finding(
+                "triton",
+                OK,
+                f"Triton {info.get('triton')} matches torch {info.get('torch')}",
+                table,
+                data={"table": rows},
+            )
+        )
     return findings
 
 
@@ -1085,19 +1227,40 @@ def check_long_paths(probes: Probes) -> list[Finding]:
     inductor, triton = cache_dirs(probes)
     deepest = deepest_cache_path(triton, windows=probes.windows)
     length = len(deepest)
-    data = {"inductor_cache_dir": inductor, "triton_cache_dir": triton, "deepest_path_chars": length, "limit": MAX_PATH - 1}
+    data = {
+        "inductor_cache_dir": inductor,
+        "triton_cache_dir": triton,
+        "deepest_path_chars": length,
+        "limit": MAX_PATH - 1,
+    }
     detail = (
         f"Triton cache: {triton}\nDeepest path Triton writes for a {len(REALISTIC_KERNEL_NAME)}-character kernel name: "
-        f"{length} characters (<dir>\\<52-char key>\\tmp.pid_<pid>_<uuid>\\__grp__<name>.json); Windows allows {MAX_PATH - 1} "
-        "without long paths."
+        f"{length} characters (<dir>\\<52-char key>\\tmp.pid_<pid>_<uuid>\\__grp__<name>.json); "
+        f"Windows allows {MAX_PATH - 1} without long paths."
     )
     if not probes.windows:
-        return [Finding("long-paths", INFO, f"long paths: not limited on {probes.platform} (deepest cache path {length} chars)", detail, data=data)]
+        return [
+            Finding(
+                "long-paths",
+                INFO,
+                f"long paths: not limited on {probes.platform} (deepest cache path {length} chars)",
+                detail,
+                data=data,
+            )
+        ]
     enabled = probes.registry_dword(LONG_PATHS_KEY, LONG_PATHS_VALUE) == 1
     data["long_paths_enabled"] = enabled
     if length < MAX_PATH:
         state = "on" if enabled else "off"
-        return [Finding("long-paths", OK, f"cache paths fit in MAX_PATH ({length} of {MAX_PATH - 1} chars), long paths are {state}", detail, data=data)]
+        return [
+            Finding(
+                "long-paths",
+                OK,
+                f"cache paths fit in MAX_PATH ({length} of {MAX_PATH - 1} chars), long paths are {state}",
+                detail,
+                data=data,
+            )
+        ]
     if enabled:
         return [
             Finding(
@@ -1119,7 +1282,9 @@ def check_long_paths(probes: Probes) -> list[Finding]:
             detail + "\nSymptom: Triton or Inductor fails with 'cannot find the file' for a temp file.",
             "Either enable long paths (admin PowerShell: New-ItemProperty -Path "
             "'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem' -Name LongPathsEnabled -Value 1 "
-            "-PropertyType DWORD -Force, then open a new shell), or " + SHORT_CACHE_FIX[0].lower() + SHORT_CACHE_FIX[1:],
+            "-PropertyType DWORD -Force, then open a new shell), or "
+            + SHORT_CACHE_FIX[0].lower()
+            + SHORT_CACHE_FIX[1:],
             data,
         )
     ]
@@ -1167,7 +1332,15 @@ def check_level_zero(probes: Probes) -> list[Finding]:
     version = probes.library_version(loader) or "unknown version"
     symbols = probes.library_symbols(loader, REQUIRED_ZE_SYMBOLS)
     if symbols is None:
-        return [Finding("level-zero", ERROR, f"Level Zero loader {loader} cannot be loaded", f"version {version}", WINDOWS_DRIVER_FIX if probes.windows else "Reinstall libze1 for this architecture.")]
+        return [
+            Finding(
+                "level-zero",
+                ERROR,
+                f"Level Zero loader {loader} cannot be loaded",
+                f"version {version}",
+                WINDOWS_DRIVER_FIX if probes.windows else "Reinstall libze1 for this architecture.",
+            )
+        ]
     missing = [s for s in REQUIRED_ZE_SYMBOLS if s not in symbols]
     if missing:
         findings.append(
@@ -1188,13 +1361,29 @@ def check_level_zero(probes: Probes) -> list[Finding]:
 
 def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver_names: Sequence[str]) -> list[Finding]:
     if "probe_error" in found:
-        return [Finding("level-zero", WARNING, "cannot list the Level Zero devices", str(found["probe_error"]), "Run the doctor again; if it persists, reinstall the Intel GPU driver.")]
+        return [
+            Finding(
+                "level-zero",
+                WARNING,
+                "cannot list the Level Zero devices",
+                str(found["probe_error"]),
+                "Run the doctor again; if it persists, reinstall the Intel GPU driver.",
+            )
+        ]
     alt = probes.env.get("ZE_ENABLE_ALT_DRIVERS")
     if "init_error" in found:
         code = str(found["init_error"])
         why = f"zeInit(0) returned {'ZE_RESULT_ERROR_UNINITIALIZED ' if code == '0x78000001' else ''}{code}."
         if alt:
-            return [Finding("level-zero", ERROR, f"no driver named in ZE_ENABLE_ALT_DRIVERS={alt} initialized", why, "Check that each path is a Level Zero driver library, or unset ZE_ENABLE_ALT_DRIVERS.")]
+            return [
+                Finding(
+                    "level-zero",
+                    ERROR,
+                    f"no driver named in ZE_ENABLE_ALT_DRIVERS={alt} initialized",
+                    why,
+                    "Check that each path is a Level Zero driver library, or unset ZE_ENABLE_ALT_DRIVERS.",
+                )
+            ]
         if probes.windows:
             # The driver lives in the DriverStore and installs the loader itself:
             # the two cases cannot be told apart from here.
@@ -1213,7 +1402,8 @@ def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver
                 Finding(
                     "level-zero",
                     ERROR,
-                    f"no Level Zero GPU driver ({driver_names[0]} is not installed): kernels cannot run on this machine",
+                    f"no Level Zero GPU driver ({driver_names[0]} is not installed): "
+                    "kernels cannot run on this machine",
                     why,
                     "Install the GPU driver: sudo apt-get install intel-level-zero-gpu (or libze-intel-gpu1).",
                 )
@@ -1222,7 +1412,11 @@ def _level_zero_device_findings(probes: Probes, found: Mapping[str, Any], driver
             "Check that the machine has an Intel GPU (lspci | grep -i vga) and that this user may open "
             "/dev/dri/renderD* (sudo usermod -aG render $USER, then log in again)."
         )
-        return [Finding("level-zero", ERROR, f"the Intel GPU driver is installed ({driver}) but found no Intel GPU", why, fix)]
+        return [
+            Finding(
+                "level-zero", ERROR, f"the Intel GPU driver is installed ({driver}) but found no Intel GPU", why, fix
+            )
+        ]
     devices = list(found.get("devices", []))
     listing = "\n".join(describe_device(d) for d in devices)
     if not devices:
@@ -1298,8 +1492,9 @@ def order_by_cause(findings: Sequence[Finding]) -> list[Finding]:
     return ordered
 
 
-def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[str] | None = None,
-               building: bool = False) -> list[Finding]:
+def run_checks(
+    probes: Probes, with_torch: bool = True, src: str | os.PathLike[str] | None = None, building: bool = False
+) -> list[Finding]:
     """Every check, the most likely cause first (order_by_cause). `src`: a
     PyTorch checkout to read the Triton pin from when torch's own metadata and
     folder do not name it. `building`: the harness runs it before it builds
@@ -1309,8 +1504,12 @@ def run_checks(probes: Probes, with_torch: bool = True, src: str | os.PathLike[s
     # compile zebins. The findings keep their order (ocloc first).
     level_zero = check_level_zero(probes)
     info = probe_torch(probes) if with_torch else {}
-    findings += check_ocloc(probes, driver_gpus(level_zero), info.get("triton_driver_compiler"),
-                            spirv_launch=spirv_launch_route_a(info, probes.env))
+    findings += check_ocloc(
+        probes,
+        driver_gpus(level_zero),
+        info.get("triton_driver_compiler"),
+        spirv_launch=spirv_launch_route_a(info, probes.env),
+    )
     if with_torch:
         add_source_pin(info, [info.get("source_root"), src])
         findings += check_static_launcher(info, probes.windows, building)
@@ -1338,7 +1537,7 @@ def render_text(findings: Sequence[Finding], probes: Probes) -> str:
     out.append(f"  {errors} error(s), {warnings} warning(s)")
     follows = sum(FOLLOWS_NOTE in f.title for f in findings)
     if follows:
-        out.append(f"  Fix the first error first: {follows} finding(s) marked \"{FOLLOWS_NOTE}\" depend on it.")
+        out.append(f'  Fix the first error first: {follows} finding(s) marked "{FOLLOWS_NOTE}" depend on it.')
     return "\n".join(out)
 
 
@@ -1361,7 +1560,10 @@ def main(argv: Sequence[str] | None = None, probes: Probes | None = None) -> int
     parser.add_argument("--python", help="interpreter whose torch/Triton to inspect (default: this one)")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch/Triton checks (no torch import)")
     parser.add_argument("--level-zero-probe", metavar="LOADER", help=argparse.SUPPRESS)
-    parser.add_argument("--src", help=f"PyTorch checkout torch was built from (its {TRITON_XPU_VERSION_FILE} names the Triton-XPU to install)")
+    parser.add_argument(
+        "--src",
+        help=f"PyTorch checkout torch was built from (its {TRITON_XPU_VERSION_FILE} names the Triton-XPU to install)",
+    )
     args = parser.parse_args(argv)
     if args.level_zero_probe:
         print(ZE_PROBE_MARKER + json.dumps(enumerate_level_zero(args.level_zero_probe)))

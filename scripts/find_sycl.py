@@ -27,9 +27,9 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence
 
 DISTRIBUTION = "intel-sycl-rt"
 _LINUX_RUNTIME = re.compile(r"^libsycl\.so\.(\d+)$")
@@ -52,7 +52,7 @@ class NotFound(Exception):
     """Why the SYCL runtime was not found (one line)."""
 
 
-def _pick(files: Sequence[Path], pattern: "re.Pattern[str]") -> List[Path]:
+def _pick(files: Sequence[Path], pattern: re.Pattern[str]) -> list[Path]:
     return [f for f in files if pattern.match(f.name)]
 
 
@@ -61,8 +61,9 @@ def layout_from_files(files: Iterable[Path], version: str, windows: bool) -> Syc
     files = list(files)
     headers = [f for f in files if f.name == "sycl.hpp" and f.parent.name == "sycl"]
     if not headers:
-        raise NotFound(f"{DISTRIBUTION} {version} has no sycl/sycl.hpp; install a release that ships the "
-                       "headers (2025.0 or later)")
+        raise NotFound(
+            f"{DISTRIBUTION} {version} has no sycl/sycl.hpp; install a release that ships the headers (2025.0 or later)"
+        )
     include_dir = headers[0].parent.parent
     if windows:
         runtimes = _pick(files, _WINDOWS_RUNTIME)
@@ -74,8 +75,9 @@ def layout_from_files(files: Iterable[Path], version: str, windows: bool) -> Syc
         # sycl<N>.lib of the same major first, then a plain sycl.lib.
         imports.sort(key=lambda f: (f.name.lower() != f"sycl{major}.lib", f.name.lower() != "sycl.lib"))
         if not imports or _WINDOWS_IMPORT.match(imports[0].name).group(1) not in ("", str(major)):  # type: ignore[union-attr]
-            raise NotFound(f"{DISTRIBUTION} {version} has {runtime.name} but no sycl{major}.lib or sycl.lib "
-                           "to link against")
+            raise NotFound(
+                f"{DISTRIBUTION} {version} has {runtime.name} but no sycl{major}.lib or sycl.lib to link against"
+            )
         library = imports[0]
     else:
         runtimes = _pick(files, _LINUX_RUNTIME)
@@ -87,34 +89,40 @@ def layout_from_files(files: Iterable[Path], version: str, windows: bool) -> Syc
         # runtime file itself.
         plain = [f for f in files if f.name == "libsycl.so" and f.parent == runtime.parent]
         library = plain[0] if plain else runtime
-    return SyclLayout(str(include_dir), str(library.parent), str(runtime.parent), str(library), str(runtime),
-                      major, version)
+    return SyclLayout(
+        str(include_dir), str(library.parent), str(runtime.parent), str(library), str(runtime), major, version
+    )
 
 
-def find_sycl(paths: Optional[List[str]] = None, windows: Optional[bool] = None) -> SyclLayout:
+def find_sycl(paths: list[str] | None = None, windows: bool | None = None) -> SyclLayout:
     """The intel-sycl-rt layout of the environment (``paths`` replaces
     sys.path, ``windows`` the platform: tests)."""
     windows = os.name == "nt" if windows is None else windows
     found = list(importlib.metadata.distributions(name=DISTRIBUTION, path=paths if paths is not None else sys.path))
     if not found:
-        raise NotFound(f"{DISTRIBUTION} is not installed in this Python environment ({sys.executable}); "
-                       f"pip install {DISTRIBUTION} (a PyTorch XPU wheel brings it), or pass "
-                       "-DXSL_SYCL_INCLUDE_DIR and -DXSL_SYCL_LIBRARY_DIR to CMake")
+        raise NotFound(
+            f"{DISTRIBUTION} is not installed in this Python environment ({sys.executable}); "
+            f"pip install {DISTRIBUTION} (a PyTorch XPU wheel brings it), or pass "
+            "-DXSL_SYCL_INCLUDE_DIR and -DXSL_SYCL_LIBRARY_DIR to CMake"
+        )
     dist = found[0]
     # Windows wheels list their files with backslashes, which a PackagePath
     # keeps as part of the name; normpath, not resolve(), so that a symlinked
     # libsycl.so.<N> keeps its own name.
-    files = [Path(os.path.normpath(os.path.abspath(str(dist.locate_file(str(f).replace("\\", "/"))))))
-             for f in dist.files or []]
+    files = [
+        Path(os.path.normpath(os.path.abspath(str(dist.locate_file(str(f).replace("\\", "/"))))))
+        for f in dist.files or []
+    ]
     return layout_from_files(files, dist.version, windows)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the layout as JSON")
-    out.add_argument("--cmake", action="store_true",
-                     help="print NAME=value lines for cmake/SyclRuntime.cmake (forward slashes)")
+    out.add_argument(
+        "--cmake", action="store_true", help="print NAME=value lines for cmake/SyclRuntime.cmake (forward slashes)"
+    )
     args = parser.parse_args(argv)
     try:
         layout = find_sycl()

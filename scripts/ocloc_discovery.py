@@ -43,8 +43,8 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 ENV_VAR = "XSL_OCLOC"
 COMPILER_ENV_VAR = "XSL_ZEBIN_COMPILER"  # auto | ocloc | driver (csrc/ocloc/zebin_compiler.h)
@@ -58,7 +58,7 @@ LINUX_FOLDERS = (
 )
 
 
-def _host_list_dir(path: str) -> List[str]:
+def _host_list_dir(path: str) -> list[str]:
     try:
         return os.listdir(path)
     except OSError:
@@ -73,10 +73,10 @@ class Probes:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     is_file: Callable[[str], bool] = os.path.isfile
     is_dir: Callable[[str], bool] = os.path.isdir
-    list_dir: Callable[[str], List[str]] = _host_list_dir
+    list_dir: Callable[[str], list[str]] = _host_list_dir
     python_paths: Sequence[str] = field(default_factory=lambda: list(sys.path))
     # (executable, library) -> (version, error); None means "do not ask".
-    query_version: Optional[Callable[[str, str], Tuple[Optional[str], Optional[str]]]] = None
+    query_version: Callable[[str, str], tuple[str | None, str | None]] | None = None
 
 
 @dataclass
@@ -88,14 +88,14 @@ class Candidate:
 
 @dataclass
 class OclocDiscovery:
-    path: Optional[str] = None  # the executable
-    library: Optional[str] = None
-    source: Optional[str] = None
-    origin: Optional[str] = None
-    version: Optional[str] = None
-    version_error: Optional[str] = None
-    error: Optional[str] = None  # set when nothing usable was found
-    tried: List[str] = field(default_factory=list)
+    path: str | None = None  # the executable
+    library: str | None = None
+    source: str | None = None
+    origin: str | None = None
+    version: str | None = None
+    version_error: str | None = None
+    error: str | None = None  # set when nothing usable was found
+    tried: list[str] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
@@ -122,7 +122,7 @@ def join_path(folder: str, name: str, windows: bool) -> str:
     return folder + sep + name
 
 
-def split_path_list(value: str, windows: bool) -> List[str]:
+def split_path_list(value: str, windows: bool) -> list[str]:
     result = []
     for entry in value.split(";" if windows else ":"):
         if windows and len(entry) >= 2 and entry[0] == '"' and entry[-1] == '"':
@@ -141,7 +141,7 @@ def _parent(path: str, windows: bool) -> str:
 
 def _base(path: str, windows: bool) -> str:
     cut = max(path.rfind("\\"), path.rfind("/")) if windows else path.rfind("/")
-    return path[cut + 1:]
+    return path[cut + 1 :]
 
 
 def executable_name(windows: bool) -> str:
@@ -152,7 +152,7 @@ def _is_library_name(name: str, windows: bool) -> bool:
     return name.lower().endswith(".dll") if windows else name.startswith("libocloc")
 
 
-def library_candidates(folder: str, windows: bool) -> List[str]:
+def library_candidates(folder: str, windows: bool) -> list[str]:
     if windows:
         return [join_path(folder, "ocloc64.dll", True)]
     prefix = _parent(folder, False)
@@ -162,12 +162,12 @@ def library_candidates(folder: str, windows: bool) -> List[str]:
     return result
 
 
-def _env(probes: Probes, name: str) -> Optional[str]:
+def _env(probes: Probes, name: str) -> str | None:
     value = probes.env.get(name)
     return value if value else None
 
 
-def _python_search_paths(probes: Probes) -> List[str]:
+def _python_search_paths(probes: Probes) -> list[str]:
     result = [p for p in probes.python_paths if p]
     python_path = _env(probes, "PYTHONPATH")
     if python_path:
@@ -186,11 +186,11 @@ def _python_search_paths(probes: Probes) -> List[str]:
     return result
 
 
-def ocloc_candidates(probes: Probes) -> List[Candidate]:
+def ocloc_candidates(probes: Probes) -> list[Candidate]:
     """Every place looked at, in order (same as csrc/ocloc oclocCandidates)."""
     win = probes.windows
     exe = executable_name(win)
-    result: List[Candidate] = []
+    result: list[Candidate] = []
     explicit = _env(probes, ENV_VAR)
     if explicit:
         result.append(Candidate("environment", f"{ENV_VAR}={explicit}", explicit))
@@ -212,8 +212,11 @@ def ocloc_candidates(probes: Probes) -> List[Candidate]:
             result.append(Candidate("oneAPI", f"{label} ocloc", join_path(folder, exe, True)))
         compiler_root = _env(probes, "CMPLR_ROOT")
         if compiler_root:
-            result.append(Candidate("oneAPI", "%CMPLR_ROOT% compiler bin",
-                                    join_path(join_path(compiler_root, "bin", True), exe, True)))
+            result.append(
+                Candidate(
+                    "oneAPI", "%CMPLR_ROOT% compiler bin", join_path(join_path(compiler_root, "bin", True), exe, True)
+                )
+            )
         for label, root in roots:
             folder = "\\".join([root.rstrip("\\/"), "compiler", "latest", "bin"])
             result.append(Candidate("oneAPI", f"{label} compiler bin", join_path(folder, exe, True)))
@@ -223,28 +226,34 @@ def ocloc_candidates(probes: Probes) -> List[Candidate]:
     return result
 
 
-def _first_file(paths: Sequence[str], probes: Probes) -> Optional[str]:
+def _first_file(paths: Sequence[str], probes: Probes) -> str | None:
     for path in paths:
         if probes.is_file(path):
             return path
     return None
 
 
-def query_ocloc_version(executable: str, library: Optional[str] = None,
-                        timeout: float = 60.0) -> Tuple[Optional[str], Optional[str]]:
+def query_ocloc_version(
+    executable: str, library: str | None = None, timeout: float = 60.0
+) -> tuple[str | None, str | None]:
     """(version, None) or (None, why not). Runs `ocloc query OCL_DRIVER_VERSION`."""
     del library  # the executable answers for both
     if not executable:
         return None, "no executable to ask"
     with tempfile.TemporaryDirectory(prefix="xocl") as folder:
         try:
-            proc = subprocess.run([executable, "query", "OCL_DRIVER_VERSION"], cwd=folder,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+            proc = subprocess.run(
+                [executable, "query", "OCL_DRIVER_VERSION"],
+                cwd=folder,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             return None, f"cannot run {executable}: {exc}"
         answer = os.path.join(folder, "OCL_DRIVER_VERSION")
         if proc.returncode == 0 and os.path.isfile(answer):
-            with open(answer, "r", encoding="utf-8", errors="replace") as f:
+            with open(answer, encoding="utf-8", errors="replace") as f:
                 version = f.read().strip(" \t\r\n\x00")
             if version:
                 return version, None
@@ -252,8 +261,9 @@ def query_ocloc_version(executable: str, library: Optional[str] = None,
         return None, f"`ocloc query OCL_DRIVER_VERSION` failed (exit {proc.returncode}): {output}"
 
 
-def find_ocloc(env: Optional[Mapping[str, str]] = None, *, probes: Optional[Probes] = None,
-               with_version: bool = True) -> OclocDiscovery:
+def find_ocloc(
+    env: Mapping[str, str] | None = None, *, probes: Probes | None = None, with_version: bool = True
+) -> OclocDiscovery:
     """Discover ocloc. `env` replaces os.environ; `probes` replaces everything."""
     if probes is None:
         probes = Probes()
@@ -265,8 +275,8 @@ def find_ocloc(env: Optional[Mapping[str, str]] = None, *, probes: Optional[Prob
     result = OclocDiscovery()
     for candidate in ocloc_candidates(probes):
         result.tried.append(f"{candidate.origin}: {candidate.path}")
-        executable: Optional[str] = candidate.path
-        library: Optional[str] = None
+        executable: str | None = candidate.path
+        library: str | None = None
         if candidate.source == "environment":
             if probes.is_dir(candidate.path):
                 executable = join_path(candidate.path, executable_name(win), win)
@@ -274,13 +284,16 @@ def find_ocloc(env: Optional[Mapping[str, str]] = None, *, probes: Optional[Prob
                     executable = None
                 library = _first_file(library_candidates(candidate.path, win), probes)
                 if executable is None and library is None:
-                    result.error = (f"{ENV_VAR}={candidate.path} is a folder without "
-                                    f"{executable_name(win)} or the ocloc library; point it at the "
-                                    "ocloc executable or unset it.")
+                    result.error = (
+                        f"{ENV_VAR}={candidate.path} is a folder without "
+                        f"{executable_name(win)} or the ocloc library; point it at the "
+                        "ocloc executable or unset it."
+                    )
                     return result
             elif not probes.is_file(candidate.path):
-                result.error = (f"{ENV_VAR}={candidate.path} does not exist; point it at the ocloc "
-                                "executable or unset it.")
+                result.error = (
+                    f"{ENV_VAR}={candidate.path} does not exist; point it at the ocloc executable or unset it."
+                )
                 return result
             elif _is_library_name(_base(candidate.path, win), win):
                 library = candidate.path
@@ -306,14 +319,16 @@ def find_ocloc(env: Optional[Mapping[str, str]] = None, *, probes: Optional[Prob
     return result
 
 
-def probe_driver() -> Tuple[bool, str]:
+def probe_driver() -> tuple[bool, str]:
     """(usable, "driver: ...") for the driver backend, through the
     xpu_static_launcher package (the same C++ probe compiles use)."""
     try:
         from xpu_static_launcher import compile as xsl_compile
     except ImportError as error:
-        return False, ("driver: not probed: the xpu_static_launcher package, which holds the driver backend, "
-                       f"cannot be imported ({error})")
+        return False, (
+            "driver: not probed: the xpu_static_launcher package, which holds the driver backend, "
+            f"cannot be imported ({error})"
+        )
     try:
         info = xsl_compile.find_compiler("driver")
     except (xsl_compile.ZebinCompileError, ValueError) as error:
@@ -321,23 +336,27 @@ def probe_driver() -> Tuple[bool, str]:
     return True, str(info["tried"][-1])
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-version", action="store_true", help="do not run ocloc to ask its version")
     parser.add_argument("--tried", action="store_true", help="also list every place looked at, the driver last")
-    parser.add_argument("--no-driver", action="store_true",
-                        help="do not probe the Intel GPU driver (Level Zero) when ocloc is missing")
+    parser.add_argument(
+        "--no-driver", action="store_true", help="do not probe the Intel GPU driver (Level Zero) when ocloc is missing"
+    )
     args = parser.parse_args(argv)
     forced = os.environ.get(COMPILER_ENV_VAR, "") or "auto"
     if forced not in ("auto", "ocloc", "driver"):
         print(f"{COMPILER_ENV_VAR}={forced} is not one of auto, ocloc, driver; fix or unset it.")
         return 1
-    found = find_ocloc(with_version=not args.no_version) if forced != "driver" else OclocDiscovery(
-        error=f"{COMPILER_ENV_VAR}=driver: ocloc not looked for")
+    found = (
+        find_ocloc(with_version=not args.no_version)
+        if forced != "driver"
+        else OclocDiscovery(error=f"{COMPILER_ENV_VAR}=driver: ocloc not looked for")
+    )
     # The driver is the last step, taken only when ocloc is not found and no
     # explicit ocloc setting failed.
-    driver: Optional[Tuple[bool, str]] = None
+    driver: tuple[bool, str] | None = None
     explicit_failed = bool(os.environ.get(ENV_VAR)) and not found.found
     if not found.found and forced != "ocloc" and not explicit_failed and not args.no_driver:
         driver = probe_driver()

@@ -42,9 +42,9 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ocloc_discovery  # noqa: E402
@@ -57,17 +57,26 @@ GENERATOR = "xpu-static-launcher scripts/ocloc_wheel.py"
 # policy's base libraries, plus the C++ runtime the distribution provides).
 LINUX_SYSTEM_LIBS = re.compile(
     r"^(linux-vdso|linux-gate|ld-linux|libc|libm|libdl|libpthread|librt|libutil|libresolv|libnsl|"
-    r"libstdc\+\+|libgcc_s|libanl|libcrypt)\.so")
+    r"libstdc\+\+|libgcc_s|libanl|libcrypt)\.so"
+)
 # What libocloc dlopens (names found in its bytes): IGC and its helpers.
 LINUX_DLOPEN_NAME = re.compile(rb"lib(?:igc|igdfcl|iga64|igdml)[A-Za-z0-9_]*\.so(?:\.[0-9]+)*")
 # Windows DLLs ocloc64.dll loads by name at run time.
-WINDOWS_RUNTIME_DLLS = ("igc64.dll", "igdfcl64.dll", "common_clang64.dll", "opencl-clang64.dll",
-                        "iga64.dll", "igdml64.dll")
+WINDOWS_RUNTIME_DLLS = (
+    "igc64.dll",
+    "igdfcl64.dll",
+    "common_clang64.dll",
+    "opencl-clang64.dll",
+    "iga64.dll",
+    "igdml64.dll",
+)
 WINDOWS_SYSTEM_DLL = re.compile(
     r"^(api-ms-win-|ext-ms-|kernel32|kernelbase|user32|gdi32|advapi32|shell32|ole32|oleaut32|ws2_32|"
     r"msvcrt|ntdll|bcrypt|crypt32|shlwapi|version|setupapi|cfgmgr32|dbghelp|psapi|rpcrt4|secur32|"
     r"ucrtbase|vcruntime|msvcp|concrt|imagehlp|dxgi|d3d|winmm|comdlg32|comctl32|sechost|userenv|"
-    r"iphlpapi|wintrust|powrprof|mpr|netapi32|normaliz|dwmapi|uxtheme)", re.IGNORECASE)
+    r"iphlpapi|wintrust|powrprof|mpr|netapi32|normaliz|dwmapi|uxtheme)",
+    re.IGNORECASE,
+)
 LICENSE_NAME = re.compile(r"(licen[cs]e|copying|copyright|third[-_ ]party|notice)", re.IGNORECASE)
 
 
@@ -88,12 +97,13 @@ class Bundle:
     platform_tag: str
     executable_name: str
     library_name: str
-    files: List[BundleFile] = field(default_factory=list)
-    licenses: List[Tuple[Path, str]] = field(default_factory=list)  # (source, name under licenses/)
+    files: list[BundleFile] = field(default_factory=list)
+    licenses: list[tuple[Path, str]] = field(default_factory=list)  # (source, name under licenses/)
     origin: str = ""
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def record_hash(data: bytes) -> str:
     digest = hashlib.sha256(data).digest()
@@ -108,7 +118,7 @@ def normalise_version(raw: str) -> str:
     return ".".join(str(int(n)) for n in numbers[:4])
 
 
-def glibc_requirement(paths: Iterable[Path]) -> Tuple[int, int]:
+def glibc_requirement(paths: Iterable[Path]) -> tuple[int, int]:
     """Newest GLIBC_2.N symbol version named by any of the ELF files."""
     newest = (2, 17)  # manylinux2014 floor
     pattern = re.compile(rb"GLIBC_2\.(\d+)(?:\.\d+)?\x00")
@@ -124,22 +134,22 @@ def linux_platform_tag(paths: Iterable[Path]) -> str:
     return f"manylinux_{major}_{minor}_x86_64"
 
 
-def pe_imports(data: bytes) -> List[str]:
+def pe_imports(data: bytes) -> list[str]:
     """Names of the DLLs a PE32+ file imports (empty for non-PE input)."""
     try:
         if data[:2] != b"MZ":
             return []
         (pe_offset,) = struct.unpack_from("<I", data, 0x3C)
-        if data[pe_offset:pe_offset + 4] != b"PE\0\0":
+        if data[pe_offset : pe_offset + 4] != b"PE\0\0":
             return []
         coff = pe_offset + 4
-        sections_count, = struct.unpack_from("<H", data, coff + 2)
-        optional_size, = struct.unpack_from("<H", data, coff + 16)
+        (sections_count,) = struct.unpack_from("<H", data, coff + 2)
+        (optional_size,) = struct.unpack_from("<H", data, coff + 16)
         optional = coff + 20
-        magic, = struct.unpack_from("<H", data, optional)
+        (magic,) = struct.unpack_from("<H", data, optional)
         directories = optional + (112 if magic == 0x20B else 96)
         import_rva, _ = struct.unpack_from("<II", data, directories + 8)
-        sections = []
+        sections: list[tuple[int, int, int]] = []
         table = optional + optional_size
         for i in range(sections_count):
             vsize, vaddr, raw_size, raw_ptr = struct.unpack_from("<IIII", data, table + 40 * i + 8)
@@ -151,7 +161,7 @@ def pe_imports(data: bytes) -> List[str]:
                     return raw + rva - vaddr
             raise ValueError("RVA outside every section")
 
-        names = []
+        names: list[str] = []
         if import_rva == 0:
             return names
         entry = offset(import_rva)
@@ -170,10 +180,11 @@ def pe_imports(data: bytes) -> List[str]:
 
 # ---------------------------------------------------------------- Linux
 
-def ldd(path: Path) -> Dict[str, Path]:
+
+def ldd(path: Path) -> dict[str, Path]:
     """soname -> resolved path, as ldd reports it."""
     proc = subprocess.run(["ldd", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    result: Dict[str, Path] = {}
+    result: dict[str, Path] = {}
     for line in proc.stdout.splitlines():
         match = re.match(r"\s*(\S+)\s+=>\s+(\S+)\s+\(", line)
         if match:
@@ -183,9 +194,15 @@ def ldd(path: Path) -> Dict[str, Path]:
     return result
 
 
-def find_linux_library(name: str, near: Path) -> Optional[Path]:
-    for folder in (near, Path("/usr/lib/x86_64-linux-gnu"), Path("/lib/x86_64-linux-gnu"),
-                   Path("/usr/lib64"), Path("/usr/local/lib"), Path("/usr/lib")):
+def find_linux_library(name: str, near: Path) -> Path | None:
+    for folder in (
+        near,
+        Path("/usr/lib/x86_64-linux-gnu"),
+        Path("/lib/x86_64-linux-gnu"),
+        Path("/usr/lib64"),
+        Path("/usr/local/lib"),
+        Path("/usr/lib"),
+    ):
         if (folder / name).is_file():
             return folder / name
     proc = subprocess.run(["/sbin/ldconfig", "-p"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -196,10 +213,10 @@ def find_linux_library(name: str, near: Path) -> Optional[Path]:
     return None
 
 
-def collect_linux(executable: Path, library: Path) -> Tuple[List[BundleFile], List[str]]:
+def collect_linux(executable: Path, library: Path) -> tuple[list[BundleFile], list[str]]:
     """Files to bundle, and the dlopen names not found (informational)."""
     dlopen_names = sorted({m.decode() for m in LINUX_DLOPEN_NAME.findall(library.read_bytes())})
-    roots: Dict[str, Path] = {}
+    roots: dict[str, Path] = {}
     missing = []
     for name in dlopen_names:
         found = find_linux_library(name, library.resolve().parent)
@@ -208,9 +225,10 @@ def collect_linux(executable: Path, library: Path) -> Tuple[List[BundleFile], Li
         else:
             roots[name] = found
     if not any(name.startswith("libigc.") for name in roots):
-        raise WheelError(f"{library} loads IGC (libigc) at run time but no libigc was found; "
-                         "install IGC (Debian: libigc1) first.")
-    libraries: Dict[str, Path] = {"libocloc.so": library}
+        raise WheelError(
+            f"{library} loads IGC (libigc) at run time but no libigc was found; install IGC (Debian: libigc1) first."
+        )
+    libraries: dict[str, Path] = {"libocloc.so": library}
     libraries.update(roots)
     for path in [executable, library] + list(roots.values()):
         for soname, resolved in ldd(path).items():
@@ -221,13 +239,14 @@ def collect_linux(executable: Path, library: Path) -> Tuple[List[BundleFile], Li
     return files, missing
 
 
-def debian_licenses(files: Sequence[BundleFile]) -> List[Tuple[Path, str]]:
+def debian_licenses(files: Sequence[BundleFile]) -> list[tuple[Path, str]]:
     """/usr/share/doc/<package>/copyright of every package owning a file."""
     packages = set()
     for item in files:
         for candidate in {item.source, item.source.resolve()}:
-            proc = subprocess.run(["dpkg", "-S", str(candidate)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
+            proc = subprocess.run(
+                ["dpkg", "-S", str(candidate)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+            )
             for line in proc.stdout.splitlines():
                 packages.add(line.split(":", 1)[0].strip())
     result = []
@@ -246,7 +265,8 @@ def set_rpath(paths: Iterable[Path], patchelf: str) -> None:
 
 # ---------------------------------------------------------------- Windows
 
-def windows_search_dirs(executable: Path, env: Dict[str, str]) -> List[Path]:
+
+def windows_search_dirs(executable: Path, env: dict[str, str]) -> list[Path]:
     folders = [executable.parent]
     for root in (env.get("CMPLR_ROOT"),):
         if root:
@@ -259,20 +279,22 @@ def windows_search_dirs(executable: Path, env: Dict[str, str]) -> List[Path]:
     return folders
 
 
-def collect_windows(executable: Path, library: Path, search_dirs: Sequence[Path]) -> List[BundleFile]:
-    def locate(name: str) -> Optional[Path]:
+def collect_windows(executable: Path, library: Path, search_dirs: Sequence[Path]) -> list[BundleFile]:
+    def locate(name: str) -> Path | None:
         for folder in search_dirs:
             if (folder / name).is_file():
                 return folder / name
         return None
 
-    chosen: Dict[str, Path] = {"ocloc64.dll": library}
+    chosen: dict[str, Path] = {"ocloc64.dll": library}
     queue = [library] + [p for p in (locate(n) for n in WINDOWS_RUNTIME_DLLS) if p]
     for path in queue[1:]:
         chosen[path.name.lower()] = path
     if not any(name.startswith("igc") for name in chosen):
-        raise WheelError(f"igc64.dll was not found next to {library} or in the oneAPI compiler folders; "
-                         "install the oneAPI ocloc component or pass --search-dir.")
+        raise WheelError(
+            f"igc64.dll was not found next to {library} or in the oneAPI compiler folders; "
+            "install the oneAPI ocloc component or pass --search-dir."
+        )
     seen = set()
     while queue:
         path = queue.pop()
@@ -288,12 +310,13 @@ def collect_windows(executable: Path, library: Path, search_dirs: Sequence[Path]
                 chosen[key] = found
                 queue.append(found)
     files = [BundleFile(executable, "ocloc.exe", executable=True)]
-    files += [BundleFile(path, path.name if key != "ocloc64.dll" else "ocloc64.dll")
-              for key, path in sorted(chosen.items())]
+    files += [
+        BundleFile(path, path.name if key != "ocloc64.dll" else "ocloc64.dll") for key, path in sorted(chosen.items())
+    ]
     return files
 
 
-def windows_licenses(executable: Path, env: Dict[str, str]) -> List[Tuple[Path, str]]:
+def windows_licenses(executable: Path, env: dict[str, str]) -> list[tuple[Path, str]]:
     """Licence texts of the oneAPI ocloc install (its root, share/doc, licensing)."""
     root = executable.parent.parent
     folders = [root, root / "share" / "doc", root / "licensing", root / "documentation"]
@@ -310,6 +333,7 @@ def windows_licenses(executable: Path, env: Dict[str, str]) -> List[Tuple[Path, 
 
 
 # ---------------------------------------------------------------- wheel
+
 
 def package_init(bundle: Bundle) -> str:
     return f'''"""ocloc {bundle.version} (Intel GPU offline compiler) with its IGC libraries.
@@ -377,13 +401,12 @@ def wheel_name(bundle: Bundle) -> str:
     return f"{DIST_NAME}-{bundle.version}-py3-none-{bundle.platform_tag}.whl"
 
 
-def write_wheel(bundle: Bundle, staged: Dict[str, Path], out_dir: Path, compression: int,
-                level: Optional[int]) -> Path:
+def write_wheel(bundle: Bundle, staged: dict[str, Path], out_dir: Path, compression: int, level: int | None) -> Path:
     """Writes the wheel; `staged` maps bin file names to the (patched) files."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / wheel_name(bundle)
     dist_info = f"{DIST_NAME}-{bundle.version}.dist-info"
-    records: List[Tuple[str, str, int]] = []
+    records: list[tuple[str, str, int]] = []
 
     def add_bytes(zf: zipfile.ZipFile, arcname: str, data: bytes, mode: int = 0o644) -> None:
         info = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
@@ -398,8 +421,9 @@ def write_wheel(bundle: Bundle, staged: Dict[str, Path], out_dir: Path, compress
         info.compress_type = compression
         if level is not None:
             # No public per-entry level for open() before 3.13 (compress_level).
-            setattr(info, "compress_level" if "compress_level" in zipfile.ZipInfo.__slots__
-                    else "_compresslevel", level)
+            setattr(
+                info, "compress_level" if "compress_level" in zipfile.ZipInfo.__slots__ else "_compresslevel", level
+            )
         digest = hashlib.sha256()
         size = 0
         with open(path, "rb") as src, zf.open(info, "w", force_zip64=True) as dst:
@@ -413,18 +437,22 @@ def write_wheel(bundle: Bundle, staged: Dict[str, Path], out_dir: Path, compress
     tmp_target = target.with_suffix(".tmp")
     with zipfile.ZipFile(tmp_target, "w", allowZip64=True) as zf:
         add_bytes(zf, f"{PACKAGE}/__init__.py", package_init(bundle).encode())
-        add_bytes(zf, f"{PACKAGE}/__main__.py",
-                  b"import sys\nfrom intel_ocloc import main\n\nsys.exit(main())\n")
+        add_bytes(zf, f"{PACKAGE}/__main__.py", b"import sys\nfrom intel_ocloc import main\n\nsys.exit(main())\n")
         for item in bundle.files:
             add_file(zf, f"{PACKAGE}/bin/{item.name}", staged[item.name], 0o755)
         for source, name in bundle.licenses:
             add_file(zf, f"{dist_info}/licenses/{name}", source, 0o644)
         add_bytes(zf, f"{dist_info}/METADATA", metadata_text(bundle).encode())
-        add_bytes(zf, f"{dist_info}/WHEEL", (
-            "Wheel-Version: 1.0\n"
-            f"Generator: {GENERATOR}\n"
-            "Root-Is-Purelib: false\n"
-            f"Tag: py3-none-{bundle.platform_tag}\n").encode())
+        add_bytes(
+            zf,
+            f"{dist_info}/WHEEL",
+            (
+                "Wheel-Version: 1.0\n"
+                f"Generator: {GENERATOR}\n"
+                "Root-Is-Purelib: false\n"
+                f"Tag: py3-none-{bundle.platform_tag}\n"
+            ).encode(),
+        )
         add_bytes(zf, f"{dist_info}/entry_points.txt", b"[console_scripts]\nocloc = intel_ocloc:main\n")
         add_bytes(zf, f"{dist_info}/top_level.txt", f"{PACKAGE}\n".encode())
         record = io.StringIO()
@@ -440,10 +468,21 @@ def write_wheel(bundle: Bundle, staged: Dict[str, Path], out_dir: Path, compress
     return target
 
 
-def build(executable: Path, library: Path, out_dir: Path, *, version: Optional[str] = None,
-          compression: int = zipfile.ZIP_DEFLATED, level: Optional[int] = 6, windows: Optional[bool] = None,
-          search_dirs: Optional[Sequence[Path]] = None, patchelf: Optional[str] = None,
-          allow_missing_licenses: bool = False, origin: str = "", log=print) -> Path:
+def build(
+    executable: Path,
+    library: Path,
+    out_dir: Path,
+    *,
+    version: str | None = None,
+    compression: int = zipfile.ZIP_DEFLATED,
+    level: int | None = 6,
+    windows: bool | None = None,
+    search_dirs: Sequence[Path] | None = None,
+    patchelf: str | None = None,
+    allow_missing_licenses: bool = False,
+    origin: str = "",
+    log: Callable[[str], object] = print,
+) -> Path:
     windows = (os.name == "nt") if windows is None else windows
     if version is None:
         raw, why = ocloc_discovery.query_ocloc_version(str(executable))
@@ -467,9 +506,11 @@ def build(executable: Path, library: Path, out_dir: Path, *, version: Optional[s
             exe_name, lib_name = "ocloc", "libocloc.so"
             platform_tag = ""
         if not licenses and not allow_missing_licenses:
-            raise WheelError("no licence files were found for the bundled ocloc; pass "
-                             "--allow-missing-licenses only if you add them yourself.")
-        staged: Dict[str, Path] = {}
+            raise WheelError(
+                "no licence files were found for the bundled ocloc; pass "
+                "--allow-missing-licenses only if you add them yourself."
+            )
+        staged: dict[str, Path] = {}
         for item in files:
             copy = staging / item.name
             shutil.copyfile(item.source, copy)
@@ -480,14 +521,21 @@ def build(executable: Path, library: Path, out_dir: Path, *, version: Optional[s
                 raise WheelError("patchelf is needed to set RUNPATH=$ORIGIN (Debian: apt install patchelf).")
             set_rpath(staged.values(), tool)
             platform_tag = linux_platform_tag(staged.values())
-        bundle = Bundle(version=version, platform_tag=platform_tag, executable_name=exe_name,
-                        library_name=lib_name, files=files, licenses=licenses, origin=origin)
+        bundle = Bundle(
+            version=version,
+            platform_tag=platform_tag,
+            executable_name=exe_name,
+            library_name=lib_name,
+            files=files,
+            licenses=licenses,
+            origin=origin,
+        )
         for item in files:
             log(f"  bundling {item.name:<28} from {item.source}")
         return write_wheel(bundle, staged, out_dir, compression, level)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ocloc", help="ocloc executable (default: discovered like ocloc_discovery.py)")
     parser.add_argument("--library", help="ocloc library (default: next to the executable)")
@@ -495,10 +543,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--version", help="wheel version (default: `ocloc query OCL_DRIVER_VERSION`)")
     parser.add_argument("--store", action="store_true", help="no compression (fast, large; for tests)")
     parser.add_argument("--level", type=int, default=6, help="deflate level 1-9 (default 6)")
-    parser.add_argument("--search-dir", action="append", default=[],
-                        help="Windows: extra folder to look for IGC/opencl-clang DLLs (repeatable)")
-    parser.add_argument("--allow-missing-licenses", action="store_true",
-                        help="build even if no licence file was found (add them yourself)")
+    parser.add_argument(
+        "--search-dir",
+        action="append",
+        default=[],
+        help="Windows: extra folder to look for IGC/opencl-clang DLLs (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-missing-licenses",
+        action="store_true",
+        help="build even if no licence file was found (add them yourself)",
+    )
     args = parser.parse_args(argv)
     if args.ocloc:
         found = ocloc_discovery.find_ocloc(env=dict(os.environ, XSL_OCLOC=args.ocloc), with_version=False)
@@ -509,8 +564,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     library = args.library or found.library
     if not found.path or not library:
-        print(f"need both the ocloc executable and its library; found executable={found.path!r} "
-              f"library={library!r} ({found.origin}). Pass --ocloc/--library.", file=sys.stderr)
+        print(
+            f"need both the ocloc executable and its library; found executable={found.path!r} "
+            f"library={library!r} ({found.origin}). Pass --ocloc/--library.",
+            file=sys.stderr,
+        )
         return 1
     if found.source == "wheel":
         print(f"note: packaging ocloc from an installed wheel ({found.path})")
@@ -518,11 +576,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if os.name == "nt":
         search_dirs += windows_search_dirs(Path(found.path), dict(os.environ))
     try:
-        wheel = build(Path(found.path), Path(library), Path(args.out), version=args.version,
-                      compression=zipfile.ZIP_STORED if args.store else zipfile.ZIP_DEFLATED,
-                      level=None if args.store else args.level, search_dirs=search_dirs or None,
-                      allow_missing_licenses=args.allow_missing_licenses,
-                      origin=f"{found.path} ({found.origin})")
+        wheel = build(
+            Path(found.path),
+            Path(library),
+            Path(args.out),
+            version=args.version,
+            compression=zipfile.ZIP_STORED if args.store else zipfile.ZIP_DEFLATED,
+            level=None if args.store else args.level,
+            search_dirs=search_dirs or None,
+            allow_missing_licenses=args.allow_missing_licenses,
+            origin=f"{found.path} ({found.origin})",
+        )
     except (WheelError, OSError, subprocess.CalledProcessError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

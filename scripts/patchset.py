@@ -34,8 +34,8 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PATCH_DIR = REPO_ROOT / "patches" / "pytorch"
@@ -175,9 +175,7 @@ def parse_patch(text: str, name: str = "<patch>") -> Patch:
                     if last in (" ", "+"):
                         hunk.new_no_eol = True
                 else:
-                    raise PatchError(
-                        f"{name}: unexpected line '{body[:40]}' in hunk '{header}' of {path}."
-                    )
+                    raise PatchError(f"{name}: unexpected line '{body[:40]}' in hunk '{header}' of {path}.")
                 last = tag
                 i += 1
             if len(hunk.old_lines) != old_count or len(hunk.new_lines) != new_count:
@@ -206,7 +204,7 @@ class Series:
     preimages: dict[str, dict[str, object]]  # path -> blob, source, matches_base, note
 
     @staticmethod
-    def load(directory: Path) -> "Series":
+    def load(directory: Path) -> Series:
         meta = directory / SERIES_FILE
         try:
             data = json.loads(meta.read_text(encoding="utf-8"))
@@ -306,11 +304,15 @@ def reconstruct_preimages(patches: Sequence[Patch]) -> dict[str, TextFile]:
                         known[origin] = line
                         state[start + k] = (line, origin)
                     elif text != line:
-                        raise PatchError(f"{patch.name}: {fdiff.path}: hunk {hunk.header} contradicts an earlier patch.")
+                        raise PatchError(
+                            f"{patch.name}: {fdiff.path}: hunk {hunk.header} contradicts an earlier patch."
+                        )
                 state[start : start + len(hunk.old_lines)] = [(line, None) for line in hunk.new_lines]
                 offset += len(hunk.new_lines) - len(hunk.old_lines)
     return {
-        path: TextFile([line if line is not None else f"xsl-filler {path}:{i + 1}" for i, line in enumerate(lines)], False, True)
+        path: TextFile(
+            [line if line is not None else f"xsl-filler {path}:{i + 1}" for i, line in enumerate(lines)], False, True
+        )
         for path, lines in base.items()
     }
 
@@ -326,7 +328,7 @@ class TextFile:
     final_newline: bool
 
     @staticmethod
-    def parse(data: bytes) -> "TextFile":
+    def parse(data: bytes) -> TextFile:
         text = data.decode("utf-8")
         crlf = text.count("\r\n") * 2 > text.count("\n") and "\r\n" in text
         text = text.replace("\r\n", "\n")
@@ -416,11 +418,7 @@ def _find_all(lines: Sequence[str], block: Sequence[str]) -> list[int]:
         return []
     n = len(block)
     first = block[0]
-    return [
-        i
-        for i in range(len(lines) - n + 1)
-        if lines[i] == first and list(lines[i : i + n]) == list(block)
-    ]
+    return [i for i in range(len(lines) - n + 1) if lines[i] == first and list(lines[i : i + n]) == list(block)]
 
 
 def _nearest(candidates: list[int], hint: int) -> int | None:
@@ -452,9 +450,7 @@ def nearest_match(lines: Sequence[str], block: Sequence[str]) -> tuple[int, floa
     return (best[1], best[0])
 
 
-def drift_report(
-    patch: Patch, fdiff: FileDiff, hunk_index: int, current: TextFile | None, why: str
-) -> str:
+def drift_report(patch: Patch, fdiff: FileDiff, hunk_index: int, current: TextFile | None, why: str) -> str:
     hunk = fdiff.hunks[hunk_index] if fdiff.hunks else None
     out = [f"{patch.name}: {fdiff.path}: {why}"]
     if hunk is None or current is None:
@@ -464,13 +460,9 @@ def drift_report(
     index, ratio = nearest_match(current.lines, hunk.old_lines)
     if ratio > 0:
         found = current.lines[index : index + len(hunk.old_lines)]
-        out.append(
-            f"  nearest match at line {index + 1} ({ratio:.0%} similar):"
-        )
+        out.append(f"  nearest match at line {index + 1} ({ratio:.0%} similar):")
         out.extend(f"    | {line}" for line in found)
-        diff = difflib.unified_diff(
-            hunk.old_lines, found, "expected", f"{fdiff.path}:{index + 1}", lineterm="", n=0
-        )
+        diff = difflib.unified_diff(hunk.old_lines, found, "expected", f"{fdiff.path}:{index + 1}", lineterm="", n=0)
         out.append("  difference:")
         out.extend(f"    {line}" for line in list(diff)[2:])
     else:
@@ -492,15 +484,14 @@ class FilePlan:
     problems: list[str] = dataclasses.field(default_factory=list)
 
 
-def _apply_hunks(
-    patch: Patch, fdiff: FileDiff, current: TextFile, reverse: bool
-) -> FilePlan:
+def _apply_hunks(patch: Patch, fdiff: FileDiff, current: TextFile, reverse: bool) -> FilePlan:
     """Returns the plan for one modified file in the given direction."""
+
     def sides(h: Hunk) -> tuple[list[str], list[str]]:
         return (h.new_lines, h.old_lines) if reverse else (h.old_lines, h.new_lines)
 
     states = []
-    for index, hunk in enumerate(fdiff.hunks):
+    for hunk in fdiff.hunks:
         src, dst = sides(hunk)
         src_found = bool(_find_all(current.lines, src)) if src else True
         dst_found = bool(_find_all(current.lines, dst)) if dst else True
@@ -601,7 +592,9 @@ class FileStep:
     save_original: bytes | None = None
 
 
-def _plan_replacement(patch: Patch, root: Path, path: str, new: FileDiff, current: TextFile | None, reverse: bool) -> FileStep:
+def _plan_replacement(
+    patch: Patch, root: Path, path: str, new: FileDiff, current: TextFile | None, reverse: bool
+) -> FileStep:
     """A file this project replaces wholesale (Xsl-Replaces guard)."""
     target = _content_of_side(new, old_side=False)
     guard = patch.replaces.get(path)
@@ -624,7 +617,11 @@ def _plan_replacement(patch: Patch, root: Path, path: str, new: FileDiff, curren
                     f"nearest is line {idx + 1} ({ratio:.0%} similar): {nearest}"
                 ],
             )
-        return FileStep(UNAPPLIED, content=TextFile(target.lines, current.crlf, target.final_newline), save_original=current.render())
+        return FileStep(
+            UNAPPLIED,
+            content=TextFile(target.lines, current.crlf, target.final_newline),
+            save_original=current.render(),
+        )
     if not ours:
         if upstream:
             return FileStep(APPLIED)
@@ -655,7 +652,10 @@ def _plan_whole_file(patch: Patch, path: str, fdiff: FileDiff, current: TextFile
         first = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(current.lines), len(body.lines)))
         return FileStep(
             DRIFT,
-            [f"{patch.name}: {path}: would create this file but a different one exists (first difference at line {first + 1})."],
+            [
+                f"{patch.name}: {path}: would create this file but a different one exists "
+                f"(first difference at line {first + 1}).",
+            ],
         )
     if current is None:
         return FileStep(APPLIED)
@@ -664,7 +664,9 @@ def _plan_whole_file(patch: Patch, path: str, fdiff: FileDiff, current: TextFile
     return FileStep(DRIFT, [f"{patch.name}: {path}: would delete this file but its content differs."])
 
 
-def plan_patch(patch: Patch, tree: Tree, reverse: bool) -> tuple[str, list[str], dict[str, TextFile | None], dict[str, bytes]]:
+def plan_patch(
+    patch: Patch, tree: Tree, reverse: bool
+) -> tuple[str, list[str], dict[str, TextFile | None], dict[str, bytes]]:
     """Returns (state, problems, new contents, originals to save)."""
     # Group the diffs by path: a replaced file has a delete and a new entry.
     by_path: dict[str, list[FileDiff]] = {}
@@ -695,7 +697,12 @@ def plan_patch(patch: Patch, tree: Tree, reverse: bool) -> tuple[str, list[str],
         return APPLIED, [], {}, {}
     done = [path for path, step in steps.items() if step.state == APPLIED]
     if done:
-        return DRIFT, [f"{patch.name}: partly applied already ({', '.join(done)}); reverse or restore those files first."], {}, {}
+        return (
+            DRIFT,
+            [f"{patch.name}: partly applied already ({', '.join(done)}); reverse or restore those files first."],
+            {},
+            {},
+        )
     results = {path: step.content for path, step in steps.items()}
     saves = {path: step.save_original for path, step in steps.items() if step.save_original is not None}
     return UNAPPLIED, [], results, saves
@@ -708,9 +715,7 @@ class RunResult:
     written: list[str]
 
 
-def run_series(
-    patches: Sequence[Patch], root: Path, reverse: bool = False, check: bool = False
-) -> RunResult:
+def run_series(patches: Sequence[Patch], root: Path, reverse: bool = False, check: bool = False) -> RunResult:
     """Applies (or reverses) the series; writes nothing unless every patch fits."""
     tree = Tree(root)
     problems: list[str] = []
@@ -907,7 +912,11 @@ def export_series(series: Series, root: Path, out_dir: Path) -> list[Path]:
                     target.write_bytes(content.render())
             message = "\n".join(line for line in patch.message.split("\n") if not REPLACES_TRAILER.match(line))
             _git(repo, ["add", "-A"])
-            _git(repo, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", message], dict(env, **_author(texts[patch.name])))
+            _git(
+                repo,
+                ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", message],
+                dict(env, **_author(texts[patch.name])),
+            )
         made = Path(tmp) / "out"
         _git(repo, [*FORMAT_PATCH_ARGS, "-o", str(made), f"HEAD~{len(patches)}"])
         written: list[Path] = []
@@ -947,7 +956,7 @@ class Manifest:
     source_guard: str
 
     @staticmethod
-    def load(patch_dir: Path) -> "Manifest":
+    def load(patch_dir: Path) -> Manifest:
         data = json.loads((patch_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
         data["message"] = "\n".join(data["message"])
         return Manifest(**data)
@@ -986,9 +995,7 @@ def regen_text(repo: Path, manifest: Manifest) -> str:
     message = manifest.message
     if glue.is_file():
         glue_lines = _rewrite_includes(glue.read_text(encoding="utf-8"), installed, manifest.helper_dest)
-        diffs.append(
-            f"diff --git a/{manifest.glue_dest} b/{manifest.glue_dest}\ndeleted file mode 100644\n"
-        )
+        diffs.append(f"diff --git a/{manifest.glue_dest} b/{manifest.glue_dest}\ndeleted file mode 100644\n")
         diffs.append(file_diff_text(manifest.glue_dest, None, TextFile(glue_lines, False, True)))
         message += f'\n\nXsl-Replaces: {manifest.glue_dest} contains "{manifest.replaces_guard}"'
     else:
@@ -1036,7 +1043,10 @@ def checkout_problem(root: Path) -> str | None:
     if not root.is_dir():
         return f"checkout {root} is not a directory: {CHECKOUT_HINT}"
     if not (root / "torch").is_dir() or not any((root / name).is_file() for name in CHECKOUT_MARKERS):
-        return f"{root} is not a PyTorch checkout (no torch/ folder next to {' or '.join(CHECKOUT_MARKERS)}): {CHECKOUT_HINT}"
+        return (
+            f"{root} is not a PyTorch checkout (no torch/ folder next to {' or '.join(CHECKOUT_MARKERS)}): "
+            f"{CHECKOUT_HINT}"
+        )
     return None
 
 
@@ -1073,18 +1083,23 @@ def launcher_in_place(series: Series, root: Path, patch_root: Path, besides: str
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--patches", type=Path, default=DEFAULT_PATCH_DIR, help="folder of the series folders (default: %(default)s)")
+    parser.add_argument(
+        "--patches", type=Path, default=DEFAULT_PATCH_DIR, help="folder of the series folders (default: %(default)s)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_series(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--series", help="series folder name, e.g. v2.15.0 (default: chosen by the checkout's version.txt)")
+        p.add_argument(
+            "--series", help="series folder name, e.g. v2.15.0 (default: chosen by the checkout's version.txt)"
+        )
 
     def with_launcher(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--launcher",
             choices=LAUNCHERS,
             default="upstream",
-            help="upstream: the PR stack only (default); project: the stack plus this project's launcher, generated from csrc/",
+            help="upstream: the PR stack only (default); "
+            "project: the stack plus this project's launcher, generated from csrc/",
         )
 
     p_apply = sub.add_parser("apply", help="apply a PR stack to a PyTorch checkout (all-or-nothing, idempotent)")
@@ -1120,7 +1135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "list":
             for series in list_series(args.patches):
-                which = ", ".join(series.versions) or ("versions newer than every release series" if series.newer else "")
+                which = ", ".join(series.versions) or (
+                    "versions newer than every release series" if series.newer else ""
+                )
                 print(f"{series.name:<14} base {series.base}; for PyTorch {which or '(by name only)'}")
             return 0
         problem = checkout_problem(args.checkout)

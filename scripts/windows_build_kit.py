@@ -40,8 +40,8 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 UNAVAILABLE = 3
 # Bumped when what a kit folder holds changes, so older unpacked kits are redone.
@@ -54,7 +54,7 @@ CPYTHON_TARBALL = "python3.11_3.11.2.orig.tar.gz"
 CPYTHON_TARBALL_SHA256 = "2411c74bda5bbcfcddaf4531f66d1adc73f247f529aee981b029513aefdbf849"
 
 # (name, version) -> sha256 of its win_amd64 (cp311 where it has one) wheel on PyPI.
-WHEELS: Dict[Tuple[str, str], str] = {
+WHEELS: dict[tuple[str, str], str] = {
     ("torch", "2.15.0"): "d2c5938f593a47cf6d151a16d130a3cc3f0c105df1b905a571efc00b01e38c1f",
     ("torch", "2.13.0"): "a0d8b11f16a48d60e2015d8213aa0390744cbebb98e58b62b3514dddc656e330",
     ("intel-sycl-rt", "2026.2.0"): "16533cb8a6bc10f884201b354b8d167b041af42eeff06cc3f5af0a025bc8bac7",
@@ -96,10 +96,10 @@ def last_line(text: str) -> str:
 
 def deb_src_entries(sources_dir: Path) -> str:
     """deb-src twins of the system's deb822 `Types: deb` entries (so no archive is named here)."""
-    blocks: List[str] = []
+    blocks: list[str] = []
     for sources in sorted(sources_dir.glob("*.sources")):
         for block in sources.read_text().split("\n\n"):
-            fields: Dict[str, str] = {}
+            fields: dict[str, str] = {}
             for line in block.splitlines():
                 if line.startswith("#") or ":" not in line:
                     continue
@@ -124,38 +124,51 @@ def fetch_cpython_tarball(cache: Path) -> Path:
     if tarball.is_file() and sha256_of(tarball) == CPYTHON_TARBALL_SHA256:
         return tarball
     if shutil.which("apt-get") is None:
-        raise Unavailable(f"no apt-get here to fetch Debian's {CPYTHON_DEBIAN_SOURCE} source "
-                          f"({CPYTHON_TARBALL}); put that file into {cache}")
+        raise Unavailable(
+            f"no apt-get here to fetch Debian's {CPYTHON_DEBIAN_SOURCE} source "
+            f"({CPYTHON_TARBALL}); put that file into {cache}"
+        )
     entries = deb_src_entries(Path("/etc/apt/sources.list.d"))
     if not entries:
-        raise Unavailable("no deb822 `Types: deb` entry in /etc/apt/sources.list.d to take the "
-                          f"Debian archive from; put {CPYTHON_TARBALL} into {cache}")
+        raise Unavailable(
+            "no deb822 `Types: deb` entry in /etc/apt/sources.list.d to take the "
+            f"Debian archive from; put {CPYTHON_TARBALL} into {cache}"
+        )
     apt = cache / "apt"
     for sub in ("lists/partial", "cache/archives/partial"):
         (apt / sub).mkdir(parents=True, exist_ok=True)
     (apt / "sources.sources").write_text(entries)
     # Private lists and cache: the system's apt state is neither read nor changed.
     options = [
-        "-o", "Dir::Etc::SourceList=/dev/null",
-        "-o", f"Dir::Etc::SourceParts={apt}",
-        "-o", f"Dir::State::Lists={apt / 'lists'}",
-        "-o", f"Dir::Cache={apt / 'cache'}",
-        "-o", "Debug::NoLocking=1",
+        "-o",
+        "Dir::Etc::SourceList=/dev/null",
+        "-o",
+        f"Dir::Etc::SourceParts={apt}",
+        "-o",
+        f"Dir::State::Lists={apt / 'lists'}",
+        "-o",
+        f"Dir::Cache={apt / 'cache'}",
+        "-o",
+        "Debug::NoLocking=1",
         "-q",
     ]
     for args in (["update"], ["source", "--download-only", "--tar-only", CPYTHON_DEBIAN_SOURCE]):
-        result = subprocess.run(["apt-get"] + options + args, cwd=cache, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+        result = subprocess.run(
+            ["apt-get"] + options + args, cwd=cache, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         if result.returncode != 0:
-            raise Unavailable(f"apt-get {args[0]} for Debian's {CPYTHON_DEBIAN_SOURCE} source failed "
-                              f"({last_line(result.stdout)}); put {CPYTHON_TARBALL} into {cache}")
+            raise Unavailable(
+                f"apt-get {args[0]} for Debian's {CPYTHON_DEBIAN_SOURCE} source failed "
+                f"({last_line(result.stdout)}); put {CPYTHON_TARBALL} into {cache}"
+            )
     if not tarball.is_file():
-        raise Unavailable(f"apt-get source {CPYTHON_DEBIAN_SOURCE} gave no {CPYTHON_TARBALL} "
-                          f"(another CPython release?); put that file into {cache}")
+        raise Unavailable(
+            f"apt-get source {CPYTHON_DEBIAN_SOURCE} gave no {CPYTHON_TARBALL} "
+            f"(another CPython release?); put that file into {cache}"
+        )
     digest = sha256_of(tarball)
     if digest != CPYTHON_TARBALL_SHA256:
-        raise Unavailable(f"{tarball} has sha256 {digest}, not CPython {CPYTHON_VERSION}'s "
-                          f"{CPYTHON_TARBALL_SHA256}")
+        raise Unavailable(f"{tarball} has sha256 {digest}, not CPython {CPYTHON_VERSION}'s {CPYTHON_TARBALL_SHA256}")
     return tarball
 
 
@@ -163,7 +176,7 @@ _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _DECLARATOR = re.compile(r"\s*\(?\s*\*?\s*([A-Za-z_]\w*)\s*[(\)\[;=,]")
 
 
-def api_declarations(header_text: str) -> Iterator[Tuple[str, bool]]:
+def api_declarations(header_text: str) -> Iterator[tuple[str, bool]]:
     """(name, is_data) of each PyAPI_FUNC / PyAPI_DATA declaration in a header."""
     text = _COMMENT.sub(" ", header_text)
     lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
@@ -174,7 +187,7 @@ def api_declarations(header_text: str) -> Iterator[Tuple[str, bool]]:
             depth += {"(": 1, ")": -1}.get(text[pos], 0)
             pos += 1
         # Attribute macros may stand between the type and the name.
-        rest = re.sub(r"^\s*(_Py_NO_RETURN|Py_DEPRECATED\([^)]*\)|_Py_NO_INLINE)\s", " ", text[pos:pos + 300])
+        rest = re.sub(r"^\s*(_Py_NO_RETURN|Py_DEPRECATED\([^)]*\)|_Py_NO_INLINE)\s", " ", text[pos : pos + 300])
         declarator = _DECLARATOR.match(rest)
         if declarator:
             yield declarator.group(1), match.group(1) == "DATA"
@@ -190,8 +203,8 @@ def module_definition(include: Path) -> str:
     are not exports). A `#define Name _Name_SizeT` rename, as PY_SSIZE_T_CLEAN
     makes of PyArg_Parse*, declares the target too: python311.dll exports both.
     """
-    exports: Dict[str, bool] = {}
-    aliases: List[Tuple[str, str]] = []
+    exports: dict[str, bool] = {}
+    aliases: list[tuple[str, str]] = []
     for header in sorted(include.rglob("*.h")):
         text = header.read_text(encoding="utf-8", errors="replace")
         for name, is_data in api_declarations(text):
@@ -217,11 +230,11 @@ def python_kit(cache: Path, dest: Path) -> Path:
     prefix = f"Python-{CPYTHON_VERSION}/"
     with tarfile.open(tarball) as tar:
         for member in tar.getmembers():
-            rel = member.name[len(prefix):] if member.name.startswith(prefix) else ""
+            rel = member.name[len(prefix) :] if member.name.startswith(prefix) else ""
             if not member.isfile():
                 continue
             if rel.startswith("Include/"):
-                target = staging / "include" / rel[len("Include/"):]
+                target = staging / "include" / rel[len("Include/") :]
             elif rel == "PC/pyconfig.h":
                 target = staging / "include" / "pyconfig.h"
             else:
@@ -233,9 +246,18 @@ def python_kit(cache: Path, dest: Path) -> Path:
     if not (staging / "include" / "pyconfig.h").is_file():
         raise Unavailable(f"{tarball} has no {prefix}PC/pyconfig.h")
     (staging / f"{CPYTHON_DLL}.def").write_text(module_definition(staging / "include"))
-    (staging / "kit.json").write_text(json.dumps({
-        "cpython": CPYTHON_VERSION, "source": f"Debian source package {CPYTHON_DEBIAN_SOURCE}, {CPYTHON_TARBALL}",
-        "sha256": CPYTHON_TARBALL_SHA256, "dll": f"{CPYTHON_DLL}.dll"}, indent=2) + "\n")
+    (staging / "kit.json").write_text(
+        json.dumps(
+            {
+                "cpython": CPYTHON_VERSION,
+                "source": f"Debian source package {CPYTHON_DEBIAN_SOURCE}, {CPYTHON_TARBALL}",
+                "sha256": CPYTHON_TARBALL_SHA256,
+                "dll": f"{CPYTHON_DLL}.dll",
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging.rename(dest)
     return dest
@@ -244,7 +266,7 @@ def python_kit(cache: Path, dest: Path) -> Path:
 # ---------------------------------------------------------------- wheels
 
 
-def parse_spec(spec: str) -> Tuple[str, str]:
+def parse_spec(spec: str) -> tuple[str, str]:
     name, sep, version = spec.partition("==")
     key = (name.strip().lower().replace("_", "-"), version.strip())
     if not sep or key not in WHEELS:
@@ -262,9 +284,24 @@ def download_wheel(name: str, version: str, cache: Path) -> Path:
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         requirement = Path(tmp) / "requirement.txt"
         requirement.write_text(f"{name}=={version} --hash=sha256:{digest}\n")
-        cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-               "--platform", "win_amd64", "--python-version", "3.11", "--require-hashes",
-               "-r", str(requirement), "-d", tmp]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--platform",
+            "win_amd64",
+            "--python-version",
+            "3.11",
+            "--require-hashes",
+            "-r",
+            str(requirement),
+            "-d",
+            tmp,
+        ]
         # A pip constraints file capping torch would refuse the pinned release.
         env = dict(os.environ, PIP_CONSTRAINT=os.devnull)
         result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -274,18 +311,18 @@ def download_wheel(name: str, version: str, cache: Path) -> Path:
         return Path(shutil.move(str(wheels[0]), str(cache / wheels[0].name)))
 
 
-def wanted_member(name: str, member: str, members: "set[str]") -> Optional[str]:
+def wanted_member(name: str, member: str, members: set[str]) -> str | None:
     """Where a wheel member unpacks to (relative), or None to leave it out."""
     path = PurePosixPath(member)
     if member.endswith("/"):
         return None
     if name == "torch":
         if member.startswith("torch/include/"):
-            return member[len("torch/"):]
+            return member[len("torch/") :]
         if member.startswith("torch/lib/") and path.suffix.lower() in (".lib", ".dll") and len(path.parts) == 3:
             # Import libraries to link with; the DLLs only for `dumpbin` checks, so not the
             # 300 MB torch_cpu.dll.
-            return None if path.name.lower() == "torch_cpu.dll" else member[len("torch/"):]
+            return None if path.name.lower() == "torch_cpu.dll" else member[len("torch/") :]
         return None
     parts = path.parts
     if len(parts) > 3 and parts[0].endswith(".data") and parts[1] == "data" and parts[2] == "Library":
@@ -330,10 +367,14 @@ def wheel_kit(name: str, version: str, cache: Path, dest_root: Path) -> Path:
     return dest
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=default_cache(),
-                        help="download cache (default: $XSL_WINDOWS_KIT_CACHE or ~/.cache/xsl-windows-kit)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=default_cache(),
+        help="download cache (default: $XSL_WINDOWS_KIT_CACHE or ~/.cache/xsl-windows-kit)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     python = sub.add_parser("python", help="CPython headers with the Windows pyconfig.h, and python311.def")
     python.add_argument("--dest", type=Path, required=True, help="folder to write (replaced)")

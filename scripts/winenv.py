@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 MARKER = "XSL-ENV-BEGIN"
 _MARKER_UTF16 = MARKER.encode("utf-16-le")
@@ -96,11 +96,17 @@ def run_cmd(command: str, timeout: float, env: Mapping[str, str] | None = None) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Print the environment after calling Windows env scripts (cmd /u capture).")
-    parser.add_argument("scripts", nargs="*", help="a .bat/.cmd to call; 'path|args' passes arguments (vcvarsall.bat|x64)")
+    parser = argparse.ArgumentParser(
+        description="Print the environment after calling Windows env scripts (cmd /u capture)."
+    )
+    parser.add_argument(
+        "scripts", nargs="*", help="a .bat/.cmd to call; 'path|args' passes arguments (vcvarsall.bat|x64)"
+    )
     args = parser.parse_args(argv)
     if sys.platform != "win32":
-        print("error: winenv.py needs Windows (cmd.exe); on other systems use your shell's environment", file=sys.stderr)
+        print(
+            "error: winenv.py needs Windows (cmd.exe); on other systems use your shell's environment", file=sys.stderr
+        )
         return 2
     scripts = [tuple(item.split("|", 1)) if "|" in item else (item, "") for item in args.scripts]
     try:

@@ -22,8 +22,6 @@ interpreter that imports torch's Inductor.
 
 from __future__ import annotations
 
-from typing import Optional
-
 try:  # written by the build from pyproject.toml's version
     from ._version import __version__
 except ImportError:  # pragma: no cover - a source tree that was never built
@@ -36,8 +34,7 @@ from .torch_install import install as _install
 from .torch_install import uninstall as _uninstall
 
 
-def install(zebin: Optional[bool] = None, *, verbose: bool = True,
-            libraries: Optional[LibraryProbe] = None) -> InstallResult:
+def install(zebin: bool | None = None, *, verbose: bool = True, libraries: LibraryProbe | None = None) -> InstallResult:
     """Install the SYCL backend as ``torch._C._StaticXpuLauncher`` when torch
     is XPU-capable, has none, and loaded the libsycl major the backend was
     built against; see ``xpu_static_launcher.torch_install``. A backend that
@@ -55,5 +52,15 @@ def uninstall(*, verbose: bool = True) -> InstallResult:
     return _uninstall(verbose=verbose)
 
 
-__all__ = ["FormatChange", "InstallResult", "SpirvLaunchChange", "disable_spirv_launch", "disable_zebin",
-           "enable_spirv_launch", "enable_zebin", "install", "uninstall", "__version__"]
+__all__ = [
+    "FormatChange",
+    "InstallResult",
+    "SpirvLaunchChange",
+    "disable_spirv_launch",
+    "disable_zebin",
+    "enable_spirv_launch",
+    "enable_zebin",
+    "install",
+    "uninstall",
+    "__version__",
+]

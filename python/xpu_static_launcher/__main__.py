@@ -43,8 +43,9 @@ import site
 import sys
 import sysconfig
 import types
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any
 
 PTH_NAME = "xpu_static_launcher-startup.pth"
 DISTRIBUTION = "xpu-static-launcher"
@@ -54,18 +55,22 @@ DISTRIBUTION = "xpu-static-launcher"
 # package (a namespace package, e.g. a folder pip left behind, has no origin);
 # only then does it import xpu_static_launcher._startup. So it does nothing
 # once the package has been uninstalled.
-PTH_LINE = ("import sys; any(getattr(f.find_spec('xpu_static_launcher', None), 'origin', None) "
-            "for f in sys.meta_path if hasattr(f, 'find_spec')) and __import__('xpu_static_launcher._startup')\n")
+PTH_LINE = (
+    "import sys; any(getattr(f.find_spec('xpu_static_launcher', None), 'origin', None) "
+    "for f in sys.meta_path if hasattr(f, 'find_spec')) and __import__('xpu_static_launcher._startup')\n"
+)
 
 
-def site_dir(user: bool, explicit: Optional[str]) -> Path:
+def site_dir(user: bool, explicit: str | None) -> Path:
     if explicit:
         return Path(explicit)
     if user:
         if not site.ENABLE_USER_SITE:
-            raise SystemExit("error: --user: this Python has the user site folder turned off "
-                             "(a virtual environment or -s); leave out --user to use the environment's "
-                             "site-packages")
+            raise SystemExit(
+                "error: --user: this Python has the user site folder turned off "
+                "(a virtual environment or -s); leave out --user to use the environment's "
+                "site-packages"
+            )
         return Path(site.getusersitepackages())
     return Path(sysconfig.get_paths()["purelib"])
 
@@ -76,12 +81,16 @@ def enable(folder: Path, where: str) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         path.write_text(PTH_LINE, encoding="utf-8")
     except OSError as err:
-        print(f"error: cannot write {path}: {err.strerror}; use --user, or run with rights to that folder",
-              file=sys.stderr)
+        print(
+            f"error: cannot write {path}: {err.strerror}; use --user, or run with rights to that folder",
+            file=sys.stderr,
+        )
         return 1
-    print(f"wrote {path}: every Python start in this environment now calls xpu_static_launcher.install() "
-          f"when torch's Inductor is imported; undo with: python -m xpu_static_launcher disable-at-startup"
-          f"{where}")
+    print(
+        f"wrote {path}: every Python start in this environment now calls xpu_static_launcher.install() "
+        f"when torch's Inductor is imported; undo with: python -m xpu_static_launcher disable-at-startup"
+        f"{where}"
+    )
     return 0
 
 
@@ -101,11 +110,13 @@ def disable(folder: Path) -> int:
 
 # check's first line when Inductor will not launch kernels statically.
 NOT_STATIC = "not static: "
-CHECK_NOTE = ("check: no kernel will be launched statically (the reason and the fix are named above); "
-              "python scripts/doctor.py says more")
+CHECK_NOTE = (
+    "check: no kernel will be launched statically (the reason and the fix are named above); "
+    "python scripts/doctor.py says more"
+)
 
 
-def _kernel_format() -> Optional[str]:
+def _kernel_format() -> str | None:
     """Inductor's XPU kernel format ("spv", "zebin"), None when unknown."""
     from . import inductor_format
 
@@ -113,8 +124,9 @@ def _kernel_format() -> Optional[str]:
 
 
 def _code_holds(code: types.CodeType, text: str) -> bool:
-    return any(const == text or (isinstance(const, types.CodeType) and _code_holds(const, text))
-               for const in code.co_consts)
+    return any(
+        const == text or (isinstance(const, types.CodeType) and _code_holds(const, text)) for const in code.co_consts
+    )
 
 
 def _inductor_refuses_spirv() -> bool:
@@ -158,15 +170,17 @@ def _xpu_available() -> bool:
         return False
 
 
-def outcome(result: Any) -> Tuple[Optional[str], str]:
+def outcome(result: Any) -> tuple[str | None, str]:
     """(kernel format launched statically, or None; check's line) for what
     install() returned."""
     status = result.status
     if status not in ("installed", "present"):
         return None, NOT_STATIC + result.message
     if status == "present" and not _xpu_available():
-        return None, (f"{NOT_STATIC}{result.message}; but torch.xpu.is_available() is False (no Intel GPU or "
-                      "driver visible to torch)")
+        return None, (
+            f"{NOT_STATIC}{result.message}; but torch.xpu.is_available() is False (no Intel GPU or "
+            "driver visible to torch)"
+        )
     kernel_format = _kernel_format()
     if kernel_format == "zebin":
         return "zebin", f"static (zebin): {result.message}"
@@ -175,12 +189,14 @@ def outcome(result: Any) -> Tuple[Optional[str], str]:
     if kernel_format is None:
         why = "but torch's Inductor cannot be imported, so no kernel is compiled at all"
     else:
-        why = (f"but Inductor's XPU kernels are SPIR-V, which it refuses to launch statically with this "
-               f"launcher: {_not_spirv_fix()}")
+        why = (
+            f"but Inductor's XPU kernels are SPIR-V, which it refuses to launch statically with this "
+            f"launcher: {_not_spirv_fix()}"
+        )
     return None, f"{NOT_STATIC}{result.message}; {why}"
 
 
-def check(zebin: Optional[bool]) -> int:
+def check(zebin: bool | None) -> int:
     from . import install
 
     result = install(zebin, verbose=False)
@@ -198,26 +214,31 @@ def cache(clear: bool) -> int:
     try:
         from . import _launcher as module
     except ImportError as err:
-        print(f"error: the package's launcher module cannot be imported ({err}); reinstall the package",
-              file=sys.stderr)
+        print(
+            f"error: the package's launcher module cannot be imported ({err}); reinstall the package", file=sys.stderr
+        )
         return 1
     info = module._kernel_cache_info()
     if not info["enabled"]:
         print(f"the kept native binaries are off: {info['disabled_why']}")
         return 0
     bound = f"{info['max_bytes'] >> 20} MiB" if info["max_bytes"] else "no bound"
-    print(f"{info['folder']}: {info['entries']} kept native binaries, {info['bytes'] / 1e6:.1f} MB "
-          f"(bound {bound}; XSL_KERNEL_CACHE_DIR moves it, XSL_KERNEL_CACHE_MAX_MB bounds it, "
-          "XSL_KERNEL_CACHE=0 turns it off)")
+    print(
+        f"{info['folder']}: {info['entries']} kept native binaries, {info['bytes'] / 1e6:.1f} MB "
+        f"(bound {bound}; XSL_KERNEL_CACHE_DIR moves it, XSL_KERNEL_CACHE_MAX_MB bounds it, "
+        "XSL_KERNEL_CACHE=0 turns it off)"
+    )
     if clear:
-        print(f"removed {module._kernel_cache_clear()} kept native binaries; each SPIR-V kernel is compiled "
-              "again at its next load")
+        print(
+            f"removed {module._kernel_cache_clear()} kept native binaries; each SPIR-V kernel is compiled "
+            "again at its next load"
+        )
     return 0
 
 
-def _same_place(paths: Sequence[Path]) -> List[Path]:
-    seen: List[str] = []
-    result: List[Path] = []
+def _same_place(paths: Sequence[Path]) -> list[Path]:
+    seen: list[str] = []
+    result: list[Path] = []
     for path in paths:
         key = os.path.normcase(os.path.abspath(str(path)))
         if key not in seen:
@@ -226,7 +247,7 @@ def _same_place(paths: Sequence[Path]) -> List[Path]:
     return result
 
 
-def startup_places(site_dirs: Sequence[str] = ()) -> List[Path]:
+def startup_places(site_dirs: Sequence[str] = ()) -> list[Path]:
     """Every folder enable-at-startup could have written the .pth file to
     from this Python: site-packages (purelib and platlib), the user site
     folder (when this Python has one), every folder on sys.path (each .pth
@@ -245,9 +266,11 @@ def _clear_kept_binaries() -> str:
     try:
         from . import _launcher as module
     except ImportError as err:
-        return (f"kept native binaries not cleared: the package's launcher module cannot be imported ({err}); "
-                "their folder is XSL_KERNEL_CACHE_DIR, else xpu_static_launcher in %LOCALAPPDATA% (Windows) or "
-                "~/.cache")
+        return (
+            f"kept native binaries not cleared: the package's launcher module cannot be imported ({err}); "
+            "their folder is XSL_KERNEL_CACHE_DIR, else xpu_static_launcher in %LOCALAPPDATA% (Windows) or "
+            "~/.cache"
+        )
     info = module._kernel_cache_info()
     if not info["enabled"]:
         return f"kept native binaries not cleared: they are off here ({info['disabled_why']})"
@@ -269,8 +292,7 @@ def uninstall(site_dirs: Sequence[str], keep_cache: bool) -> int:
         try:
             path.unlink()
         except OSError as err:
-            print(f"error: cannot remove {path}: {err.strerror}; run again with rights to that folder",
-                  file=sys.stderr)
+            print(f"error: cannot remove {path}: {err.strerror}; run again with rights to that folder", file=sys.stderr)
             failed = True
         else:
             print(f"removed {path}")
@@ -283,38 +305,58 @@ def uninstall(site_dirs: Sequence[str], keep_cache: bool) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m xpu_static_launcher", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m xpu_static_launcher", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("enable-at-startup", "write the .pth file that arms install() at every start"),
-                       ("disable-at-startup", "remove that .pth file")):
+    for name, text in (
+        ("enable-at-startup", "write the .pth file that arms install() at every start"),
+        ("disable-at-startup", "remove that .pth file"),
+    ):
         cmd = sub.add_parser(name, help=text)
         where = cmd.add_mutually_exclusive_group()
         where.add_argument("--user", action="store_true", help="the user site folder instead of site-packages")
         where.add_argument("--site-dir", help="this folder instead of site-packages")
-    text = ("run install() in this process and say whether Inductor will launch XPU kernels statically: the "
-            "first line starts with \"static (SPIR-V)\", \"static (zebin)\" (exit 0) or \"not static\" (exit 1, "
-            "with the fix)")
+    text = (
+        "run install() in this process and say whether Inductor will launch XPU kernels statically: the "
+        'first line starts with "static (SPIR-V)", "static (zebin)" (exit 0) or "not static" (exit 1, '
+        "with the fix)"
+    )
     chk = sub.add_parser("check", help=text, description=text)
-    chk.add_argument("--no-zebin", action="store_true",
-                     help="do not switch Inductor to zebin (with a backend that loads SPIR-V, kernels then stay "
-                          "SPIR-V and are still launched statically)")
-    text = ("compile one tiny Triton kernel with torch.compile and report whether it went through the static "
-            "launcher (needs Triton-XPU and an Intel GPU); with --bench, then time what static launch buys here")
+    chk.add_argument(
+        "--no-zebin",
+        action="store_true",
+        help="do not switch Inductor to zebin (with a backend that loads SPIR-V, kernels then stay "
+        "SPIR-V and are still launched statically)",
+    )
+    text = (
+        "compile one tiny Triton kernel with torch.compile and report whether it went through the static "
+        "launcher (needs Triton-XPU and an Intel GPU); with --bench, then time what static launch buys here"
+    )
     ver = sub.add_parser("verify", help=text, description=text)
     from . import verify
 
     verify.add_arguments(ver)
-    kept = sub.add_parser("cache", help="show the kept native binaries of SPIR-V kernels (compiled by the GPU "
-                                        "driver at a first load, loaded instead of compiling afterwards)")
+    kept = sub.add_parser(
+        "cache",
+        help="show the kept native binaries of SPIR-V kernels (compiled by the GPU "
+        "driver at a first load, loaded instead of compiling afterwards)",
+    )
     kept.add_argument("--clear", action="store_true", help="remove every kept native binary")
-    text = ("before pip uninstall: remove the .pth file of enable-at-startup (from site-packages, the user site "
-            "folder, every folder on sys.path and each --site-dir) and the kept native binaries, then print the "
-            "pip command that removes the rest")
+    text = (
+        "before pip uninstall: remove the .pth file of enable-at-startup (from site-packages, the user site "
+        "folder, every folder on sys.path and each --site-dir) and the kept native binaries, then print the "
+        "pip command that removes the rest"
+    )
     gone = sub.add_parser("uninstall", help=text, description=text)
-    gone.add_argument("--site-dir", action="append", default=[], metavar="DIR",
-                      help="also look in this folder (the one given to enable-at-startup --site-dir; repeatable)")
+    gone.add_argument(
+        "--site-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also look in this folder (the one given to enable-at-startup --site-dir; repeatable)",
+    )
     gone.add_argument("--keep-cache", action="store_true", help="leave the kept native binaries where they are")
     args = parser.parse_args(argv)
     if args.command == "cache":

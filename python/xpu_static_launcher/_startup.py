@@ -22,7 +22,8 @@ import importlib.machinery
 import os
 import sys
 import types
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 TRIGGER = "torch._inductor"
 QUIET = ("installed", "present", "no-torch", "not-xpu")
@@ -38,11 +39,11 @@ def _torch_ready() -> bool:
 
 
 class _Loader(importlib.abc.Loader):
-    def __init__(self, real: importlib.abc.Loader, hook: "StartupHook") -> None:
+    def __init__(self, real: importlib.abc.Loader, hook: StartupHook) -> None:
         self.real = real
         self.hook = hook
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Optional[types.ModuleType]:
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
         return self.real.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -56,8 +57,9 @@ class StartupHook(importlib.abc.MetaPathFinder):
     def __init__(self) -> None:
         self.done = False
 
-    def find_spec(self, name: str, path: Optional[Sequence[str]],
-                  target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if self.done or not (name == TRIGGER or name.startswith(TRIGGER + ".")):
             return None
         for finder in sys.meta_path:
@@ -91,11 +93,11 @@ class StartupHook(importlib.abc.MetaPathFinder):
             print(f"xpu_static_launcher: {result.message}", file=sys.stderr)
 
 
-def installed_hook() -> Optional[StartupHook]:
+def installed_hook() -> StartupHook | None:
     return next((f for f in sys.meta_path if isinstance(f, StartupHook)), None)
 
 
-def arm() -> Optional[StartupHook]:
+def arm() -> StartupHook | None:
     """Put the hook on sys.meta_path (once); runs it now if torch's Inductor
     is already imported."""
     if os.environ.get("XSL_STARTUP") == "0":

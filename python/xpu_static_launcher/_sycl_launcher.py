@@ -28,8 +28,12 @@ def _load() -> None:
     backend = importlib.import_module(f"{__package__}.{name}")
     for attribute in ("_StaticXpuLauncher", "SYCL_MAJOR", "_native_handles"):
         globals()[attribute] = getattr(backend, attribute)
-    for attribute in ("_set_triton_version", "_triton_metadata_rule", "_kernel_cache_info",
-                      "_kernel_cache_clear"):  # absent before SPIR-V loading
+    for attribute in (
+        "_set_triton_version",
+        "_triton_metadata_rule",
+        "_kernel_cache_info",
+        "_kernel_cache_clear",
+    ):  # absent before SPIR-V loading
         if hasattr(backend, attribute):
             globals()[attribute] = getattr(backend, attribute)
     loads_spirv = getattr(backend, "LOADS_SPIRV", False)  # the compiled module sets 1

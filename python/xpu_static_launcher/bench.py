@@ -46,8 +46,9 @@ import sysconfig
 import tempfile
 import time
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any
 
 from . import verify
 
@@ -59,7 +60,7 @@ RESULT_MARKER = "XSL_BENCH_RESULT "
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
 COMPILE_MODE = "max-autotune-no-cudagraphs"
 # Every output its own kernel: nothing is fused.
-MODEL_SETTINGS: Dict[str, Any] = {"max_fusion_size": 1}
+MODEL_SETTINGS: dict[str, Any] = {"max_fusion_size": 1}
 STATIC_FLAGS = ("use_static_triton_launcher", "use_static_cuda_launcher")
 MODEL_NAME = "the bench's model"
 
@@ -111,7 +112,7 @@ class Options:
     """verify --bench's options."""
 
     calls: int = DEFAULT_CALLS
-    folder: Optional[str] = None  # where the cold/warm caches' folder is made
+    folder: str | None = None  # where the cold/warm caches' folder is made
     keep: bool = False
     install_first: bool = True
     device: str = "xpu"
@@ -139,32 +140,50 @@ def _set_up(static: int, fallback: int) -> str:
     return f"{static} static, {fallback} Triton"
 
 
-def table(runs: Sequence[LaunchTiming], starts: Sequence[StartTiming]) -> List[str]:
+def table(runs: Sequence[LaunchTiming], starts: Sequence[StartTiming]) -> list[str]:
     """The short table of the four runs."""
     rows = [("run", "launchers set up", "timed", "seconds")]
     for run in runs:
-        rows.append((run.launcher, _set_up(run.static, run.fallback),
-                     f"{run.calls} calls x {run.kernels} kernels: {_us(run.per_launch)} per launch",
-                     f"{run.seconds:.3f}"))
+        rows.append(
+            (
+                run.launcher,
+                _set_up(run.static, run.fallback),
+                f"{run.calls} calls x {run.kernels} kernels: {_us(run.per_launch)} per launch",
+                f"{run.seconds:.3f}",
+            )
+        )
     for start in starts:
-        rows.append((start.label, _set_up(start.static, start.fallback),
-                     f"compile + autotune, FX graph cache {start.fx_hits} hit, {start.fx_misses} miss",
-                     f"{start.seconds:.2f} (process {start.process_seconds:.2f})"))
+        rows.append(
+            (
+                start.label,
+                _set_up(start.static, start.fallback),
+                f"compile + autotune, FX graph cache {start.fx_hits} hit, {start.fx_misses} miss",
+                f"{start.seconds:.2f} (process {start.process_seconds:.2f})",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     return ["  ".join(row[i].ljust(widths[i]) for i in range(3)) + "  " + row[3] for row in rows]
 
 
-def ratios(static: LaunchTiming, triton: LaunchTiming, cold: StartTiming, warm: StartTiming) -> List[str]:
+def ratios(static: LaunchTiming, triton: LaunchTiming, cold: StartTiming, warm: StartTiming) -> list[str]:
     """The two ratios, one line each."""
-    return [f"bench: static launch vs Triton's launch: {static.per_launch / triton.per_launch:.2f}x the host time "
-            f"per launch ({_us(static.per_launch)} vs {_us(triton.per_launch)})",
-            f"bench: warm start vs cold start: {warm.seconds / cold.seconds:.2f}x the compile + autotune time "
-            f"({warm.seconds:.2f} s vs {cold.seconds:.2f} s)"]
+    return [
+        f"bench: static launch vs Triton's launch: {static.per_launch / triton.per_launch:.2f}x the host time "
+        f"per launch ({_us(static.per_launch)} vs {_us(triton.per_launch)})",
+        f"bench: warm start vs cold start: {warm.seconds / cold.seconds:.2f}x the compile + autotune time "
+        f"({warm.seconds:.2f} s vs {cold.seconds:.2f} s)",
+    ]
 
 
-def run_bench(time_launches: Callable[[bool], LaunchTiming], time_start: Callable[[str], StartTiming], *,
-              out: Callable[[str], None] = _out, clock: Callable[[], float] = time.perf_counter,
-              calls: int = DEFAULT_CALLS, flag: str = STATIC_FLAGS[0]) -> int:
+def run_bench(
+    time_launches: Callable[[bool], LaunchTiming],
+    time_start: Callable[[str], StartTiming],
+    *,
+    out: Callable[[str], None] = _out,
+    clock: Callable[[], float] = time.perf_counter,
+    calls: int = DEFAULT_CALLS,
+    flag: str = STATIC_FLAGS[0],
+) -> int:
     """The four runs (``time_launches(static)``, ``time_start(label)``), with
     progress, then the table and the ratios; 0, or 1 with one line saying
     why."""
@@ -188,16 +207,22 @@ def run_bench(time_launches: Callable[[bool], LaunchTiming], time_start: Callabl
     for line in table([static, triton], [cold, warm]):
         out(line)
     if not static.static:
-        out(f"verify --bench: FAILED: the static run set up no static launch ({static.fallback} Triton), so there "
-            "is nothing to compare; verify without --bench says why")
+        out(
+            f"verify --bench: FAILED: the static run set up no static launch ({static.fallback} Triton), so there "
+            "is nothing to compare; verify without --bench says why"
+        )
         return 1
     if triton.static:
-        out(f"verify --bench: FAILED: the Triton run still set up {triton.static} static launch(es) with "
-            f"{flag}=False, so there is nothing to compare")
+        out(
+            f"verify --bench: FAILED: the Triton run still set up {triton.static} static launch(es) with "
+            f"{flag}=False, so there is nothing to compare"
+        )
         return 1
     if not warm.fx_hits:
-        out("bench: note: the warm start missed the FX graph cache, so it compiled again (is "
-            "TORCHINDUCTOR_FORCE_DISABLE_CACHES or TORCHINDUCTOR_FX_GRAPH_CACHE=0 set?)")
+        out(
+            "bench: note: the warm start missed the FX graph cache, so it compiled again (is "
+            "TORCHINDUCTOR_FORCE_DISABLE_CACHES or TORCHINDUCTOR_FX_GRAPH_CACHE=0 set?)"
+        )
     for line in ratios(static, triton, cold, warm):
         out(line)
     return 0
@@ -213,12 +238,18 @@ def _synchronize(torch: Any, device: str) -> None:
         getattr(torch, device).synchronize()
 
 
-def _inputs(torch: Any, device: str) -> List[Any]:
+def _inputs(torch: Any, device: str) -> list[Any]:
     return [torch.randn(4096, device=device), torch.randn(4096, device=device)]
 
 
-def time_launches(torch: Any, static: bool, *, calls: int = DEFAULT_CALLS, device: str = "xpu",
-                  clock: Callable[[], float] = time.perf_counter) -> LaunchTiming:
+def time_launches(
+    torch: Any,
+    static: bool,
+    *,
+    calls: int = DEFAULT_CALLS,
+    device: str = "xpu",
+    clock: Callable[[], float] = time.perf_counter,
+) -> LaunchTiming:
     """Runs 1 and 2, in this process: compile the model with static launch
     on or off and the caches off, run it ``WARMUP_CALLS`` times, then time
     ``calls`` calls with one synchronisation at the end."""
@@ -251,11 +282,17 @@ def time_launches(torch: Any, static: bool, *, calls: int = DEFAULT_CALLS, devic
         torch._dynamo.reset()
     if kernels <= 0:
         raise BenchError("Inductor made no kernel for the bench's model")
-    return LaunchTiming("static launch" if static else "Triton's launch", calls, kernels, seconds,
-                        len(launches.static), len(launches.fallback))
+    return LaunchTiming(
+        "static launch" if static else "Triton's launch",
+        calls,
+        kernels,
+        seconds,
+        len(launches.static),
+        len(launches.fallback),
+    )
 
 
-def _site_folders() -> List[str]:
+def _site_folders() -> list[str]:
     """The folders a new process of this Python imports installed packages
     from."""
     paths = sysconfig.get_paths()
@@ -265,8 +302,9 @@ def _site_folders() -> List[str]:
     return [os.path.normcase(os.path.abspath(folder)) for folder in folders]
 
 
-def child_environment(folder: str, environ: Optional[Mapping[str, str]] = None,
-                      site_folders: Optional[Sequence[str]] = None) -> Dict[str, str]:
+def child_environment(
+    folder: str, environ: Mapping[str, str] | None = None, site_folders: Sequence[str] | None = None
+) -> dict[str, str]:
     """The cold and warm starts' environment: every cache in ``folder``; and
     this package first on PYTHONPATH unless it is installed (a site folder
     there would come before the standard library)."""
@@ -285,19 +323,33 @@ def parse_child(label: str, stdout: str, stderr: str, returncode: int, process_s
     """The child's result line, or BenchError with its error or, when it
     printed none, its last words."""
     lines = [line for line in stdout.splitlines() if line.startswith(RESULT_MARKER)]
-    data: Dict[str, Any] = json.loads(lines[-1][len(RESULT_MARKER):]) if lines else {}
+    data: dict[str, Any] = json.loads(lines[-1][len(RESULT_MARKER) :]) if lines else {}
     if "error" in data:
         raise BenchError(f"the {label} process failed: {data['error']}")
     if returncode != 0 or not data:
         said = [line.strip() for line in (stdout + "\n" + stderr).splitlines() if line.strip()]
         last = said[-1][:400] if said else "no output"
         raise BenchError(f"the {label} process failed (exit code {returncode}) and said: {last}")
-    return StartTiming(label, float(data["seconds"]), process_seconds, int(data["fx_hits"]),
-                       int(data["fx_misses"]), int(data["static"]), int(data["fallback"]))
+    return StartTiming(
+        label,
+        float(data["seconds"]),
+        process_seconds,
+        int(data["fx_hits"]),
+        int(data["fx_misses"]),
+        int(data["static"]),
+        int(data["fallback"]),
+    )
 
 
-def time_start(label: str, folder: str, *, install_first: bool = True, device: str = "xpu",
-               python: str = sys.executable, timeout: float = START_TIMEOUT) -> StartTiming:
+def time_start(
+    label: str,
+    folder: str,
+    *,
+    install_first: bool = True,
+    device: str = "xpu",
+    python: str = sys.executable,
+    timeout: float = START_TIMEOUT,
+) -> StartTiming:
     """Runs 3 and 4: ``python -m xpu_static_launcher.bench start`` with every
     cache in ``folder``."""
     cmd = [python, "-m", "xpu_static_launcher.bench", "start", "--device", device]
@@ -305,15 +357,17 @@ def time_start(label: str, folder: str, *, install_first: bool = True, device: s
         cmd.append("--no-install")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, env=child_environment(folder), capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        proc = subprocess.run(
+            cmd, env=child_environment(folder), capture_output=True, text=True, timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired as err:
         raise BenchError(f"the {label} process did not finish in {timeout:.0f} s") from err
     return parse_child(label, proc.stdout, proc.stderr, proc.returncode, time.perf_counter() - start)
 
 
-def start_once(device: str = "xpu", install_first: bool = True,
-               clock: Callable[[], float] = time.perf_counter) -> Dict[str, Any]:
+def start_once(
+    device: str = "xpu", install_first: bool = True, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, Any]:
     """The child: compile the model once with the caches on and
     ``COMPILE_MODE``; what it measured, for its result line."""
     import torch
@@ -327,8 +381,9 @@ def start_once(device: str = "xpu", install_first: bool = True,
     config = importlib.import_module("torch._inductor.config")
     counters = importlib.import_module("torch._dynamo.utils").counters
     launches = verify.Launches()
-    settings = dict(MODEL_SETTINGS, fx_graph_cache=True, autotune_local_cache=True, force_disable_caches=False,
-                    compile_threads=1)
+    settings = dict(
+        MODEL_SETTINGS, fx_graph_cache=True, autotune_local_cache=True, force_disable_caches=False, compile_threads=1
+    )
     settings[static_flag(config)] = True
     x, y = _inputs(torch, device)
     _synchronize(torch, device)
@@ -340,12 +395,16 @@ def start_once(device: str = "xpu", install_first: bool = True,
             seconds = clock() - start
     except Exception as err:  # one line, as verify says it
         return {"error": verify.compile_failure(err, MODEL_NAME)}
-    return {"seconds": seconds, "fx_hits": counters["inductor"]["fxgraph_cache_hit"],
-            "fx_misses": counters["inductor"]["fxgraph_cache_miss"], "static": len(launches.static),
-            "fallback": len(launches.fallback)}
+    return {
+        "seconds": seconds,
+        "fx_hits": counters["inductor"]["fxgraph_cache_hit"],
+        "fx_misses": counters["inductor"]["fxgraph_cache_miss"],
+        "static": len(launches.static),
+        "fallback": len(launches.fallback),
+    }
 
 
-def make_folder(parent: Optional[str]) -> str:
+def make_folder(parent: str | None) -> str:
     """A new empty folder for the cold and warm starts' caches."""
     if parent:
         os.makedirs(parent, exist_ok=True)
@@ -354,42 +413,61 @@ def make_folder(parent: Optional[str]) -> str:
 
 def runner(options: Options, out: Callable[[str], None] = _out) -> Callable[[Any], int]:
     """What ``verify.run`` calls with torch once verify passed."""
+
     def bench(torch: Any) -> int:
         try:
             folder = make_folder(options.folder)
         except OSError as err:
-            out(f"verify --bench: FAILED: cannot make a folder for the caches in "
-                f"{options.folder or tempfile.gettempdir()}: {err.strerror}; name another with --bench-dir")
+            out(
+                f"verify --bench: FAILED: cannot make a folder for the caches in "
+                f"{options.folder or tempfile.gettempdir()}: {err.strerror}; name another with --bench-dir"
+            )
             return 1
         config = importlib.import_module("torch._inductor.config")
         try:
             return run_bench(
                 lambda static: time_launches(torch, static, calls=options.calls, device=options.device),
                 lambda label: time_start(label, folder, install_first=options.install_first, device=options.device),
-                out=out, calls=options.calls, flag=static_flag(config))
+                out=out,
+                calls=options.calls,
+                flag=static_flag(config),
+            )
         finally:
             if options.keep:
                 out(f"bench: the cold and warm starts' caches are kept in {folder}")
             else:
                 shutil.rmtree(folder, ignore_errors=True)
+
     return bench
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """verify's --bench options."""
-    parser.add_argument("--bench", action="store_true",
-                        help="once verify passes, time a small compiled model (4 pointwise kernels) on this GPU: "
-                             "static launch vs Triton's launch (host time per launch) and a cold vs a warm start "
-                             "(compile + autotune, each in a new Python process); prints a line per run, a table "
-                             "and the two ratios (about a minute or two)")
-    parser.add_argument("--bench-calls", type=_positive, default=DEFAULT_CALLS, metavar="N",
-                        help=f"with --bench: calls of the compiled model timed per launcher (default "
-                             f"{DEFAULT_CALLS}; each call is 4 launches)")
-    parser.add_argument("--bench-dir", metavar="DIR",
-                        help="with --bench: where to make the new folder for the cold and warm starts' caches "
-                             "(default: the temp folder; keep it short on Windows, as TORCHINDUCTOR_CACHE_DIR)")
-    parser.add_argument("--bench-keep", action="store_true",
-                        help="with --bench: keep that folder afterwards (it is removed by default)")
+    parser.add_argument(
+        "--bench",
+        action="store_true",
+        help="once verify passes, time a small compiled model (4 pointwise kernels) on this GPU: "
+        "static launch vs Triton's launch (host time per launch) and a cold vs a warm start "
+        "(compile + autotune, each in a new Python process); prints a line per run, a table "
+        "and the two ratios (about a minute or two)",
+    )
+    parser.add_argument(
+        "--bench-calls",
+        type=_positive,
+        default=DEFAULT_CALLS,
+        metavar="N",
+        help=f"with --bench: calls of the compiled model timed per launcher (default "
+        f"{DEFAULT_CALLS}; each call is 4 launches)",
+    )
+    parser.add_argument(
+        "--bench-dir",
+        metavar="DIR",
+        help="with --bench: where to make the new folder for the cold and warm starts' caches "
+        "(default: the temp folder; keep it short on Windows, as TORCHINDUCTOR_CACHE_DIR)",
+    )
+    parser.add_argument(
+        "--bench-keep", action="store_true", help="with --bench: keep that folder afterwards (it is removed by default)"
+    )
 
 
 def _positive(text: str) -> int:
@@ -399,7 +477,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def from_arguments(args: argparse.Namespace, install_first: bool) -> Optional[Callable[[Any], int]]:
+def from_arguments(args: argparse.Namespace, install_first: bool) -> Callable[[Any], int] | None:
     """The bench ``verify.run`` runs after the check, or None without
     --bench (the other --bench-* options then change nothing)."""
     if not args.bench:
@@ -407,16 +485,21 @@ def from_arguments(args: argparse.Namespace, install_first: bool) -> Optional[Ca
     return runner(Options(args.bench_calls, args.bench_dir, args.bench_keep, install_first))
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m xpu_static_launcher.bench start``: one cold or warm start
     (the caches are the environment's), its result as one line."""
-    parser = argparse.ArgumentParser(prog="python -m xpu_static_launcher.bench",
-                                     description="The child process of verify --bench's cold and warm starts: "
-                                                 "compiles the bench's model once and prints what it measured as "
-                                                 f"one line starting with {RESULT_MARKER.strip()}.")
+    parser = argparse.ArgumentParser(
+        prog="python -m xpu_static_launcher.bench",
+        description="The child process of verify --bench's cold and warm starts: "
+        "compiles the bench's model once and prints what it measured as "
+        f"one line starting with {RESULT_MARKER.strip()}.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    start = sub.add_parser("start", help="compile the model once with the caches of this environment "
-                                         "(TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, XSL_KERNEL_CACHE_DIR)")
+    start = sub.add_parser(
+        "start",
+        help="compile the model once with the caches of this environment "
+        "(TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, XSL_KERNEL_CACHE_DIR)",
+    )
     start.add_argument("--device", default="xpu", help="torch device to compile for (default xpu)")
     start.add_argument("--no-install", action="store_true", help="do not run install() first")
     args = parser.parse_args(argv)

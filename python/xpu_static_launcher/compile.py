@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 try:
-    from . import _compile
+    from . import _compile  # type: ignore[attr-defined]  # built by CMake, no stub
 except ImportError as error:  # pragma: no cover - message for broken installs
     raise ImportError(
         "xpu_static_launcher._compile is not built; build the project with CMake "
-        "(XSL_BUILD_PYTHON=ON) and put <build>/python on PYTHONPATH, or `pip install .`") from error
+        "(XSL_BUILD_PYTHON=ON) and put <build>/python on PYTHONPATH, or `pip install .`"
+    ) from error
 
 BACKENDS = ("auto", "ocloc", "driver")
 BACKEND_ENV = "XSL_ZEBIN_COMPILER"
@@ -50,7 +52,7 @@ def _check_backend(backend: str) -> None:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
 
 
-def find_compiler(backend: str = "auto") -> Dict[str, Any]:
+def find_compiler(backend: str = "auto") -> dict[str, Any]:
     """The compiler ``compile_spirv`` would use: ``source`` (environment,
     wheel, PATH, oneAPI, system or driver), ``origin``, ``executable``,
     ``library``, ``backend`` (what runs it), ``version`` and ``tried`` (every
@@ -63,7 +65,7 @@ def find_compiler(backend: str = "auto") -> Dict[str, Any]:
         description, tried = _compile.find(backend, _python_paths())
     except RuntimeError as error:
         raise ZebinCompileError(str(error)) from None
-    info: Dict[str, Any] = {}
+    info: dict[str, Any] = {}
     for line in description.splitlines():
         key, _, value = line.partition(": ")
         info[key] = value
@@ -71,8 +73,9 @@ def find_compiler(backend: str = "auto") -> Dict[str, Any]:
     return info
 
 
-def compile_spirv(spirv: bytes, device: str, build_flags: str = "", *, backend: str = "auto",
-                  retry_large_grf: bool = True) -> Dict[str, Any]:
+def compile_spirv(
+    spirv: bytes, device: str, build_flags: str = "", *, backend: str = "auto", retry_large_grf: bool = True
+) -> dict[str, Any]:
     """Compiles SPIR-V for ``device`` (an ocloc device name such as ``pvc``,
     or an IP version ``12.60.7``) with ``build_flags``.
 
@@ -83,7 +86,9 @@ def compile_spirv(spirv: bytes, device: str, build_flags: str = "", *, backend: 
     """
     _check_backend(backend)
     try:
-        result = _compile.compile(bytes(spirv), device, build_flags, retry_large_grf, backend, _python_paths())
+        result: dict[str, Any] = _compile.compile(
+            bytes(spirv), device, build_flags, retry_large_grf, backend, _python_paths()
+        )
     except RuntimeError as error:
         raise ZebinCompileError(str(error)) from None
     description = dict(line.partition(": ")[::2] for line in result.pop("description").splitlines())
@@ -102,14 +107,20 @@ driver. -device: an ocloc device name (pvc, bmg, ...) or an IP version.
 caller decides, as with ocloc). Exit 0 on success, 1 with the error and
 build log on stdout when the build fails, 2 for bad arguments."""
 
-_VALUE_OPTIONS = {"-file": "file", "-o": "output", "-output": "output", "-device": "device",
-                  "-options": "options", "--backend": "backend"}
+_VALUE_OPTIONS = {
+    "-file": "file",
+    "-o": "output",
+    "-output": "output",
+    "-device": "device",
+    "-options": "options",
+    "--backend": "backend",
+}
 
 
-def _parse_ocloc_arguments(argv: Sequence[str]) -> Dict[str, Any]:
+def _parse_ocloc_arguments(argv: Sequence[str]) -> dict[str, Any]:
     """ocloc-style parsing: values may start with '-' (``-options -cl-...``),
     which argparse would take for options."""
-    args: Dict[str, Any] = {"options": "", "backend": "auto", "retry": False}
+    args: dict[str, Any] = {"options": "", "backend": "auto", "retry": False}
     items = list(argv)
     if not items or items[0] != "compile":
         raise ValueError("the first argument must be `compile`")
@@ -136,7 +147,7 @@ def _parse_ocloc_arguments(argv: Sequence[str]) -> Dict[str, Any]:
     return args
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """ocloc-compatible command line; exit 0 on success, 1 with the build
     log on stdout when the build fails, 2 for bad arguments."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -155,8 +166,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"cannot read {args['file']}: {error}; pass the SPIR-V file as -file")
         return 2
     try:
-        result = compile_spirv(spirv, args["device"], args["options"], backend=args["backend"],
-                               retry_large_grf=args["retry"])
+        result = compile_spirv(
+            spirv, args["device"], args["options"], backend=args["backend"], retry_large_grf=args["retry"]
+        )
     except (ZebinCompileError, ValueError) as error:
         print(error)
         return 1

@@ -47,8 +47,9 @@ import importlib
 import os
 import sys
 import types
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, MutableMapping, Optional, Tuple
+from typing import Any
 
 ENV_VAR = "TORCHINDUCTOR_XPU_KERNEL_FORMAT"
 FORMATS = ("zebin", "spv")
@@ -57,7 +58,7 @@ BINDING = "XPU_KERNEL_FORMAT"
 EXTENSIONS = "GPU_KERNEL_BIN_EXTS"
 
 # Returns the folder of an ocloc executable, or None with the reason.
-OclocFinder = Callable[[], Tuple[Optional[str], str]]
+OclocFinder = Callable[[], tuple[str | None, str]]
 
 
 def is_windows() -> bool:
@@ -65,24 +66,25 @@ def is_windows() -> bool:
     return sys.platform == "win32"
 
 
-def find_ocloc_folder() -> Tuple[Optional[str], str]:
+def find_ocloc_folder() -> tuple[str | None, str]:
     """The folder of the ocloc executable this package's discovery finds
     (``XSL_OCLOC``, the intel_ocloc wheel, PATH, oneAPI), or None and why."""
-    from . import ocloc_discovery
+    from . import ocloc_discovery  # type: ignore[attr-defined]  # scripts/ocloc_discovery.py, copied by the build
 
     found = ocloc_discovery.find_ocloc(with_version=False)
     if not found.found or not found.path:
-        return None, (found.error or "ocloc was found only as a library; Triton-XPU needs "
-                      "the ocloc executable").splitlines()[0]
+        return None, (
+            found.error or "ocloc was found only as a library; Triton-XPU needs the ocloc executable"
+        ).splitlines()[0]
     return os.path.dirname(found.path), f"ocloc {found.path} ({found.origin})"
 
 
 # (True, where) when Triton-XPU can make zebins with the installed GPU
 # driver, else (False, why not).
-DriverFinder = Callable[[], Tuple[bool, str]]
+DriverFinder = Callable[[], tuple[bool, str]]
 
 
-def find_driver_compiler() -> Tuple[bool, str]:
+def find_driver_compiler() -> tuple[bool, str]:
     """Whether Triton-XPU can make zebins without ocloc: its make_zebin falls
     back to the GPU driver only with this project's Triton-XPU patch 0002
     (``zebin_compile_command`` in its ``ocloc`` module), and only when a
@@ -110,12 +112,12 @@ def find_driver_compiler() -> Tuple[bool, str]:
 class FormatChange:
     """What ``enable_zebin`` did; ``undo()`` restores every value it replaced."""
 
-    format: Optional[str]  # what Inductor reports now; None without torch
-    previous: Optional[str]
+    format: str | None  # what Inductor reports now; None without torch
+    previous: str | None
     reason: str
-    _bindings: List[Tuple[types.ModuleType, Any]] = field(default_factory=list, repr=False)
-    _extension: Optional[Tuple[MutableMapping[str, str], str]] = field(default=None, repr=False)
-    _path: Optional[Tuple[MutableMapping[str, str], Optional[str]]] = field(default=None, repr=False)
+    _bindings: list[tuple[types.ModuleType, Any]] = field(default_factory=list, repr=False)
+    _extension: tuple[MutableMapping[str, str], str] | None = field(default=None, repr=False)
+    _path: tuple[MutableMapping[str, str], str | None] | None = field(default=None, repr=False)
     _undone: bool = field(default=False, repr=False)
 
     @property
@@ -149,21 +151,25 @@ class FormatChange:
                 environ["PATH"] = value
 
 
-_active: List[FormatChange] = []
+_active: list[FormatChange] = []
 
 
-def _inductor_modules() -> List[types.ModuleType]:
-    return [m for name, m in list(sys.modules.items())
-            if isinstance(m, types.ModuleType) and (name == "torch._inductor" or name.startswith("torch._inductor."))]
+def _inductor_modules() -> list[types.ModuleType]:
+    return [
+        m
+        for name, m in list(sys.modules.items())
+        if isinstance(m, types.ModuleType) and (name == "torch._inductor" or name.startswith("torch._inductor."))
+    ]
 
 
-def _requested(environ: Mapping[str, str]) -> Optional[str]:
+def _requested(environ: Mapping[str, str]) -> str | None:
     value = environ.get(ENV_VAR)
     if value is None:
         return None
     if value not in FORMATS:
-        raise ValueError(f"{ENV_VAR}={value!r} is not a kernel format Inductor knows; set it to "
-                         f"'zebin' or 'spv', or unset it")
+        raise ValueError(
+            f"{ENV_VAR}={value!r} is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it"
+        )
     return value
 
 
@@ -180,8 +186,9 @@ def _on_path(folder: str, environ: Mapping[str, str]) -> bool:
     return norm(folder) in parts
 
 
-def _decide(environ: MutableMapping[str, str], find_ocloc: OclocFinder,
-            find_driver: DriverFinder) -> Tuple[str, str, Optional[str]]:
+def _decide(
+    environ: MutableMapping[str, str], find_ocloc: OclocFinder, find_driver: DriverFinder
+) -> tuple[str, str, str | None]:
     """(format, reason, folder to put on PATH or None): zebin when a zebin
     compiler is available to Triton-XPU, ocloc or a matching GPU driver."""
     requested = _requested(environ)
@@ -196,14 +203,23 @@ def _decide(environ: MutableMapping[str, str], find_ocloc: OclocFinder,
     driver, driver_where = find_driver()
     if driver:
         return "zebin", f"zebin: Triton-XPU makes it with {driver_where} ({where})", None
-    return "spv", (f"kept SPIR-V (.spv), which cannot be launched statically: {where}; {driver_where}; "
-                   "install the intel_ocloc wheel (scripts/ocloc_wheel.py) or oneAPI's ocloc, so that Triton-XPU "
-                   "can make zebins"), None
+    return (
+        "spv",
+        (
+            f"kept SPIR-V (.spv), which cannot be launched statically: {where}; {driver_where}; "
+            "install the intel_ocloc wheel (scripts/ocloc_wheel.py) or oneAPI's ocloc, so that Triton-XPU "
+            "can make zebins"
+        ),
+        None,
+    )
 
 
-def enable_zebin(*, environ: Optional[MutableMapping[str, str]] = None,
-                 find_ocloc: Optional[OclocFinder] = None,
-                 find_driver: Optional[DriverFinder] = None) -> FormatChange:
+def enable_zebin(
+    *,
+    environ: MutableMapping[str, str] | None = None,
+    find_ocloc: OclocFinder | None = None,
+    find_driver: DriverFinder | None = None,
+) -> FormatChange:
     """Make Inductor keep XPU kernels as zebin (see the module doc for the
     rule). Imports ``torch._inductor.utils``; without torch nothing changes
     and ``format`` is None. ``environ`` (default ``os.environ``) is read for
@@ -211,8 +227,7 @@ def enable_zebin(*, environ: Optional[MutableMapping[str, str]] = None,
     Triton-XPU could not find it there; ``find_ocloc`` replaces the package's
     ocloc discovery and ``find_driver`` the GPU driver probe (tests)."""
     environ = os.environ if environ is None else environ
-    target, reason, folder = _decide(environ, find_ocloc or find_ocloc_folder,
-                                     find_driver or find_driver_compiler)
+    target, reason, folder = _decide(environ, find_ocloc or find_ocloc_folder, find_driver or find_driver_compiler)
     try:
         import importlib
 
@@ -221,8 +236,9 @@ def enable_zebin(*, environ: Optional[MutableMapping[str, str]] = None,
         return FormatChange(None, None, f"torch's Inductor cannot be imported ({err}); nothing changed")
     previous = getattr(utils, BINDING, None)
     if not isinstance(previous, str):
-        return FormatChange(None, None, f"{UTILS_MODULE} has no {BINDING}; this torch is not one "
-                                        "this package knows, nothing changed")
+        return FormatChange(
+            None, None, f"{UTILS_MODULE} has no {BINDING}; this torch is not one this package knows, nothing changed"
+        )
     change = FormatChange(target, previous, reason)
     if target != previous:
         change._bindings.append((utils, previous))
@@ -245,7 +261,7 @@ def enable_zebin(*, environ: Optional[MutableMapping[str, str]] = None,
     return change
 
 
-def disable_zebin() -> Optional[FormatChange]:
+def disable_zebin() -> FormatChange | None:
     """Undo the most recent ``enable_zebin`` that changed something; returns
     it, or None when there is nothing to undo."""
     while _active:
@@ -256,7 +272,7 @@ def disable_zebin() -> Optional[FormatChange]:
     return None
 
 
-def current_format() -> Optional[str]:
+def current_format() -> str | None:
     """The format ``torch._inductor.utils`` reports, or None when torch's
     Inductor is not importable."""
     try:
@@ -269,25 +285,34 @@ def current_format() -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
-def readers() -> Dict[str, Any]:
+def readers() -> dict[str, Any]:
     """Every imported ``torch._inductor`` module's copy of the format (for
     diagnostics and tests)."""
     return {m.__name__: m.__dict__[BINDING] for m in _inductor_modules() if BINDING in m.__dict__}
 
 
-def zebin_decision(*, environ: Optional[Mapping[str, str]] = None,
-                   find_ocloc: Optional[OclocFinder] = None,
-                   find_driver: Optional[DriverFinder] = None) -> Tuple[str, str]:
+def zebin_decision(
+    *,
+    environ: Mapping[str, str] | None = None,
+    find_ocloc: OclocFinder | None = None,
+    find_driver: DriverFinder | None = None,
+) -> tuple[str, str]:
     """(format, reason) that ``enable_zebin`` would choose, changing nothing;
     the reason names the fix when it is SPIR-V."""
-    target, reason, _ = _decide(dict(os.environ if environ is None else environ),
-                                find_ocloc or find_ocloc_folder, find_driver or find_driver_compiler)
+    target, reason, _ = _decide(
+        dict(os.environ if environ is None else environ),
+        find_ocloc or find_ocloc_folder,
+        find_driver or find_driver_compiler,
+    )
     return target, reason
 
 
-def zebin_opted_in(*, environ: Optional[Mapping[str, str]] = None,
-                   find_ocloc: Optional[OclocFinder] = None,
-                   find_driver: Optional[DriverFinder] = None) -> Tuple[bool, str]:
+def zebin_opted_in(
+    *,
+    environ: Mapping[str, str] | None = None,
+    find_ocloc: OclocFinder | None = None,
+    find_driver: DriverFinder | None = None,
+) -> tuple[bool, str]:
     """Whether the user opted into zebin on Windows, where a launcher that
     loads SPIR-V makes zebin unnecessary: (True, where) when
     ``TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin`` is set and Triton-XPU has a zebin
@@ -306,8 +331,7 @@ def zebin_opted_in(*, environ: Optional[Mapping[str, str]] = None,
     return False, f"{where}; {driver_where}"
 
 
-def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
-                     find_driver: Optional[DriverFinder] = None) -> bool:
+def zebin_by_default(find_ocloc: OclocFinder | None = None, find_driver: DriverFinder | None = None) -> bool:
     """``install()``'s default for ``zebin``: on Windows when Triton-XPU has a
     zebin compiler (an ocloc, or the GPU driver, see find_driver_compiler),
     off elsewhere (Inductor already uses zebin there)."""
@@ -317,6 +341,16 @@ def zebin_by_default(find_ocloc: Optional[OclocFinder] = None,
     return folder is not None or (find_driver or find_driver_compiler)()[0]
 
 
-__all__ = ["ENV_VAR", "FormatChange", "current_format", "disable_zebin", "enable_zebin",
-           "find_driver_compiler", "find_ocloc_folder", "readers", "zebin_by_default", "zebin_decision",
-           "zebin_opted_in"]
+__all__ = [
+    "ENV_VAR",
+    "FormatChange",
+    "current_format",
+    "disable_zebin",
+    "enable_zebin",
+    "find_driver_compiler",
+    "find_ocloc_folder",
+    "readers",
+    "zebin_by_default",
+    "zebin_decision",
+    "zebin_opted_in",
+]

@@ -49,8 +49,9 @@ import dis
 import importlib
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 HEURISTICS = "torch._inductor.runtime.triton_heuristics"
 LAUNCHER = "torch._inductor.runtime.static_triton_launcher"
@@ -72,7 +73,8 @@ BUILD_FLAGS = "build_flags"
 # The build flags of the kernel StaticallyLaunchedXpuKernel.load_kernel is
 # loading, for the launcher's _load_kernel (None outside such a call).
 _LOADING_BUILD_FLAGS: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "xpu_static_launcher_build_flags", default=None)
+    "xpu_static_launcher_build_flags", default=None
+)
 
 
 class ShapeMismatch(Exception):
@@ -130,8 +132,10 @@ def _spirv_init(original: Callable[..., None]) -> Callable[..., None]:
         setattr(self, BUILD_FLAGS, flags if isinstance(flags, str) else "")
 
     __init__.__qualname__ = f"{KERNEL_CLASS}.__init__"
-    __init__.__doc__ = ("xpu_static_launcher: the release's __init__, then asm['spv'] as cubin_raw when there is "
-                        "no zebin, and metadata.build_flags kept for load_kernel.")
+    __init__.__doc__ = (
+        "xpu_static_launcher: the release's __init__, then asm['spv'] as cubin_raw when there is "
+        "no zebin, and metadata.build_flags kept for load_kernel."
+    )
     __init__.__wrapped__ = original  # type: ignore[attr-defined]
     return __init__
 
@@ -145,8 +149,10 @@ def _spirv_load_kernel(original: Callable[..., None]) -> Callable[..., None]:
             _LOADING_BUILD_FLAGS.reset(token)
 
     load_kernel.__qualname__ = f"{KERNEL_CLASS}.load_kernel"
-    load_kernel.__doc__ = ("xpu_static_launcher: the release's load_kernel, with the kernel's build flags made "
-                           "known to the launcher's _load_kernel for the call.")
+    load_kernel.__doc__ = (
+        "xpu_static_launcher: the release's load_kernel, with the kernel's build flags made "
+        "known to the launcher's _load_kernel for the call."
+    )
     load_kernel.__wrapped__ = original  # type: ignore[attr-defined]
     return load_kernel
 
@@ -159,20 +165,23 @@ def launcher_with_build_flags(launcher: Any) -> type:
     when the caller gives none."""
     load = launcher._load_kernel
 
-    def _load_kernel(path: Any, name: Any, shared_mem_bytes: Any, device: Any,
-                     build_flags: str | None = None) -> Any:
+    def _load_kernel(path: Any, name: Any, shared_mem_bytes: Any, device: Any, build_flags: str | None = None) -> Any:
         if build_flags is None:
             build_flags = _LOADING_BUILD_FLAGS.get()
         return load(path, name, shared_mem_bytes, device, build_flags)
 
-    return type("_StaticXpuLauncher", (), {
-        "__doc__": (launcher.__doc__ or "") + "\n\n(xpu_static_launcher: _load_kernel receives the build "
-                                             "flags of the kernel Inductor is loading.)",
-        "__module__": __name__,
-        "_load_kernel": staticmethod(_load_kernel),
-        "_launch_kernel": staticmethod(launcher._launch_kernel),
-        "backend": launcher,
-    })
+    return type(
+        "_StaticXpuLauncher",
+        (),
+        {
+            "__doc__": (launcher.__doc__ or "") + "\n\n(xpu_static_launcher: _load_kernel receives the build "
+            "flags of the kernel Inductor is loading.)",
+            "__module__": __name__,
+            "_load_kernel": staticmethod(_load_kernel),
+            "_launch_kernel": staticmethod(launcher._launch_kernel),
+            "backend": launcher,
+        },
+    )
 
 
 def _check_code(outer: types.CodeType) -> types.CodeType:
@@ -189,16 +198,25 @@ def _check_code(outer: types.CodeType) -> types.CodeType:
     if len(spirv) != 1:
         raise ShapeMismatch(f"{NESTED_CHECK} has {len(spirv)} {SPIRV!r} constants, not 1")
     instructions = list(dis.get_instructions(code))
-    uses = [n for n, ins in enumerate(instructions)
-            if ins.opcode in dis.hasconst and isinstance(ins.argval, str) and ins.argval == SPIRV]
+    uses = [
+        n
+        for n, ins in enumerate(instructions)
+        if ins.opcode in dis.hasconst and isinstance(ins.argval, str) and ins.argval == SPIRV
+    ]
     if len(uses) != 1:
         raise ShapeMismatch(f"{NESTED_CHECK} uses {SPIRV!r} {len(uses)} times, not once")
     n = uses[0]
     before = instructions[n - 1] if n > 0 else None
     after = instructions[n + 1] if n + 1 < len(instructions) else None
-    if not (instructions[n].opname == "LOAD_CONST" and before is not None
-            and before.opname in ("LOAD_GLOBAL", "LOAD_NAME") and before.argval == FORMAT_NAME
-            and after is not None and after.opname == "COMPARE_OP" and "==" in str(after.argrepr)):
+    if not (
+        instructions[n].opname == "LOAD_CONST"
+        and before is not None
+        and before.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+        and before.argval == FORMAT_NAME
+        and after is not None
+        and after.opname == "COMPARE_OP"
+        and "==" in str(after.argrepr)
+    ):
         raise ShapeMismatch(f"{NESTED_CHECK} does not use {SPIRV!r} as {FORMAT_NAME} == {SPIRV!r}")
     return code
 
@@ -213,8 +231,9 @@ def lift_refusal(function: types.FunctionType) -> types.FunctionType:
     consts = tuple(NOT_A_FORMAT if isinstance(c, str) and c == SPIRV else c for c in nested.co_consts)
     lifted_nested = nested.replace(co_consts=consts)
     lifted_outer = outer.replace(co_consts=tuple(lifted_nested if c is nested else c for c in outer.co_consts))
-    lifted = types.FunctionType(lifted_outer, function.__globals__, function.__name__, function.__defaults__,
-                                function.__closure__)
+    lifted = types.FunctionType(
+        lifted_outer, function.__globals__, function.__name__, function.__defaults__, function.__closure__
+    )
     lifted.__kwdefaults__ = function.__kwdefaults__
     lifted.__dict__.update(function.__dict__)
     for name in ("__qualname__", "__doc__", "__module__", "__annotations__", "__type_params__"):
@@ -262,11 +281,13 @@ def _plan() -> _Plan:
     if not isinstance(check, staticmethod):
         raise ShapeMismatch(f"{COMPILE_RESULT}.{CHECK} is not a staticmethod")
     lifted = lift_refusal(_function_of(result_class, CHECK))
-    return _Plan([
-        (kernel_class, "__init__", init, _spirv_init(init)),
-        (kernel_class, "load_kernel", load_kernel, _spirv_load_kernel(load_kernel)),
-        (result_class, CHECK, check, staticmethod(lifted)),
-    ])
+    return _Plan(
+        [
+            (kernel_class, "__init__", init, _spirv_init(init)),
+            (kernel_class, "load_kernel", load_kernel, _spirv_load_kernel(load_kernel)),
+            (result_class, CHECK, check, staticmethod(lifted)),
+        ]
+    )
 
 
 def _marked(value: Any) -> bool:
@@ -281,9 +302,11 @@ def _installed_targets() -> list[Any]:
     launcher_module, heuristics = sys.modules.get(LAUNCHER), sys.modules.get(HEURISTICS)
     kernel_class = getattr(launcher_module, KERNEL_CLASS, None)
     result_class = getattr(heuristics, COMPILE_RESULT, None)
-    return [getattr(kernel_class, "__dict__", {}).get("__init__"),
-            getattr(kernel_class, "__dict__", {}).get("load_kernel"),
-            getattr(result_class, "__dict__", {}).get(CHECK)]
+    return [
+        getattr(kernel_class, "__dict__", {}).get("__init__"),
+        getattr(kernel_class, "__dict__", {}).get("load_kernel"),
+        getattr(result_class, "__dict__", {}).get(CHECK),
+    ]
 
 
 def is_enabled() -> bool:
@@ -327,21 +350,28 @@ def enable_spirv_launch() -> SpirvLaunchChange:
     and says why when torch is not importable, its code is not what this
     module expects, or torch has a launcher of its own."""
     if is_enabled():
-        return SpirvLaunchChange(True, "SPIR-V kernels are launched statically already (an earlier "
-                                       "enable_spirv_launch); nothing changed")
+        return SpirvLaunchChange(
+            True, "SPIR-V kernels are launched statically already (an earlier enable_spirv_launch); nothing changed"
+        )
     try:
         plan = _plan()
     except ImportError as err:
         return SpirvLaunchChange(False, f"torch's Inductor cannot be imported ({err}); nothing changed")
     except ShapeMismatch as err:
-        return SpirvLaunchChange(False, f"torch {_torch_version()}: {err}; nothing changed, so Inductor still "
-                                        "refuses SPIR-V kernels")
+        return SpirvLaunchChange(
+            False, f"torch {_torch_version()}: {err}; nothing changed, so Inductor still refuses SPIR-V kernels"
+        )
     if _own_launcher():
-        return SpirvLaunchChange(False, "torch has its own torch._C._StaticXpuLauncher, whose _load_kernel takes "
-                                        "no build flags; nothing changed")
-    change = SpirvLaunchChange(True, f"SPIR-V kernels are launched statically: torch {_torch_version()}'s "
-                                     f"{CHECK} no longer refuses them, {KERNEL_CLASS} loads asm['spv'] with its "
-                                     f"build flags ({FORMAT_NAME} unchanged)")
+        return SpirvLaunchChange(
+            False,
+            "torch has its own torch._C._StaticXpuLauncher, whose _load_kernel takes no build flags; nothing changed",
+        )
+    change = SpirvLaunchChange(
+        True,
+        f"SPIR-V kernels are launched statically: torch {_torch_version()}'s "
+        f"{CHECK} no longer refuses them, {KERNEL_CLASS} loads asm['spv'] with its "
+        f"build flags ({FORMAT_NAME} unchanged)",
+    )
     for owner, name, original, replacement in plan.targets:
         function = replacement.__func__ if isinstance(replacement, staticmethod) else replacement
         setattr(function, MARK, True)
@@ -362,6 +392,15 @@ def disable_spirv_launch() -> SpirvLaunchChange | None:
     return None
 
 
-__all__ = ["NOT_A_FORMAT", "REFUSAL", "ShapeMismatch", "SpirvLaunchChange", "disable_spirv_launch",
-           "enable_spirv_launch", "is_enabled", "launcher_with_build_flags", "lift_refusal",
-           "spirv_launch_support"]
+__all__ = [
+    "NOT_A_FORMAT",
+    "REFUSAL",
+    "ShapeMismatch",
+    "SpirvLaunchChange",
+    "disable_spirv_launch",
+    "enable_spirv_launch",
+    "is_enabled",
+    "launcher_with_build_flags",
+    "lift_refusal",
+    "spirv_launch_support",
+]

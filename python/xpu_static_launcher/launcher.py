@@ -21,10 +21,10 @@ It is never put into torch (torch's ``stream`` is a ``sycl::queue*``):
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
-from ._launcher import StaticXpuLauncher  # noqa: F401  (re-exported)
 from . import _launcher
+from ._launcher import StaticXpuLauncher  # noqa: F401  (re-exported)
 
 __all__ = [
     "StaticXpuLauncher",
@@ -38,7 +38,8 @@ __all__ = [
 def device_alloc(device: int, size: int, kind: str = "device") -> int:
     """Allocate Level Zero USM (``device``/``host``/``shared``) in the
     launcher's context of ``device``; returns the address."""
-    return _launcher._device_alloc(device, size, kind)
+    address: int = _launcher._device_alloc(device, size, kind)
+    return address
 
 
 def device_free(address: int) -> None:
@@ -48,10 +49,12 @@ def device_free(address: int) -> None:
 
 def default_command_list(device: int) -> int:
     """The immediate command list ``stream=0`` launches on, as an int."""
-    return _launcher._default_command_list(device)
+    command_list: int = _launcher._default_command_list(device)
+    return command_list
 
 
-def kernel_info(function: Any) -> Dict[str, Any]:
+def kernel_info(function: Any) -> dict[str, Any]:
     """Metadata of a loaded kernel (name, threads_per_warp, grf_count,
     spill_bytes, driver_spill_mem_size, device, arg_kinds)."""
-    return _launcher._kernel_info(function)
+    info: dict[str, Any] = _launcher._kernel_info(function)
+    return info

@@ -44,8 +44,9 @@ import os
 import re
 import sys
 import types
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Optional, Set
+from typing import Any
 
 from . import inductor_format, inductor_spirv, triton_release
 
@@ -60,8 +61,10 @@ LibraryProbe = Callable[[], Iterable[str]]
 # a backend that loads it), or they stay SPIR-V that Inductor refuses.
 INSTALLED = ("installed", "installed-spirv")
 # What install() says when kernels stay SPIR-V and are launched statically.
-SPIRV_STATIC = ("Inductor's XPU kernels stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU "
-                "driver at first load, kept afterwards)")
+SPIRV_STATIC = (
+    "Inductor's XPU kernels stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU "
+    "driver at first load, kept afterwards)"
+)
 
 _LINUX_SYCL = re.compile(r"^libsycl\.so\.(\d+)(?:\.|$)")
 _WINDOWS_SYCL = re.compile(r"^sycl(\d+)d?\.dll$", re.IGNORECASE)
@@ -78,8 +81,8 @@ class InstallResult:
 
     status: str
     message: str
-    zebin: Optional[inductor_format.FormatChange] = None
-    spirv: Optional[inductor_spirv.SpirvLaunchChange] = None
+    zebin: inductor_format.FormatChange | None = None
+    spirv: inductor_spirv.SpirvLaunchChange | None = None
 
     @property
     def installed(self) -> bool:
@@ -103,17 +106,17 @@ class InstallResult:
 class _Installed:
     torch_c: Any
     launcher: Any
-    zebin: Optional[inductor_format.FormatChange]
-    spirv: Optional[inductor_spirv.SpirvLaunchChange] = None
+    zebin: inductor_format.FormatChange | None
+    spirv: inductor_spirv.SpirvLaunchChange | None = None
     metadata: str = ""  # how n_regs/n_spills are reported (triton_release)
 
 
-_installed: Optional[_Installed] = None
+_installed: _Installed | None = None
 
 
-def linux_loaded_libraries(maps: str = "/proc/self/maps") -> List[str]:
+def linux_loaded_libraries(maps: str = "/proc/self/maps") -> list[str]:
     """File names of the libraries mapped into this process (Linux)."""
-    names: Set[str] = set()
+    names: set[str] = set()
     try:
         with open(maps, encoding="utf-8", errors="replace") as handle:
             for line in handle:
@@ -125,18 +128,22 @@ def linux_loaded_libraries(maps: str = "/proc/self/maps") -> List[str]:
     return sorted(names)
 
 
-def windows_loaded_libraries() -> List[str]:  # pragma: no cover - Windows only
+def windows_loaded_libraries() -> list[str]:  # pragma: no cover - Windows only
     """File names of the modules loaded in this process (Windows,
     EnumProcessModules)."""
     import ctypes
     from ctypes import wintypes
 
-    psapi = ctypes.WinDLL("psapi", use_last_error=True)  # type: ignore[attr-defined]
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    psapi = ctypes.WinDLL("psapi", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]  # Windows only
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]  # Windows only
     kernel32.GetCurrentProcess.restype = wintypes.HANDLE
     process = kernel32.GetCurrentProcess()
-    psapi.EnumProcessModules.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.HMODULE),
-                                         wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
+    psapi.EnumProcessModules.argtypes = [
+        wintypes.HANDLE,
+        ctypes.POINTER(wintypes.HMODULE),
+        wintypes.DWORD,
+        ctypes.POINTER(wintypes.DWORD),
+    ]
     kernel32.GetModuleFileNameW.argtypes = [wintypes.HMODULE, wintypes.LPWSTR, wintypes.DWORD]
     count = 1024
     while True:
@@ -155,7 +162,7 @@ def windows_loaded_libraries() -> List[str]:  # pragma: no cover - Windows only
     return sorted(names)
 
 
-def loaded_libraries() -> List[str]:
+def loaded_libraries() -> list[str]:
     """This process's loaded libraries on this platform ([] elsewhere)."""
     if os.name == "nt":  # pragma: no cover - Windows only
         return windows_loaded_libraries()
@@ -164,10 +171,10 @@ def loaded_libraries() -> List[str]:
     return []
 
 
-def sycl_majors(libraries: Iterable[str]) -> Set[int]:
+def sycl_majors(libraries: Iterable[str]) -> set[int]:
     """The libsycl majors among library file names (``libsycl.so.9``,
     ``libsycl.so.9.0.0``, ``sycl8.dll``, ``sycl8d.dll``)."""
-    majors: Set[int] = set()
+    majors: set[int] = set()
     for name in libraries:
         base = os.path.basename(name.replace("\\", "/"))
         match = _LINUX_SYCL.match(base) or _WINDOWS_SYCL.match(base)
@@ -201,9 +208,13 @@ def loads_spirv(backend: types.ModuleType) -> bool:
     return isinstance(value, int) and bool(value)
 
 
-def install(zebin: Optional[bool] = None, *, verbose: bool = True,
-            libraries: Optional[LibraryProbe] = None,
-            find_ocloc: Optional[inductor_format.OclocFinder] = None) -> InstallResult:
+def install(
+    zebin: bool | None = None,
+    *,
+    verbose: bool = True,
+    libraries: LibraryProbe | None = None,
+    find_ocloc: inductor_format.OclocFinder | None = None,
+) -> InstallResult:
     """Install the SYCL backend as ``torch._C._StaticXpuLauncher`` when it is
     safe (see the module doc); returns what happened and, with ``verbose``,
     prints it to stderr as one line. ``zebin``: True/False forces
@@ -225,33 +236,57 @@ def install(zebin: Optional[bool] = None, *, verbose: bool = True,
         why = "installed by xpu_static_launcher already" if ours else "torch has its own, left alone"
         return _report(InstallResult("present", f"torch._C.{ATTRIBUTE} is present ({why})"), verbose)
     if not hasattr(torch_c, "_xpu_getCurrentRawStream"):
-        return _report(InstallResult(
-            "not-xpu", f"nothing installed: torch {getattr(torch, '__version__', '?')} is not an XPU build "
-                       "(no torch._C._xpu_getCurrentRawStream); install a PyTorch XPU wheel"), verbose)
+        return _report(
+            InstallResult(
+                "not-xpu",
+                f"nothing installed: torch {getattr(torch, '__version__', '?')} is not an XPU build "
+                "(no torch._C._xpu_getCurrentRawStream); install a PyTorch XPU wheel",
+            ),
+            verbose,
+        )
     xpu = getattr(torch, "xpu", None)
     if xpu is None or not xpu.is_available():
-        return _report(InstallResult(
-            "not-xpu", "nothing installed: torch.xpu.is_available() is False (no Intel GPU or driver "
-                       "visible to torch)"), verbose)
+        return _report(
+            InstallResult(
+                "not-xpu",
+                "nothing installed: torch.xpu.is_available() is False (no Intel GPU or driver visible to torch)",
+            ),
+            verbose,
+        )
     torch_majors = sycl_majors((libraries or loaded_libraries)())
     try:
         backend = importlib.import_module(BACKEND_MODULE)
         launcher = _launcher_of(backend)
     except ImportError as err:
-        return _report(InstallResult(
-            "no-backend", f"nothing installed: the SYCL backend {BACKEND_MODULE} cannot be used ({err}); "
-                          "rebuild the package in this environment with intel-sycl-rt installed"), verbose)
+        return _report(
+            InstallResult(
+                "no-backend",
+                f"nothing installed: the SYCL backend {BACKEND_MODULE} cannot be used ({err}); "
+                "rebuild the package in this environment with intel-sycl-rt installed",
+            ),
+            verbose,
+        )
     built = getattr(backend, "SYCL_MAJOR", None)
     if not torch_majors:
-        return _report(InstallResult(
-            "sycl-unknown", f"nothing installed: no libsycl is loaded by torch in this process, so the "
-                            f"backend (built for libsycl major {built}) cannot be checked against it"), verbose)
+        return _report(
+            InstallResult(
+                "sycl-unknown",
+                f"nothing installed: no libsycl is loaded by torch in this process, so the "
+                f"backend (built for libsycl major {built}) cannot be checked against it",
+            ),
+            verbose,
+        )
     if not isinstance(built, int) or torch_majors != {built}:
         loaded = ", ".join(str(m) for m in sorted(torch_majors))
-        return _report(InstallResult(
-            "sycl-mismatch", f"refused: {BACKEND_MODULE} was built against libsycl major {built} but this "
-                             f"process loaded libsycl major {loaded}; rebuild the package "
-                             "(pip install --no-build-isolation .) in the environment torch runs in"), verbose)
+        return _report(
+            InstallResult(
+                "sycl-mismatch",
+                f"refused: {BACKEND_MODULE} was built against libsycl major {built} but this "
+                f"process loaded libsycl major {loaded}; rebuild the package "
+                "(pip install --no-build-isolation .) in the environment torch runs in",
+            ),
+            verbose,
+        )
     spirv_backend = loads_spirv(backend)
     if spirv_backend:
         launcher = inductor_spirv.launcher_with_build_flags(launcher)
@@ -280,13 +315,13 @@ def install(zebin: Optional[bool] = None, *, verbose: bool = True,
             message += f"; Inductor XPU kernel format: {change.format} ({change.reason})"
             zebin_why = change.reason
     if inductor_format.current_format() != "spv":
-        return _report(InstallResult("installed", _with_metadata(message), _installed.zebin, _installed.spirv),
-                       verbose)
+        return _report(InstallResult("installed", _with_metadata(message), _installed.zebin, _installed.spirv), verbose)
     if zebin_why:
         message += "; so Inductor launches no kernel statically"
     else:
-        message += ("; but kernels stay SPIR-V, so Inductor launches none of them statically: "
-                    + _spirv_reason(by_default, find_ocloc))
+        message += "; but kernels stay SPIR-V, so Inductor launches none of them statically: " + _spirv_reason(
+            by_default, find_ocloc
+        )
     if spirv_why:
         message += f" ({spirv_why})"
     return _report(InstallResult("installed-spirv", message, _installed.zebin, _installed.spirv), verbose)
@@ -298,8 +333,9 @@ def _with_metadata(message: str) -> str:
     return f"{message}; {_installed.metadata}" if _installed.metadata else message
 
 
-def _install_with_spirv(built: Any, zebin: Optional[bool],
-                        find_ocloc: Optional[inductor_format.OclocFinder]) -> InstallResult:
+def _install_with_spirv(
+    built: Any, zebin: bool | None, find_ocloc: inductor_format.OclocFinder | None
+) -> InstallResult:
     """The end of install() once Inductor launches SPIR-V kernels statically:
     zebin only when asked for (``zebin=True``, or the variable on Windows)."""
     assert _installed is not None
@@ -314,8 +350,9 @@ def _install_with_spirv(built: Any, zebin: Optional[bool],
             if zebin:
                 compiler = f"; Triton-XPU makes it with {found}"
             elif found:
-                opted_out = (f"{inductor_format.ENV_VAR}=zebin is not applied: Triton-XPU has no zebin compiler "
-                             f"here ({found})")
+                opted_out = (
+                    f"{inductor_format.ENV_VAR}=zebin is not applied: Triton-XPU has no zebin compiler here ({found})"
+                )
     if zebin:
         try:
             _installed.zebin = inductor_format.enable_zebin(find_ocloc=find_ocloc)
@@ -327,7 +364,8 @@ def _install_with_spirv(built: Any, zebin: Optional[bool],
                 message += f"; Inductor XPU kernel format: zebin ({change.reason}{compiler})"
             else:
                 opted_out = "zebin was asked for, but Inductor keeps SPIR-V: " + change.reason.replace(
-                    ", which cannot be launched statically", "")
+                    ", which cannot be launched statically", ""
+                )
     if inductor_format.current_format() == "spv":
         message += "; " + SPIRV_STATIC
     if opted_out:
@@ -335,7 +373,7 @@ def _install_with_spirv(built: Any, zebin: Optional[bool],
     return InstallResult("installed", _with_metadata(message), _installed.zebin, _installed.spirv)
 
 
-def _spirv_reason(by_default: bool, find_ocloc: Optional[inductor_format.OclocFinder]) -> str:
+def _spirv_reason(by_default: bool, find_ocloc: inductor_format.OclocFinder | None) -> str:
     """Why Inductor reports SPIR-V when install() did not run the zebin
     switch, and the fix."""
     if not by_default:
@@ -343,8 +381,10 @@ def _spirv_reason(by_default: bool, find_ocloc: Optional[inductor_format.OclocFi
     target, reason = inductor_format.zebin_decision(find_ocloc=find_ocloc)
     if target == "spv":
         return reason
-    return (f"torch._inductor.utils.{inductor_format.BINDING} is 'spv' although {reason}; "
-            "call xpu_static_launcher.enable_zebin() or install(zebin=True)")
+    return (
+        f"torch._inductor.utils.{inductor_format.BINDING} is 'spv' although {reason}; "
+        "call xpu_static_launcher.enable_zebin() or install(zebin=True)"
+    )
 
 
 def uninstall(*, verbose: bool = True) -> InstallResult:
@@ -354,8 +394,10 @@ def uninstall(*, verbose: bool = True) -> InstallResult:
     global _installed
     state, _installed = _installed, None
     if state is None:
-        return _report(InstallResult("not-installed", "nothing to undo: install() did not install a "
-                                                      "launcher in this process"), verbose)
+        return _report(
+            InstallResult("not-installed", "nothing to undo: install() did not install a launcher in this process"),
+            verbose,
+        )
     if state.zebin is not None:
         state.zebin.undo()
     if state.spirv is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from importlib import metadata
-from typing import Any, Optional, Tuple
+from typing import Any
 
 # Distributions that install Triton-XPU's ``triton`` package, in the order
 # they are looked for: PyTorch's XPU index, PyPI, then plain Triton.
@@ -22,7 +22,7 @@ TRITON_DISTRIBUTIONS = ("pytorch-triton-xpu", "triton-xpu", "triton")
 _PIN = re.compile(r"^(pytorch-triton-xpu|triton-xpu)\s*==\s*([0-9][^;\s]*)", re.IGNORECASE)
 
 
-def installed_triton() -> Optional[Tuple[str, str]]:
+def installed_triton() -> tuple[str, str] | None:
     """(version, distribution) of the installed Triton, or None."""
     for name in TRITON_DISTRIBUTIONS:
         try:
@@ -32,7 +32,7 @@ def installed_triton() -> Optional[Tuple[str, str]]:
     return None
 
 
-def torch_pinned_triton() -> Optional[Tuple[str, str]]:
+def torch_pinned_triton() -> tuple[str, str] | None:
     """(version, distribution) of the Triton-XPU the installed torch pins, or
     None (a CPU or CUDA wheel pins none)."""
     try:
@@ -46,7 +46,7 @@ def torch_pinned_triton() -> Optional[Tuple[str, str]]:
     return None
 
 
-def triton_release() -> Tuple[Optional[str], str]:
+def triton_release() -> tuple[str | None, str]:
     """(version, where it comes from): the installed Triton, else torch's
     pin; (None, why) when neither is known."""
     found = installed_triton()

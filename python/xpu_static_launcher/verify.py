@@ -26,7 +26,8 @@ import importlib
 import ntpath
 import os
 import re
-from typing import Any, Callable, Iterator, List, Mapping, Optional, Set, Tuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 XPU_WHEEL_INDEX = "https://download.pytorch.org/whl/xpu"
 HEURISTICS = "torch._inductor.runtime.triton_heuristics"
@@ -50,9 +51,9 @@ class VerifyError(RuntimeError):
 class Launches:
     """What Inductor set up for each compiled kernel."""
 
-    static: List[str] = dataclasses.field(default_factory=list)
-    fallback: List[str] = dataclasses.field(default_factory=list)
-    refusals: List[str] = dataclasses.field(default_factory=list)
+    static: list[str] = dataclasses.field(default_factory=list)
+    fallback: list[str] = dataclasses.field(default_factory=list)
+    refusals: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -73,41 +74,55 @@ def require_xpu(import_module: Callable[[str], Any] = importlib.import_module) -
     try:
         torch = import_module("torch")
     except ImportError as err:
-        raise VerifyError(f"torch cannot be imported ({err}); install a PyTorch XPU wheel: "
-                          f"pip install torch --index-url {XPU_WHEEL_INDEX}") from err
+        raise VerifyError(
+            f"torch cannot be imported ({err}); install a PyTorch XPU wheel: "
+            f"pip install torch --index-url {XPU_WHEEL_INDEX}"
+        ) from err
     version = getattr(torch, "__version__", "?")
     xpu = getattr(torch, "xpu", None)
     compiled = getattr(xpu, "_is_compiled", None)
     if xpu is None or compiled is None or not compiled():
-        raise VerifyError(f"torch {version} is not an XPU build; install a PyTorch XPU wheel: "
-                          f"pip install torch --index-url {XPU_WHEEL_INDEX}")
+        raise VerifyError(
+            f"torch {version} is not an XPU build; install a PyTorch XPU wheel: "
+            f"pip install torch --index-url {XPU_WHEEL_INDEX}"
+        )
     if not xpu.is_available():
-        raise VerifyError(f"torch {version} sees no XPU device (torch.xpu.is_available() is False): verify "
-                          "needs an Intel GPU and its driver")
+        raise VerifyError(
+            f"torch {version} sees no XPU device (torch.xpu.is_available() is False): verify "
+            "needs an Intel GPU and its driver"
+        )
     try:
         import_module("triton.backends.intel")
     except ImportError as err:
-        raise VerifyError(f"Triton-XPU cannot be imported ({err}); install the pytorch-triton-xpu that torch "
-                          f"{version} pins (pip install pytorch-triton-xpu==<version> --index-url "
-                          f"{XPU_WHEEL_INDEX}; python scripts/doctor.py names the version)") from err
+        raise VerifyError(
+            f"Triton-XPU cannot be imported ({err}); install the pytorch-triton-xpu that torch "
+            f"{version} pins (pip install pytorch-triton-xpu==<version> --index-url "
+            f"{XPU_WHEEL_INDEX}; python scripts/doctor.py names the version)"
+        ) from err
     return torch
 
 
-def _program_files(environ: Mapping[str, str]) -> List[str]:
-    return [environ.get("ProgramFiles") or r"C:\Program Files",
-            environ.get("ProgramFiles(x86)") or r"C:\Program Files (x86)"]
+def _program_files(environ: Mapping[str, str]) -> list[str]:
+    return [
+        environ.get("ProgramFiles") or r"C:\Program Files",
+        environ.get("ProgramFiles(x86)") or r"C:\Program Files (x86)",
+    ]
 
 
 def _vcvars64(root: str, folder: str, edition: str) -> str:
     return ntpath.join(root, "Microsoft Visual Studio", folder, edition, *VCVARS)
 
 
-def vcvars64_candidates(environ: Mapping[str, str]) -> List[Tuple[str, str]]:
+def vcvars64_candidates(environ: Mapping[str, str]) -> list[tuple[str, str]]:
     """(path, "VS 2026" or "VS 2022") for every place vcvars64.bat of Visual
     Studio 2026 or 2022 installs to, any edition, newest first (Windows
     paths, whatever the host)."""
-    return [(_vcvars64(root, folder, edition), name) for folder, name in VS_FOLDERS
-            for edition in VS_EDITIONS for root in _program_files(environ)]
+    return [
+        (_vcvars64(root, folder, edition), name)
+        for folder, name in VS_FOLDERS
+        for edition in VS_EDITIONS
+        for root in _program_files(environ)
+    ]
 
 
 def _is_windows() -> bool:
@@ -118,9 +133,13 @@ def _is_file(path: str) -> bool:
     return os.path.isfile(path)
 
 
-def no_c_compiler(triton_text: str, *, windows: Optional[bool] = None,
-                  environ: Optional[Mapping[str, str]] = None,
-                  exists: Optional[Callable[[str], bool]] = None) -> str:
+def no_c_compiler(
+    triton_text: str,
+    *,
+    windows: bool | None = None,
+    environ: Mapping[str, str] | None = None,
+    exists: Callable[[str], bool] | None = None,
+) -> str:
     """The one line for Triton's "Failed to find C compiler" (``triton_text``,
     its own sentence): on Windows, the Visual Studio prompt to open or the
     vcvars64.bat to run (the one found here, else where it installs).
@@ -129,33 +148,41 @@ def no_c_compiler(triton_text: str, *, windows: Optional[bool] = None,
     windows = _is_windows() if windows is None else windows
     exists = exists or _is_file
     if not windows:
-        return (f"Triton-XPU found no C compiler for the helper modules it builds at the first torch.compile "
-                f"({triton_text}); install one (Debian/Ubuntu: sudo apt install g++) or name it in CC and CXX, "
-                f"then run {VERIFY_AGAIN} again")
+        return (
+            f"Triton-XPU found no C compiler for the helper modules it builds at the first torch.compile "
+            f"({triton_text}); install one (Debian/Ubuntu: sudo apt install g++) or name it in CC and CXX, "
+            f"then run {VERIFY_AGAIN} again"
+        )
     environ = os.environ if environ is None else environ
-    head = (f"Triton-XPU found no C compiler: it builds its helper modules with cl.exe at the first "
-            f"torch.compile, and cl.exe is not on PATH ({triton_text}); ")
+    head = (
+        f"Triton-XPU found no C compiler: it builds its helper modules with cl.exe at the first "
+        f"torch.compile, and cl.exe is not on PATH ({triton_text}); "
+    )
     found = next(((path, name) for path, name in vcvars64_candidates(environ) if exists(path)), None)
     if found is not None:
         path, name = found
-        return (head + f"open an \"x64 Native Tools Command Prompt for {name}\" from the Start menu, or in cmd "
-                f"run \"{path}\" (from PowerShell: cmd /k \"{path}\"), then run {VERIFY_AGAIN} again in that "
-                "prompt")
+        return (
+            head + f'open an "x64 Native Tools Command Prompt for {name}" from the Start menu, or in cmd '
+            f'run "{path}" (from PowerShell: cmd /k "{path}"), then run {VERIFY_AGAIN} again in that '
+            "prompt"
+        )
     example = _vcvars64(_program_files(environ)[0], "2022", "Community")
-    return (head + "open an \"x64 Native Tools Command Prompt for VS 2022\" (or for VS 2026) from the Start menu, "
-            f"or in cmd run \"{example}\" (from PowerShell: cmd /k \"<that path>\"; the pattern is <Program Files "
-            "or Program Files (x86)>\\Microsoft Visual Studio\\<2022, or 18 for VS 2026>\\<Community, Professional, "
-            "Enterprise or BuildTools>\\VC\\Auxiliary\\Build\\vcvars64.bat; none was found there, so install Visual "
-            f"Studio with \"Desktop development with C++\" if it is missing), then run {VERIFY_AGAIN} again in that "
-            "prompt")
+    return (
+        head + 'open an "x64 Native Tools Command Prompt for VS 2022" (or for VS 2026) from the Start menu, '
+        f'or in cmd run "{example}" (from PowerShell: cmd /k "<that path>"; the pattern is <Program Files '
+        "or Program Files (x86)>\\Microsoft Visual Studio\\<2022, or 18 for VS 2026>\\<Community, Professional, "
+        "Enterprise or BuildTools>\\VC\\Auxiliary\\Build\\vcvars64.bat; none was found there, so install Visual "
+        f'Studio with "Desktop development with C++" if it is missing), then run {VERIFY_AGAIN} again in that '
+        "prompt"
+    )
 
 
 def _chain_text(err: BaseException) -> str:
     """The messages of an exception and of those it was raised from or
     during (Inductor wraps Triton's errors, sometimes more than once)."""
-    texts: List[str] = []
-    seen: Set[int] = set()
-    current: Optional[BaseException] = err
+    texts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = err
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         texts.append(str(current))
@@ -207,22 +234,27 @@ def launch_counter(launches: Launches) -> Iterator[None]:
         launches.fallback.append(str(getattr(self.kernel, "name", "?")))
         return real_triton(self)
 
-    with mock.patch.object(static_cls, "can_statically_launch", staticmethod(checking)), \
-            mock.patch.object(static_cls, "make_launcher", counting_static), \
-            mock.patch.object(triton_cls, "make_launcher", counting_triton):
+    with (
+        mock.patch.object(static_cls, "can_statically_launch", staticmethod(checking)),
+        mock.patch.object(static_cls, "make_launcher", counting_static),
+        mock.patch.object(triton_cls, "make_launcher", counting_triton),
+    ):
         yield
 
 
-def count_launches(torch: Any, fn: Callable[..., Any], *args: Any,
-                   backend: str = "inductor") -> Launches:
+def count_launches(torch: Any, fn: Callable[..., Any], *args: Any, backend: str = "inductor") -> Launches:
     """Runs ``torch.compile(fn)(*args)`` with the static launcher on and the
     caches off, compiling in this process, and records every launcher choice.
     ``backend`` is torch.compile's (tests pass "eager" to check the hooks
     without a compile)."""
     config = importlib.import_module("torch._inductor.config")
     launches = Launches()
-    settings = {"use_static_triton_launcher": True, "strict_static_triton_launcher": False,
-                "compile_threads": 1, "force_disable_caches": True}
+    settings = {
+        "use_static_triton_launcher": True,
+        "strict_static_triton_launcher": False,
+        "compile_threads": 1,
+        "force_disable_caches": True,
+    }
     with launch_counter(launches), config.patch(settings):
         torch._dynamo.reset()
         compiled = torch.compile(fn, backend=backend)
@@ -234,8 +266,10 @@ def tiny_kernel(x: Any, y: Any) -> Any:
     return (x * 2 + y).relu().sum(dim=-1)
 
 
-COMPILING = ("verify: compiling a tiny kernel with torch.compile (a first compile in this environment also "
-             "builds Triton-XPU's helper modules: up to a minute) ...")
+COMPILING = (
+    "verify: compiling a tiny kernel with torch.compile (a first compile in this environment also "
+    "builds Triton-XPU's helper modules: up to a minute) ..."
+)
 
 
 def say(line: str) -> None:
@@ -243,9 +277,12 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
-def run(install_first: bool = True, out: Callable[[str], None] = say,
-        import_module: Callable[[str], Any] = importlib.import_module,
-        bench: Optional[Callable[[Any], int]] = None) -> int:
+def run(
+    install_first: bool = True,
+    out: Callable[[str], None] = say,
+    import_module: Callable[[str], Any] = importlib.import_module,
+    bench: Callable[[Any], int] | None = None,
+) -> int:
     """The ``verify`` command: 0 when the kernels went through the static
     launcher, 1 otherwise (one line says why). ``bench`` (``--bench``) runs
     with torch once that passed, and its result is the command's."""
@@ -263,8 +300,10 @@ def run(install_first: bool = True, out: Callable[[str], None] = say,
             out(f"verify: FAILED: install() gave {result.status}; the line above names the fix")
             return 1
     if not hasattr(torch._C, "_StaticXpuLauncher"):
-        out("verify: FAILED: torch._C._StaticXpuLauncher is missing (run without --no-install, or use a torch "
-            "built with the PR stack)")
+        out(
+            "verify: FAILED: torch._C._StaticXpuLauncher is missing (run without --no-install, or use a torch "
+            "built with the PR stack)"
+        )
         return 1
     x = torch.randn(64, 128, device="xpu")
     y = torch.randn(64, 128, device="xpu")
@@ -278,17 +317,23 @@ def run(install_first: bool = True, out: Callable[[str], None] = say,
     if launches.ok:
         out("verify: OK: Inductor launched every kernel through torch._C._StaticXpuLauncher")
         return 0 if bench is None else bench(torch)
-    why = "no kernel went through the static launcher" if not launches.static else \
-        f"{len(launches.fallback)} kernel(s) fell back to Triton's launcher"
+    why = (
+        "no kernel went through the static launcher"
+        if not launches.static
+        else f"{len(launches.fallback)} kernel(s) fell back to Triton's launcher"
+    )
     out(f"verify: FAILED: {why} (reasons above)")
     return 1
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m xpu_static_launcher.verify", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m xpu_static_launcher.verify",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(parser)
     return run_arguments(parser.parse_args(argv))
 
@@ -298,8 +343,9 @@ def add_arguments(parser: Any) -> None:
     ``python -m xpu_static_launcher.verify``)."""
     from . import bench
 
-    parser.add_argument("--no-install", action="store_true",
-                        help="do not run install() first (a torch with its own launcher)")
+    parser.add_argument(
+        "--no-install", action="store_true", help="do not run install() first (a torch with its own launcher)"
+    )
     bench.add_arguments(parser)
 
 

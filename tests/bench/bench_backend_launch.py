@@ -33,33 +33,40 @@ import argparse
 import ctypes
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", default=os.environ.get(
-        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the glue and backend test modules and the test driver")
-    parser.add_argument("--adapter", choices=("v1", "v2"), default="v2",
-                        help="Unified Runtime Level Zero adapter to run on (default v2)")
+    parser.add_argument(
+        "--build-dir",
+        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the glue and backend test modules and the test driver",
+    )
+    parser.add_argument(
+        "--adapter",
+        choices=("v1", "v2"),
+        default="v2",
+        help="Unified Runtime Level Zero adapter to run on (default v2)",
+    )
     parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=15,
-                        help="timed runs of each loop; medians are reported")
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs of each loop; medians are reported")
     return parser.parse_args()
 
 
 def measure(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO / "tests" / "python"))
     sys.path.insert(0, str(REPO / "tests" / "bench"))
+    import torch
+
     import glue_support
     import launcher_support as support
     from bench_launch import median_ratio, ns_per_call_runs
 
-    import torch
     sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
     import _xsl_glue_launcher as project_glue
     import _xsl_sycl_backend_abi3 as backend_abi3
@@ -67,14 +74,14 @@ def measure(args: argparse.Namespace) -> int:
     import _xsl_torch_glue as glue
 
     path = str(support.compile_opencl(support.many_args_source(8)))
-    launchers = {"glue": project_glue._StaticXpuLauncher,
-                 "backend_full": backend_full._StaticXpuLauncher,
-                 "backend_abi3": backend_abi3._StaticXpuLauncher}
-    functions = {name: launcher._load_kernel(path, "many_8", 0, 0)[0]
-                 for name, launcher in launchers.items()}
+    launchers = {
+        "glue": project_glue._StaticXpuLauncher,
+        "backend_full": backend_full._StaticXpuLauncher,
+        "backend_abi3": backend_abi3._StaticXpuLauncher,
+    }
+    functions = {name: launcher._load_kernel(path, "many_8", 0, 0)[0] for name, launcher in launchers.items()}
     addresses = [glue.malloc_device(4096, 0) for _ in range(7)]
-    tensors = tuple(torch.frombuffer((ctypes.c_char * 4096).from_address(a), dtype=torch.float32)
-                    for a in addresses)
+    tensors = tuple(torch.frombuffer((ctypes.c_char * 4096).from_address(a), dtype=torch.float32) for a in addresses)
     assert [t.data_ptr() for t in tensors] == addresses
     codes = "O" * 7 + "i"
     stream = glue.current_raw_stream(0)
@@ -83,17 +90,21 @@ def measure(args: argparse.Namespace) -> int:
         def loop(count: int) -> None:
             for _ in range(count):
                 launch(kernel, 4, 1, 1, 4, 0, codes, values, stream)
+
         return loop
 
-    loops: Dict[str, Callable[[int], None]] = {
-        name: loop_of(launchers[name]._launch_kernel, functions[name], tensors + (64,))
-        for name in launchers}
-    loops["backend_ints"] = loop_of(launchers["backend_abi3"]._launch_kernel,
-                                    functions["backend_abi3"], tuple(addresses) + (64,))
+    loops: dict[str, Callable[[int], None]] = {
+        name: loop_of(launchers[name]._launch_kernel, functions[name], tensors + (64,)) for name in launchers
+    }
+    loops["backend_ints"] = loop_of(
+        launchers["backend_abi3"]._launch_kernel, functions["backend_abi3"], tuple(addresses) + (64,)
+    )
     runs = ns_per_call_runs(loops, args.calls, args.repeat)
     ns = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
-    print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode); "
-          f"torch {torch.__version__}, Python {sys.version.split()[0]}")
+    print(
+        f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode); "
+        f"torch {torch.__version__}, Python {sys.version.split()[0]}"
+    )
     print("8 args (7 tensors): " + " | ".join(f"{name} {ns[name]:.0f} ns" for name in loops))
     print(f"backend_ints_vs_glue: {median_ratio(runs['backend_ints'], runs['glue']):.2f}")
     print(f"backend_full_vs_glue: {median_ratio(runs['backend_full'], runs['glue']):.2f}")
@@ -111,8 +122,13 @@ def main() -> int:
     import glue_support
 
     built = list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_sycl_backend_abi3*"))
-    return glue_support.run_bench_in_child(__file__, args.adapter, None if built else (
-        f"the backend's bench builds (_xsl_sycl_backend_*) are not under {glue_support.RUNTIME_MODULE_DIR}"))
+    return glue_support.run_bench_in_child(
+        __file__,
+        args.adapter,
+        None
+        if built
+        else (f"the backend's bench builds (_xsl_sycl_backend_*) are not under {glue_support.RUNTIME_MODULE_DIR}"),
+    )
 
 
 if __name__ == "__main__":

@@ -27,12 +27,18 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "python"))
-from ocloc_support import (BACKEND_DRIVER, BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi,  # noqa: E402
-                           build_dir, capi_library_path, corpus_spirv)
+from ocloc_support import (  # noqa: E402
+    BACKEND_DRIVER,
+    BACKEND_EXECUTABLE,
+    BACKEND_LIBRARY,
+    OclocCapi,
+    build_dir,
+    capi_library_path,
+    corpus_spirv,
+)
 
 KERNELS = ["add", "no_args", "many_args", "slm_reduce", "subgroup16"]
 PATHS = ("driver", "subprocess", "in-process")
@@ -53,7 +59,7 @@ def main() -> int:
         return 2
     # Read by the Level Zero loader at its first zeInit, below.
     os.environ.setdefault("ZE_ENABLE_ALT_DRIVERS", str(driver))
-    spirvs: Dict[str, bytes] = {}
+    spirvs: dict[str, bytes] = {}
     for name in args.kernels:
         spirv = corpus_spirv(name)
         if spirv is None:
@@ -76,7 +82,7 @@ def main() -> int:
     totals = dict.fromkeys(PATHS, 0.0)
     print(f"{'kernel':<12}" + "".join(f"{p:>13}" for p in PATHS))
     for name, spirv in spirvs.items():
-        runs: Dict[str, List[float]] = {p: [] for p in PATHS}
+        runs: dict[str, list[float]] = {p: [] for p in PATHS}
         for _ in range(args.runs):
             for path in PATHS:
                 start = time.perf_counter()
@@ -89,8 +95,10 @@ def main() -> int:
     for compiler in compilers.values():
         compiler.close()
     print("total       " + "".join(f"{totals[p] * 1e3:11.1f}ms" for p in PATHS))
-    print(f"driver_vs_subprocess: {totals['driver'] / totals['subprocess']:.3f} "
-          f"driver_vs_inprocess: {totals['driver'] / totals['in-process']:.3f}")
+    print(
+        f"driver_vs_subprocess: {totals['driver'] / totals['subprocess']:.3f} "
+        f"driver_vs_inprocess: {totals['driver'] / totals['in-process']:.3f}"
+    )
     return 0
 
 

@@ -36,35 +36,43 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", default=os.environ.get(
-        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the glue runtime module and the test driver")
-    parser.add_argument("--adapter", choices=("v1", "v2"), default="v1",
-                        help="Unified Runtime Level Zero adapter to run on (default v1)")
+    parser.add_argument(
+        "--build-dir",
+        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the glue runtime module and the test driver",
+    )
+    parser.add_argument(
+        "--adapter",
+        choices=("v1", "v2"),
+        default="v1",
+        help="Unified Runtime Level Zero adapter to run on (default v1)",
+    )
     parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=15,
-                        help="timed runs of each loop; medians are reported")
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs of each loop; medians are reported")
     return parser.parse_args()
 
 
 def measure(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO / "tests" / "python"))
     sys.path.insert(0, str(REPO / "tests" / "bench"))
+    import torch  # noqa: F401  (libtorch_python before the glue module)
+
     import glue_support
     import launcher_support as support
     from bench_launch import median_ratio, ns_per_call_runs
 
-    import torch  # noqa: F401  (libtorch_python before the glue module)
     sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
     import _xsl_torch_glue as glue
+
     from xpu_static_launcher import _sycl_launcher
 
     launcher = _sycl_launcher._StaticXpuLauncher
@@ -80,9 +88,10 @@ def measure(args: argparse.Namespace) -> int:
         def loop(count: int) -> None:
             for _ in range(count):
                 target(kernel, 4, 1, 1, 4, 0, codes, values, stream)
+
         return loop
 
-    loops: Dict[str, Callable[[int], None]] = {
+    loops: dict[str, Callable[[int], None]] = {
         "floor": loop_of(glue.fastcall_floor, function),
         "glue": loop_of(launcher._launch_kernel, function),
         "upstream_style": loop_of(glue.upstream_style_launch, reference),
@@ -92,13 +101,16 @@ def measure(args: argparse.Namespace) -> int:
     runs = ns_per_call_runs(loops, args.calls, args.repeat)
     ns = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
     print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode)")
-    print(f"8 args: floor {ns['floor']:.0f} ns | glue {ns['glue']:.0f} ns | "
-          f"upstream_style {ns['upstream_style']:.0f} ns | native_append {ns['native_append']:.0f} ns")
+    print(
+        f"8 args: floor {ns['floor']:.0f} ns | glue {ns['glue']:.0f} ns | "
+        f"upstream_style {ns['upstream_style']:.0f} ns | native_append {ns['native_append']:.0f} ns"
+    )
     print(f"native_append_external_event {ns['native_append_external_event']:.0f} ns")
-    print(f"native_append_vs_upstream_style: "
-          f"{median_ratio(runs['native_append'], runs['upstream_style']):.2f}")
-    print(f"native_append_external_event_vs_upstream_style: "
-          f"{median_ratio(runs['native_append_external_event'], runs['upstream_style']):.2f}")
+    print(f"native_append_vs_upstream_style: {median_ratio(runs['native_append'], runs['upstream_style']):.2f}")
+    print(
+        f"native_append_external_event_vs_upstream_style: "
+        f"{median_ratio(runs['native_append_external_event'], runs['upstream_style']):.2f}"
+    )
     print(f"glue_vs_floor: {median_ratio(runs['glue'], runs['floor']):.2f}")
     print(f"upstream_style_vs_floor: {median_ratio(runs['upstream_style'], runs['floor']):.2f}")
     print(f"glue_vs_upstream_style: {median_ratio(runs['glue'], runs['upstream_style']):.2f}")

@@ -26,29 +26,30 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", default=os.environ.get(
-        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding python/ and the test driver")
+    parser.add_argument(
+        "--build-dir",
+        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding python/ and the test driver",
+    )
     parser.add_argument("--calls", type=int, default=50000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=31,
-                        help="timed runs of each loop; medians are reported")
+    parser.add_argument("--repeat", type=int, default=31, help="timed runs of each loop; medians are reported")
     return parser.parse_args()
 
 
-def ns_per_call_runs(loops: Dict[str, Callable[[int], None]], calls: int,
-                     repeat: int) -> Dict[str, List[float]]:
+def ns_per_call_runs(loops: dict[str, Callable[[int], None]], calls: int, repeat: int) -> dict[str, list[float]]:
     """CPU ns per call of each loop, one value per repetition. The loops take
     turns within every repetition, so a change in machine load hits all of
     them alike instead of whichever happened to run during it."""
-    runs: Dict[str, List[float]] = {name: [] for name in loops}
+    runs: dict[str, list[float]] = {name: [] for name in loops}
     for loop in loops.values():
         loop(calls)  # warm-up, untimed: caches, allocator, branch history
     for _ in range(repeat):
@@ -57,7 +58,7 @@ def ns_per_call_runs(loops: Dict[str, Callable[[int], None]], calls: int,
     return runs
 
 
-def median_ratio(numerators: List[float], denominators: List[float]) -> float:
+def median_ratio(numerators: list[float], denominators: list[float]) -> float:
     """Median over repetitions of numerator/denominator (paired by run)."""
     return statistics.median(n / d for n, d in zip(numerators, denominators))
 
@@ -70,8 +71,9 @@ def call_loop(call: Callable[[], None], calls: int) -> float:
     return time.process_time() - start
 
 
-def make_loop(function: Any, target: Callable[..., None], codes: str,
-              args_cycle: Tuple[Tuple[Any, ...], ...]) -> Callable[[int], None]:
+def make_loop(
+    function: Any, target: Callable[..., None], codes: str, args_cycle: tuple[tuple[Any, ...], ...]
+) -> Callable[[int], None]:
     """A tight loop calling `target` like Inductor's run(): 9 positional args."""
     if len(args_cycle) == 1:
         args = args_cycle[0]
@@ -79,6 +81,7 @@ def make_loop(function: Any, target: Callable[..., None], codes: str,
         def loop(count: int) -> None:
             for _ in range(count):
                 target(function, 4, 1, 1, 4, 0, codes, args, 0)
+
         return loop
     first, second = args_cycle
 
@@ -86,6 +89,7 @@ def make_loop(function: Any, target: Callable[..., None], codes: str,
         for _ in range(count // 2):
             target(function, 4, 1, 1, 4, 0, codes, first, 0)
             target(function, 4, 1, 1, 4, 0, codes, second, 0)
+
     return alternating
 
 
@@ -102,11 +106,14 @@ def main() -> int:
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
-    from xpu_static_launcher import launcher  # noqa: E402
-    from xpu_static_launcher import _launcher  # noqa: E402
     from xpu_static_launcher._launcher import StaticXpuLauncher as L  # noqa: E402
 
-    runs: Dict[str, List[float]] = {}
+    from xpu_static_launcher import (
+        _launcher,  # noqa: E402
+        launcher,  # noqa: E402
+    )
+
+    runs: dict[str, list[float]] = {}
     buffers = [launcher.device_alloc(0, 4096) for _ in range(64)]
     try:
         for count in (8, 64):
@@ -118,12 +125,17 @@ def main() -> int:
             same = ((*pointers, 1000),)
             changing = ((*pointers, 1000), (*pointers[::-1][2:], None, None, 2000))
             # The floor and the launches in the same process, interleaved.
-            runs.update(ns_per_call_runs({
-                f"floor_{count}": make_loop(function, _launcher._launch_floor, codes, same),
-                f"launch_{count}": make_loop(function, L._launch_kernel, codes, same),
-                f"launch_{count}_changing": make_loop(
-                    function, L._launch_kernel, codes, changing),
-            }, options.calls, options.repeat))
+            runs.update(
+                ns_per_call_runs(
+                    {
+                        f"floor_{count}": make_loop(function, _launcher._launch_floor, codes, same),
+                        f"launch_{count}": make_loop(function, L._launch_kernel, codes, same),
+                        f"launch_{count}_changing": make_loop(function, L._launch_kernel, codes, changing),
+                    },
+                    options.calls,
+                    options.repeat,
+                )
+            )
     finally:
         for address in buffers:
             launcher.device_free(address)
@@ -135,10 +147,12 @@ def main() -> int:
         floor = runs[f"floor_{count}"]
         same_args = runs[f"launch_{count}"]
         changing_args = runs[f"launch_{count}_changing"]
-        print(f"{count:2d} args: floor {ns(f'floor_{count}'):7.1f} ns | launch (same args) "
-              f"{ns(f'launch_{count}'):7.1f} ns = {median_ratio(same_args, floor):4.2f}x | "
-              f"launch (args change every call) {ns(f'launch_{count}_changing'):7.1f} ns = "
-              f"{median_ratio(changing_args, floor):4.2f}x")
+        print(
+            f"{count:2d} args: floor {ns(f'floor_{count}'):7.1f} ns | launch (same args) "
+            f"{ns(f'launch_{count}'):7.1f} ns = {median_ratio(same_args, floor):4.2f}x | "
+            f"launch (args change every call) {ns(f'launch_{count}_changing'):7.1f} ns = "
+            f"{median_ratio(changing_args, floor):4.2f}x"
+        )
     print(f"launch_overhead_vs_floor: {median_ratio(runs['launch_8'], runs['floor_8']):.2f}")
     return 0
 

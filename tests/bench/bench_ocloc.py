@@ -20,11 +20,9 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from ocloc_support import (BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi, capi_library_path,  # noqa: E402
-                           corpus_spirv)
+from ocloc_support import BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi, capi_library_path, corpus_spirv  # noqa: E402
 
 KERNELS = ["add", "no_args", "many_args", "slm_reduce", "subgroup16"]
 
@@ -35,7 +33,7 @@ def cpu_seconds() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def time_compile(compiler: OclocCapi, spirv: bytes, device: str) -> Tuple[float, float]:
+def time_compile(compiler: OclocCapi, spirv: bytes, device: str) -> tuple[float, float]:
     """(wall, CPU) seconds of one compile."""
     cpu = cpu_seconds()
     start = time.perf_counter()
@@ -55,7 +53,7 @@ def main() -> int:
     if library is None:
         print("xsl_ocloc_capi not built in XSL_BUILD_DIR", file=sys.stderr)
         return 2
-    spirvs: Dict[str, bytes] = {}
+    spirvs: dict[str, bytes] = {}
     for name in args.kernels:
         spirv = corpus_spirv(name)
         if spirv is None:
@@ -74,8 +72,8 @@ def main() -> int:
     print(f"{'kernel':<12} {'in-process':>11} {'subprocess':>11} {'ratio':>6}   CPU: in-process subprocess")
     for name, spirv in spirvs.items():
         # Alternating runs, so changing machine load affects both modes alike.
-        runs_in: List[Tuple[float, float]] = []
-        runs_sub: List[Tuple[float, float]] = []
+        runs_in: list[tuple[float, float]] = []
+        runs_sub: list[tuple[float, float]] = []
         for _ in range(args.runs):
             runs_in.append(time_compile(in_process, spirv, args.device))
             runs_sub.append(time_compile(subprocess_, spirv, args.device))
@@ -87,8 +85,10 @@ def main() -> int:
         total_sub += med_sub
         cpu_in += med_cpu_in
         cpu_sub += med_cpu_sub
-        print(f"{name:<12} {med_in * 1e3:9.1f}ms {med_sub * 1e3:9.1f}ms {med_in / med_sub:6.2f}"
-              f"   {med_cpu_in * 1e3:9.0f}ms {med_cpu_sub * 1e3:9.0f}ms")
+        print(
+            f"{name:<12} {med_in * 1e3:9.1f}ms {med_sub * 1e3:9.1f}ms {med_in / med_sub:6.2f}"
+            f"   {med_cpu_in * 1e3:9.0f}ms {med_cpu_sub * 1e3:9.0f}ms"
+        )
     in_process.close()
     subprocess_.close()
     print(f"cpu_inprocess_vs_subprocess: {cpu_in / cpu_sub:.3f}")

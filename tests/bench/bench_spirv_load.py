@@ -54,16 +54,21 @@ import statistics
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # Its module level only defines things: the kernel list and the timed round.
 from bench_triton_load import REPO, cache_sources, timed_round
 
 LOADERS = ("spirv_cold", "spirv_warm", "zebin", "triton_spirv")
-PAIRS = (("spirv_warm", "zebin"), ("spirv_warm", "triton_spirv"), ("spirv_cold", "spirv_warm"),
-         ("spirv_cold", "triton_spirv"))
+PAIRS = (
+    ("spirv_warm", "zebin"),
+    ("spirv_warm", "triton_spirv"),
+    ("spirv_cold", "spirv_warm"),
+    ("spirv_cold", "triton_spirv"),
+)
 GOAL_VS_ZEBIN = 1.2
 GOAL_VS_TRITON = 0.1
 # A kept entry (native_binary_cache.cpp): magic, IP and driver versions, the
@@ -76,19 +81,32 @@ COMPILER_LIBRARIES = ("libocloc", "libigc", "libigdfcl")
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", default=os.environ.get(
-        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the SYCL backend, the test helpers and the test driver")
-    parser.add_argument("--adapter", choices=("v1", "v2"), default="v1",
-                        help="Unified Runtime Level Zero adapter (v2: chosen by SYCL_UR_USE_LEVEL_ZERO_V2 "
-                        "for an Xe-HPC device, as ocloc 22.43 cannot compile for Xe2)")
-    parser.add_argument("--kernels", type=int, default=100, metavar="N",
-                        help="load the first N (1-100) of the 100 kernels (default 100)")
-    parser.add_argument("--repeat", type=int, default=7,
-                        help="rounds of loading every kernel; medians are reported")
-    parser.add_argument("--profile", choices=LOADERS,
-                        help="instead of timing: load all kernels --repeat times with this loader "
-                        "under `perf record` and print the top shared objects and symbols")
+    parser.add_argument(
+        "--build-dir",
+        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the SYCL backend, the test helpers and the test driver",
+    )
+    parser.add_argument(
+        "--adapter",
+        choices=("v1", "v2"),
+        default="v1",
+        help="Unified Runtime Level Zero adapter (v2: chosen by SYCL_UR_USE_LEVEL_ZERO_V2 "
+        "for an Xe-HPC device, as ocloc 22.43 cannot compile for Xe2)",
+    )
+    parser.add_argument(
+        "--kernels",
+        type=int,
+        default=100,
+        metavar="N",
+        help="load the first N (1-100) of the 100 kernels (default 100)",
+    )
+    parser.add_argument("--repeat", type=int, default=7, help="rounds of loading every kernel; medians are reported")
+    parser.add_argument(
+        "--profile",
+        choices=LOADERS,
+        help="instead of timing: load all kernels --repeat times with this loader "
+        "under `perf record` and print the top shared objects and symbols",
+    )
     parser.add_argument("--worker", choices=LOADERS + ("fill",), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 1 <= args.kernels <= 100 or args.repeat < 1:
@@ -105,6 +123,7 @@ def import_runtime() -> Any:
     for folder in ("python", "triton_xpu"):
         sys.path.insert(0, str(REPO / "tests" / folder))
     import torch
+
     import glue_support
     import torch_xpu_standin
 
@@ -113,6 +132,7 @@ def import_runtime() -> Any:
 
     torch_xpu_standin.install(torch, glue)
     import triton
+
     from xpu_static_launcher import _sycl_launcher
 
     # Load and report as the installed Triton-XPU does, as install() sets it.
@@ -120,7 +140,7 @@ def import_runtime() -> Any:
     return _sycl_launcher
 
 
-def write_kernels(count: int) -> List[Dict[str, Any]]:
+def write_kernels(count: int) -> list[dict[str, Any]]:
     """Triton compiles the first `count` kernels to SPIR-V (its cache makes
     later runs quick); each is written as <dir>/kernels/<hash>/<name>.spv."""
     import_runtime()
@@ -135,20 +155,26 @@ def write_kernels(count: int) -> List[Dict[str, Any]]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(compiled.asm["spv"])
         key = hashlib.sha256(compiled.asm["spv"] + b"\0" + meta.build_flags.encode()).hexdigest()
-        kernels.append({"name": meta.name, "shared": meta.shared, "build_flags": meta.build_flags,
-                        "spv": str(path), "key": key,
-                        "zebin": str(bench_dir() / "zebin" / f"{key[:16]}.zebin")})
+        kernels.append(
+            {
+                "name": meta.name,
+                "shared": meta.shared,
+                "build_flags": meta.build_flags,
+                "spv": str(path),
+                "key": key,
+                "zebin": str(bench_dir() / "zebin" / f"{key[:16]}.zebin"),
+            }
+        )
     return kernels
 
 
-def loader_function(name: str, launcher: Any) -> Callable[[Dict[str, Any]], Any]:
+def loader_function(name: str, launcher: Any) -> Callable[[dict[str, Any]], Any]:
     backend = launcher._StaticXpuLauncher
     if name == "triton_spirv":
         from triton.runtime import driver
 
         utils = driver.active.utils
-        return lambda k: utils.load_binary(k["name"], Path(k["spv"]).read_bytes(), k["shared"],
-                                           k["build_flags"], 0)
+        return lambda k: utils.load_binary(k["name"], Path(k["spv"]).read_bytes(), k["shared"], k["build_flags"], 0)
     if name == "zebin":
         return lambda k: backend._load_kernel(k["zebin"], k["name"], k["shared"], 0, k["zebin_flags"])
     return lambda k: backend._load_kernel(k["spv"], k["name"], k["shared"], 0, k["build_flags"])
@@ -167,7 +193,7 @@ def work(loader_name: str, profile_rounds: int) -> int:
         # SPIR-V load built it with.
         launcher._kernel_cache_clear()
         kept = bench_dir() / "kept"
-        builds: Dict[str, List[str]] = {}
+        builds: dict[str, list[str]] = {}
         for k in kernels:
             before = set(kept.glob("*.xslnb")) if kept.exists() else set()
             load(k)
@@ -178,33 +204,38 @@ def work(loader_name: str, profile_rounds: int) -> int:
     if profile_rounds:
         from triton_xpu_support import perf_profile
 
-        perf_profile(lambda: [timed_round(load, kernels) for _ in range(profile_rounds)],
-                     bench_dir() / f"perf-{loader_name}.data")
+        perf_profile(
+            lambda: [timed_round(load, kernels) for _ in range(profile_rounds)],
+            bench_dir() / f"perf-{loader_name}.data",
+        )
         return 0
     print("ready", flush=True)
-    metadata: List[List[int]] = []
+    metadata: list[list[int]] = []
     for line in sys.stdin:
         command = line.split()
         if command[0] == "round":
-            per_kernel, kept = timed_round(load, kernels[:int(command[1])])
+            per_kernel, kept = timed_round(load, kernels[: int(command[1])])
             if not metadata:
                 offset = 2 if loader_name == "triton_spirv" else 1
-                metadata = [[int(x) for x in loaded[offset:offset + 2]] for loaded in kept]
+                metadata = [[int(x) for x in loaded[offset : offset + 2]] for loaded in kept]
             del kept
             print(per_kernel, flush=True)
         elif command[0] == "report":
             # IGC and libocloc enter at the test driver's first SPIR-V compile.
             maps = Path("/proc/self/maps").read_text().split("\n")
-            compilers = sorted({line.rsplit("/", 1)[-1] for line in maps
-                                if any(lib in line for lib in COMPILER_LIBRARIES)})
-            print(json.dumps({"metadata": metadata, "cache": launcher._kernel_cache_info(),
-                              "compilers": compilers}), flush=True)
+            compilers = sorted(
+                {line.rsplit("/", 1)[-1] for line in maps if any(lib in line for lib in COMPILER_LIBRARIES)}
+            )
+            print(
+                json.dumps({"metadata": metadata, "cache": launcher._kernel_cache_info(), "compilers": compilers}),
+                flush=True,
+            )
         else:
             return 0
     return 0
 
 
-def worker_env(name: str) -> Dict[str, str]:
+def worker_env(name: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("XSL_KERNEL_CACHE")}
     if name in ("spirv_warm", "fill"):
         env["XSL_KERNEL_CACHE_DIR"] = str(bench_dir() / "kept")
@@ -213,16 +244,16 @@ def worker_env(name: str) -> Dict[str, str]:
     return env
 
 
-def kept_snapshot() -> List[Tuple[str, int, int]]:
-    return sorted((p.name, p.stat().st_ino, p.stat().st_mtime_ns)
-                  for p in (bench_dir() / "kept").iterdir())
+def kept_snapshot() -> list[tuple[str, int, int]]:
+    return sorted((p.name, p.stat().st_ino, p.stat().st_mtime_ns) for p in (bench_dir() / "kept").iterdir())
 
 
-def fill_and_extract(kernels: List[Dict[str, Any]]) -> Dict[str, Any]:
+def fill_and_extract(kernels: list[dict[str, Any]]) -> dict[str, Any]:
     """The fill process, then each kept entry's native binary written as the
     zebin loader's file. Raises SystemExit with one line if it cannot."""
-    fill = subprocess.run([sys.executable, __file__, "--worker", "fill"], env=worker_env("fill"),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    fill = subprocess.run(
+        [sys.executable, __file__, "--worker", "fill"], env=worker_env("fill"), capture_output=True, text=True
+    )
     if fill.returncode != 0:
         raise SystemExit(f"the fill process failed:\n{fill.stderr[-3000:]}")
     filled = json.loads(fill.stdout.splitlines()[-1])
@@ -236,7 +267,7 @@ def fill_and_extract(kernels: List[Dict[str, Any]]) -> Dict[str, Any]:
         for path in filled["builds"].get(k["key"], []):
             data = Path(path).read_bytes()
             flags_size, _, native_size = ENTRY_HEADER.unpack_from(data)[3:6]
-            flags = data[ENTRY_HEADER.size:ENTRY_HEADER.size + flags_size].decode()
+            flags = data[ENTRY_HEADER.size : ENTRY_HEADER.size + flags_size].decode()
             entries[flags] = data[-native_size:]
         retried = k["build_flags"] + " " + LARGE_GRF
         # Triton 3.4 on load the retried build; 3.3 keeps the first but
@@ -257,15 +288,31 @@ def measure(args: argparse.Namespace) -> int:
     distinct = len({k["key"] for k in kernels})
     filled = fill_and_extract(kernels)
     if args.profile:
-        return subprocess.run([sys.executable, __file__, "--worker", args.profile, "--profile",
-                               args.profile, "--repeat", str(args.repeat)],
-                              env=worker_env(args.profile)).returncode
+        return subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                args.profile,
+                "--profile",
+                args.profile,
+                "--repeat",
+                str(args.repeat),
+            ],
+            env=worker_env(args.profile),
+        ).returncode
     before = kept_snapshot()
     names = list(LOADERS)
-    workers = {name: subprocess.Popen([sys.executable, __file__, "--worker", name],
-                                      env=worker_env(name), text=True,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-               for name in names}
+    workers = {
+        name: subprocess.Popen(
+            [sys.executable, __file__, "--worker", name],
+            env=worker_env(name),
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        for name in names
+    }
 
     def ask(name: str, command: str) -> str:
         worker = workers[name]
@@ -277,7 +324,7 @@ def measure(args: argparse.Namespace) -> int:
             raise RuntimeError(f"the {name} loader's process ended (exit {worker.wait()})")
         return answer.strip()
 
-    runs: Dict[str, List[float]] = {name: [] for name in names}
+    runs: dict[str, list[float]] = {name: [] for name in names}
     try:
         for name, worker in workers.items():
             assert worker.stdout is not None
@@ -299,11 +346,13 @@ def measure(args: argparse.Namespace) -> int:
     problems = []
     warm = reports["spirv_warm"]
     unchanged = kept_snapshot() == before
-    print(f"{len(kernels)} kernels, {distinct} distinct (SPIR-V, flags), {filled['builds']} builds "
-          "(Triton's large-GRF retry adds one); kept entries: "
-          f"{filled['entries']} after the fill, {warm['cache']['entries']} after the rounds, "
-          f"unchanged: {unchanged}; spirv_warm maps {warm['compilers'] or 'no compiler'} "
-          f"(spirv_cold: {reports['spirv_cold']['compilers']})")
+    print(
+        f"{len(kernels)} kernels, {distinct} distinct (SPIR-V, flags), {filled['builds']} builds "
+        "(Triton's large-GRF retry adds one); kept entries: "
+        f"{filled['entries']} after the fill, {warm['cache']['entries']} after the rounds, "
+        f"unchanged: {unchanged}; spirv_warm maps {warm['compilers'] or 'no compiler'} "
+        f"(spirv_cold: {reports['spirv_cold']['compilers']})"
+    )
     if not filled["entries"] == warm["cache"]["entries"] == filled["builds"] or not unchanged:
         problems.append("spirv_warm compiled, or the kept entries are not one per kernel")
     for name in names:
@@ -316,27 +365,39 @@ def measure(args: argparse.Namespace) -> int:
         # driver.c's large-GRF retry keeps the first module and n_spills (the
         # retry's are shadowed) but reports the retry flags' n_regs 256.
         retried = "GRF" not in kernels[i]["build_flags"] and seen[-1][i][0] == 256
-        problems.append(f"n_regs/n_spills of kernel {i} ({kernels[i]['name']}, flags "
-                        f"{kernels[i]['build_flags']!r}): " + ", ".join(
-                            f"{name} {reports[name]['metadata'][i]}" for name in names) +
-                        (" (Triton's large-GRF retry)" if retried else ""))
+        problems.append(
+            f"n_regs/n_spills of kernel {i} ({kernels[i]['name']}, flags "
+            f"{kernels[i]['build_flags']!r}): "
+            + ", ".join(f"{name} {reports[name]['metadata'][i]}" for name in names)
+            + (" (Triton's large-GRF retry)" if retried else "")
+        )
     mine = reports["spirv_warm"]["metadata"]
-    print(f"n_regs/n_spills: {len(kernels) - len(mismatches)} of {len(kernels)} kernels agree "
-          f"across the four loaders; n_regs seen {sorted({m[0] for m in mine})}, kernels with "
-          f"spills {sum(1 for m in mine if m[1] > 0)} (n_spills up to {max(m[1] for m in mine)})")
+    print(
+        f"n_regs/n_spills: {len(kernels) - len(mismatches)} of {len(kernels)} kernels agree "
+        f"across the four loaders; n_regs seen {sorted({m[0] for m in mine})}, kernels with "
+        f"spills {sum(1 for m in mine if m[1] > 0)} (n_spills up to {max(m[1] for m in mine)})"
+    )
 
     ns = {name: statistics.median(values) for name, values in runs.items()}
     ratios = {f"{a}/{b}": [x / y for x, y in zip(runs[a], runs[b])] for a, b in PAIRS}
-    print(f"per kernel, medians of {args.repeat} rounds: " + " | ".join(
-        f"{name} {ns[name] / 1e3:.1f} us" for name in names) +
-        f" | spirv_warm - zebin {(ns['spirv_warm'] - ns['zebin']) / 1e3:.1f} us")
-    print("per-round ratios, median (range): " + " | ".join(
-        f"{k} {statistics.median(v):.4f} ({min(v):.4f}-{max(v):.4f})" for k, v in ratios.items()))
+    print(
+        f"per kernel, medians of {args.repeat} rounds: "
+        + " | ".join(f"{name} {ns[name] / 1e3:.1f} us" for name in names)
+        + f" | spirv_warm - zebin {(ns['spirv_warm'] - ns['zebin']) / 1e3:.1f} us"
+    )
+    print(
+        "per-round ratios, median (range): "
+        + " | ".join(f"{k} {statistics.median(v):.4f} ({min(v):.4f}-{max(v):.4f})" for k, v in ratios.items())
+    )
     for problem in problems:
         print(f"  PROBLEM: {problem}")
     # The parent prints the headline last and fails the run on problems.
-    print("result: " + json.dumps({"ns": ns, "problems": len(problems), "ratios": {
-        k: statistics.median(v) for k, v in ratios.items()}}))
+    print(
+        "result: "
+        + json.dumps(
+            {"ns": ns, "problems": len(problems), "ratios": {k: statistics.median(v) for k, v in ratios.items()}}
+        )
+    )
     return 0
 
 
@@ -357,22 +418,30 @@ def main() -> int:
     import glue_support
 
     # Adapter v2 for a device ocloc 22.43 compiles SPIR-V for (its own pick is Xe2).
-    extra = ({"XSL_TEST_DRIVER_IP_VERSION": glue_support.XE_HPC, "SYCL_UR_USE_LEVEL_ZERO_V2": "1"}
-             if args.adapter == "v2" else None)
-    result = triton_xpu.bench_in_child(__file__, argv, args.build_dir, args.adapter, extra,
-                                       expect_result=not args.profile)
+    extra = (
+        {"XSL_TEST_DRIVER_IP_VERSION": glue_support.XE_HPC, "SYCL_UR_USE_LEVEL_ZERO_V2": "1"}
+        if args.adapter == "v2"
+        else None
+    )
+    result = triton_xpu.bench_in_child(
+        __file__, argv, args.build_dir, args.adapter, extra, expect_result=not args.profile
+    )
     if args.profile or result is None:
         return 0 if args.profile and result is None else 1
     vs_zebin = result["ratios"]["spirv_warm/zebin"]
     vs_triton = result["ratios"]["spirv_warm/triton_spirv"]
     print(f"spirv_cold_vs_warm: {result['ratios']['spirv_cold/spirv_warm']:.1f}")
-    for label, value, goal in (("spirv_warm_vs_zebin", vs_zebin, GOAL_VS_ZEBIN),
-                               ("spirv_warm_vs_triton_load_binary_spirv", vs_triton, GOAL_VS_TRITON)):
+    for label, value, goal in (
+        ("spirv_warm_vs_zebin", vs_zebin, GOAL_VS_ZEBIN),
+        ("spirv_warm_vs_triton_load_binary_spirv", vs_triton, GOAL_VS_TRITON),
+    ):
         print(f"{label}: {value:.4f} (target <= {goal}: {'met' if value <= goal else 'missed'})")
     if result["problems"]:
         print(f"FAILED: {result['problems']} problem(s) above (n_regs/n_spills or the kept binaries)")
-    print(f"spirv_warm_load_vs_zebin_load: {vs_zebin:.3f} (goal {GOAL_VS_ZEBIN}); "
-          f"vs Triton load_binary of the SPIR-V: {vs_triton:.4f} (goal {GOAL_VS_TRITON})")
+    print(
+        f"spirv_warm_load_vs_zebin_load: {vs_zebin:.3f} (goal {GOAL_VS_ZEBIN}); "
+        f"vs Triton load_binary of the SPIR-V: {vs_triton:.4f} (goal {GOAL_VS_TRITON})"
+    )
     return 0 if result["problems"] == 0 else 1
 
 

@@ -39,11 +39,13 @@ Usage: python3 tests/bench/bench_triton_launch.py [--build-dir build/linux-gcc]
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 ARG_COUNTS = {4: "vector_add", 8: "add8", 24: "add24"}
@@ -53,29 +55,39 @@ GOAL = 0.25
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", default=os.environ.get(
-        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the SYCL backend, the test helpers and the test driver")
-    parser.add_argument("--adapter", choices=("v1", "v2", "both"), default="both",
-                        help="Unified Runtime Level Zero adapter(s) to run on (default both)")
+    parser.add_argument(
+        "--build-dir",
+        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the SYCL backend, the test helpers and the test driver",
+    )
+    parser.add_argument(
+        "--adapter",
+        choices=("v1", "v2", "both"),
+        default="both",
+        help="Unified Runtime Level Zero adapter(s) to run on (default both)",
+    )
     parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=11,
-                        help="timed runs of each loop; medians are reported")
-    parser.add_argument("--profile", metavar="LOOP",
-                        help="instead of timing: run only this loop (a, a', b, b', d) of the 4-argument "
-                        "kernel for --calls x --repeat calls under `perf record` and print the top "
-                        "shared objects and symbols")
+    parser.add_argument("--repeat", type=int, default=11, help="timed runs of each loop; medians are reported")
+    parser.add_argument(
+        "--profile",
+        metavar="LOOP",
+        help="instead of timing: run only this loop (a, a', b, b', d) of the 4-argument "
+        "kernel for --calls x --repeat calls under `perf record` and print the top "
+        "shared objects and symbols",
+    )
     return parser.parse_args()
 
 
-def upstream_module() -> Tuple[Optional[Any], str]:
+def upstream_module() -> tuple[Any | None, str]:
     """(c)'s launcher, imported before torch as its module requires, or the
     reason it is not there."""
     import glue_support
 
     if not list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_upstream_launcher*")):
-        return None, ("no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch "
-                      "tree with the PR stack applied> and build xsl_upstream_launcher_test")
+        return None, (
+            "no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch "
+            "tree with the PR stack applied> and build xsl_upstream_launcher_test"
+        )
     sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
     import _xsl_upstream_launcher
 
@@ -87,6 +99,7 @@ def measure(args: argparse.Namespace) -> int:
         sys.path.insert(0, str(REPO / "tests" / folder))
     upstream, upstream_why = upstream_module()
     import torch
+
     import glue_support
     import torch_xpu_standin
     from bench_launch import median_ratio, ns_per_call_runs
@@ -105,8 +118,9 @@ def measure(args: argparse.Namespace) -> int:
     backend = _sycl_launcher._StaticXpuLauncher
     torch._C._StaticXpuLauncher = backend
     sources = triton_cache.kernel_sources()
-    entries = triton_cache.make_cache([sources[n] for n in ARG_COUNTS.values()],
-                                      Path(os.environ["XSL_TRITON_NATIVE_CACHE"]))
+    entries = triton_cache.make_cache(
+        [sources[n] for n in ARG_COUNTS.values()], Path(os.environ["XSL_TRITON_NATIVE_CACHE"])
+    )
     os.environ[triton_cache.NATIVE_CODE_ENV] = "1"
     compiled = {}
     for name, entry in zip(ARG_COUNTS.values(), entries):
@@ -118,7 +132,7 @@ def measure(args: argparse.Namespace) -> int:
     stream = driver.active.get_current_stream(0)
     adapter = os.environ["XSL_TRITON_EXPECT_ADAPTER"]
     print(f"platform: {glue.platform_name()} (Level Zero test driver, no-record mode)")
-    results: Dict[str, Any] = {"adapter": adapter, "counts": {}}
+    results: dict[str, Any] = {"adapter": adapter, "counts": {}}
     for count, name in ARG_COUNTS.items():
         kernel = compiled[name]
         source = sources[name]
@@ -126,8 +140,7 @@ def measure(args: argparse.Namespace) -> int:
         static.load_kernel(0)
         runtime = tuple(buffer if t.startswith("*") else 256 for t in source.runtime_types())
         values = iter(runtime)  # Triton 3.3's launcher takes the constexprs too
-        every = tuple(source.constants[p] if t == "constexpr" else next(values)
-                      for p, t in source.signature.items())
+        every = tuple(source.constants[p] if t == "constexpr" else next(values) for p, t in source.signature.items())
         assert len(runtime) == count, (name, len(runtime))
         loops = launch_loops(kernel, static, backend, upstream, glue, stream, every, runtime)
         jit_why = ""
@@ -136,8 +149,10 @@ def measure(args: argparse.Namespace) -> int:
         if args.profile:
             loop = loops[args.profile]
             loop(1000)  # warm-up
-            perf_profile(lambda: loop(args.calls * args.repeat),
-                         Path(os.environ["XSL_TRITON_NATIVE_CACHE"]).parent / f"perf-{adapter}.data")
+            perf_profile(
+                functools.partial(loop, args.calls * args.repeat),
+                Path(os.environ["XSL_TRITON_NATIVE_CACHE"]).parent / f"perf-{adapter}.data",
+            )
             return 0
         runs = ns_per_call_runs(loops, args.calls, args.repeat)
         ns = {key: sorted(values)[len(values) // 2] for key, values in runs.items()}
@@ -154,9 +169,16 @@ def measure(args: argparse.Namespace) -> int:
     return 0
 
 
-def launch_loops(kernel: Any, static: Any, backend: Any, upstream: Optional[Any], glue: Any,
-                 stream: int, every: Tuple[Any, ...], runtime: Tuple[Any, ...]
-                 ) -> Dict[str, Callable[[int], None]]:
+def launch_loops(
+    kernel: Any,
+    static: Any,
+    backend: Any,
+    upstream: Any | None,
+    glue: Any,
+    stream: int,
+    every: tuple[Any, ...],
+    runtime: tuple[Any, ...],
+) -> dict[str, Callable[[int], None]]:
     gx, gy, gz = GRID
     run = kernel.run  # Inductor binds the runner once
     function, packed = kernel.function, kernel.packed_metadata
@@ -188,8 +210,7 @@ def launch_loops(kernel: Any, static: Any, backend: Any, upstream: Optional[Any]
         for _ in range(calls):
             floor(ours, gx, gy, gz, num_warps, shared, codes, runtime, stream)
 
-    loops = {"a": compiled_kernel_run, "a'": generated_launcher, "b": inductor_static_run,
-             "b'": backend_direct}
+    loops = {"a": compiled_kernel_run, "a'": generated_launcher, "b": inductor_static_run, "b'": backend_direct}
     if upstream is not None:
         theirs, _, _ = upstream._load_kernel(static_path(kernel), kernel.metadata.name, shared, 0)
         upstream_launch = upstream._launch_kernel
@@ -218,8 +239,7 @@ def static_path(kernel: Any) -> str:
     return kernel._cubin_path
 
 
-def add_jit_loop(loops: Dict[str, Callable[[int], None]], source: Any,
-                 every: Tuple[Any, ...]) -> str:
+def add_jit_loop(loops: dict[str, Callable[[int], None]], source: Any, every: tuple[Any, ...]) -> str:
     """The whole @triton.jit call (SPIR-V path), or why it cannot run."""
     import torch
 
@@ -235,14 +255,15 @@ def add_jit_loop(loops: Dict[str, Callable[[int], None]], source: Any,
     fn = source.fn
     grid = (GRID[0],)
     types = list(source.signature.values())
-    positional = tuple(Buffer(v) if ty.startswith("*") else v
-                       for v, ty in zip(every[:-1], types))
+    positional = tuple(Buffer(v) if ty.startswith("*") else v for v, ty in zip(every[:-1], types))
     block = every[-1]
     try:
         fn[grid](*positional, BLOCK_SIZE=block, num_warps=4)
     except RuntimeError as error:
-        return (f"the test driver compiles SPIR-V with Debian's ocloc 22.43, which does not know "
-                f"this device ({str(error).splitlines()[0][:120]})")
+        return (
+            f"the test driver compiles SPIR-V with Debian's ocloc 22.43, which does not know "
+            f"this device ({str(error).splitlines()[0][:120]})"
+        )
 
     def jit_call(calls: int) -> None:
         for _ in range(calls):
@@ -252,7 +273,7 @@ def add_jit_loop(loops: Dict[str, Callable[[int], None]], source: Any,
     return ""
 
 
-def report(results: List[Dict[str, Any]]) -> int:
+def report(results: list[dict[str, Any]]) -> int:
     worst = 0.0
     for result in results:
         for count, row in result["counts"].items():
@@ -260,8 +281,7 @@ def report(results: List[Dict[str, Any]]) -> int:
             worst = max(worst, ratios["b"])
             shares = ", ".join(f"({key})/(a) {ratios[key]:.3f}" for key in ratios if key != "a")
             print(f"{result['adapter']} {count} args: {shares}")
-    print(f"goal: (b) <= {GOAL}x (a) on every adapter and argument count: "
-          f"{'met' if worst <= GOAL else 'missed'}")
+    print(f"goal: (b) <= {GOAL}x (a) on every adapter and argument count: {'met' if worst <= GOAL else 'missed'}")
     print(f"sycl_backend_vs_compiled_kernel_run: {worst:.3f}")
     return 0
 
@@ -276,9 +296,14 @@ def main() -> int:
 
     results = []
     for adapter in ["v1", "v2"] if args.adapter == "both" else [args.adapter]:
-        result = triton_xpu.bench_in_child(__file__, sys.argv[1:], args.build_dir, adapter,
-                                           {"XSL_TEST_DRIVER_NO_RECORD": "1"},
-                                           expect_result=not args.profile)
+        result = triton_xpu.bench_in_child(
+            __file__,
+            sys.argv[1:],
+            args.build_dir,
+            adapter,
+            {"XSL_TEST_DRIVER_NO_RECORD": "1"},
+            expect_result=not args.profile,
+        )
         if result is None and not args.profile:
             return 1
         results.append(result)

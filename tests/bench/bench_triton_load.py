@@ -57,8 +57,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 COUNTS = (10, 100)
@@ -70,24 +71,35 @@ COMPARED = "ours_compared"
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", default=os.environ.get(
-        "XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the SYCL backend, the test helpers and the test driver")
-    parser.add_argument("--adapter", choices=("v1", "v2"), default="v1",
-                        help="Unified Runtime Level Zero adapter to run on (default v1)")
-    parser.add_argument("--repeat", type=int, default=21,
-                        help="rounds of loading every kernel; medians are reported")
-    parser.add_argument("--profile", choices=LOADERS,
-                        help="instead of timing: load all kernels --repeat times with this loader "
-                        "under `perf record` and print the top shared objects and symbols")
-    parser.add_argument("--compare-build", metavar="DIR",
-                        help="also time _load_kernel of this other build tree's package (its test "
-                        "driver too), side by side: e.g. a build from before a change")
+    parser.add_argument(
+        "--build-dir",
+        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
+        help="CMake build dir holding the SYCL backend, the test helpers and the test driver",
+    )
+    parser.add_argument(
+        "--adapter",
+        choices=("v1", "v2"),
+        default="v1",
+        help="Unified Runtime Level Zero adapter to run on (default v1)",
+    )
+    parser.add_argument("--repeat", type=int, default=21, help="rounds of loading every kernel; medians are reported")
+    parser.add_argument(
+        "--profile",
+        choices=LOADERS,
+        help="instead of timing: load all kernels --repeat times with this loader "
+        "under `perf record` and print the top shared objects and symbols",
+    )
+    parser.add_argument(
+        "--compare-build",
+        metavar="DIR",
+        help="also time _load_kernel of this other build tree's package (its test "
+        "driver too), side by side: e.g. a build from before a change",
+    )
     parser.add_argument("--worker", choices=LOADERS + (COMPARED,), help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
-def cache_sources(sources: Dict[str, Any]) -> List[Any]:
+def cache_sources(sources: dict[str, Any]) -> list[Any]:
     """The 100 kernels: the spilling kernel, then each of four kernels with
     five block sizes and four warp counts, then large-GRF variants."""
     chosen = [sources["spill"]]
@@ -99,7 +111,7 @@ def cache_sources(sources: Dict[str, Any]) -> List[Any]:
         for block in (64, 128, 256, 512, 1024):
             for warps in (2, 4):
                 chosen.append(_variant(sources[name], block, num_warps=warps, grf_mode="large"))
-    return chosen[:max(COUNTS)]
+    return chosen[: max(COUNTS)]
 
 
 def _variant(source: Any, block: int, **options: Any) -> Any:
@@ -108,7 +120,7 @@ def _variant(source: Any, block: int, **options: Any) -> Any:
     return variant
 
 
-def timed_round(load: Callable[[Any], Any], kernels: List[Any]) -> Tuple[float, List[Any]]:
+def timed_round(load: Callable[[Any], Any], kernels: list[Any]) -> tuple[float, list[Any]]:
     """CPU ns per kernel of loading each once; the loaded objects are kept
     (dropped by the caller after the round) so nothing is freed in between."""
     kept = []
@@ -118,11 +130,12 @@ def timed_round(load: Callable[[Any], Any], kernels: List[Any]) -> Tuple[float, 
     return (time.process_time_ns() - start) / len(kernels), kept
 
 
-def prepare() -> Tuple[Dict[str, Callable[[Any], Any]], List[Dict[str, Any]], str]:
+def prepare() -> tuple[dict[str, Callable[[Any], Any]], list[dict[str, Any]], str]:
     """The loaders and the 100 cache entries, in a child with triton-xpu's Python."""
     for folder in ("python", "triton_xpu"):
         sys.path.insert(0, str(REPO / "tests" / folder))
     import torch
+
     import glue_support
     import torch_xpu_standin
 
@@ -143,27 +156,37 @@ def prepare() -> Tuple[Dict[str, Callable[[Any], Any]], List[Dict[str, Any]], st
     kernels = []
     for source, entry in zip(sources, entries):
         meta = json.loads(next(entry.glob("*.json")).read_text())
-        kernels.append({"source": source, "entry": entry, "name": meta["name"],
-                        "shared": meta["shared"], "build_flags": meta["build_flags"],
-                        "path": str(entry / f"{meta['name']}.spv")})
+        kernels.append(
+            {
+                "source": source,
+                "entry": entry,
+                "name": meta["name"],
+                "shared": meta["shared"],
+                "build_flags": meta["build_flags"],
+                "path": str(entry / f"{meta['name']}.spv"),
+            }
+        )
 
-    def triton_load_binary(k: Dict[str, Any]) -> Any:
-        return utils.load_binary(k["name"], Path(k["path"]).read_bytes(), k["shared"],
-                                 k["build_flags"], 0)
+    def triton_load_binary(k: dict[str, Any]) -> Any:
+        return utils.load_binary(k["name"], Path(k["path"]).read_bytes(), k["shared"], k["build_flags"], 0)
 
-    def ours(k: Dict[str, Any]) -> Any:
+    def ours(k: dict[str, Any]) -> Any:
         return backend._load_kernel(k["path"], k["name"], k["shared"], 0)
 
-    def floor(k: Dict[str, Any]) -> Any:
+    def floor(k: dict[str, Any]) -> Any:
         return glue.load_floor(k["path"], k["name"], 0)
 
-    def triton_warm_start(k: Dict[str, Any]) -> Any:
+    def triton_warm_start(k: dict[str, Any]) -> Any:
         compiled = triton_cache.load_entry(k["source"], k["entry"])
         compiled._init_handles()
         return compiled
 
-    loaders = {"ours": ours, "triton_load_binary": triton_load_binary, "floor": floor,
-               "triton_warm_start": triton_warm_start}
+    loaders = {
+        "ours": ours,
+        "triton_load_binary": triton_load_binary,
+        "floor": floor,
+        "triton_warm_start": triton_warm_start,
+    }
     return loaders, kernels, glue.platform_name()
 
 
@@ -173,8 +196,10 @@ def profile(args: argparse.Namespace) -> int:
 
     loader = loaders[args.profile]
     timed_round(loader, kernels[:4])
-    perf_profile(lambda: [timed_round(loader, kernels) for _ in range(args.repeat)],
-                 Path(os.environ["XSL_TRITON_NATIVE_CACHE"]).parent / "perf-load.data")
+    perf_profile(
+        lambda: [timed_round(loader, kernels) for _ in range(args.repeat)],
+        Path(os.environ["XSL_TRITON_NATIVE_CACHE"]).parent / "perf-load.data",
+    )
     return 0
 
 
@@ -192,7 +217,7 @@ def work(loader_name: str) -> int:
     for line in sys.stdin:
         command = line.split()
         if command[0] == "round":
-            per_kernel, kept = timed_round(load, kernels[:int(command[1])])
+            per_kernel, kept = timed_round(load, kernels[: int(command[1])])
             del kept
             print(per_kernel, flush=True)
         elif command[0] == "rss":
@@ -206,10 +231,8 @@ def work(loader_name: str) -> int:
                     if loader_name == "floor":
                         metadata.append([None, loaded[1]])  # n_spills only
                     else:
-                        metadata.append(list(loaded[2:4] if loader_name == "triton_load_binary"
-                                             else loaded[1:3]))
-            print(json.dumps({"rss": rss, "metadata": metadata,
-                              "platform": platform}), flush=True)
+                        metadata.append(list(loaded[2:4] if loader_name == "triton_load_binary" else loaded[1:3]))
+            print(json.dumps({"rss": rss, "metadata": metadata, "platform": platform}), flush=True)
         else:
             return 0
     return 0
@@ -229,12 +252,21 @@ def measure(args: argparse.Namespace) -> int:
             own = os.environ["XSL_BUILD_DIR"]  # absolute: main() resolves both
             # The other build's package, test helpers and test driver; the
             # same kernel and Triton caches.
-            env = {key: (value if key in ("XSL_TRITON_NATIVE_CACHE", "TRITON_CACHE_DIR")
-                         else value.replace(own, args.compare_build))
-                   for key, value in env.items()}
+            env = {
+                key: (
+                    value
+                    if key in ("XSL_TRITON_NATIVE_CACHE", "TRITON_CACHE_DIR")
+                    else value.replace(own, args.compare_build)
+                )
+                for key, value in env.items()
+            }
         workers[name] = subprocess.Popen(
-            [sys.executable, __file__, "--worker", name], env=env, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            [sys.executable, __file__, "--worker", name],
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
 
     def ask(name: str, command: str) -> str:
         worker = workers[name]
@@ -251,8 +283,8 @@ def measure(args: argparse.Namespace) -> int:
             assert worker.stdout is not None
             if worker.stdout.readline().strip() != "ready":
                 raise RuntimeError(f"the {name} loader's process did not start (exit {worker.wait()})")
-        runs: Dict[int, Dict[str, List[float]]] = {c: {n: [] for n in names} for c in COUNTS}
-        rss: Dict[str, List[int]] = {name: [] for name in names}
+        runs: dict[int, dict[str, list[float]]] = {c: {n: [] for n in names} for c in COUNTS}
+        rss: dict[str, list[int]] = {name: [] for name in names}
         for count in COUNTS:
             for round_index in range(args.repeat):
                 # The order turns by one each round: a loader's place in the
@@ -277,9 +309,11 @@ def measure(args: argparse.Namespace) -> int:
     print(f"platform: {reports['ours']['platform']} (Level Zero test driver)")
     theirs, mine = reports["triton_load_binary"]["metadata"], reports["ours"]["metadata"]
     mismatches = [(i, t, m) for i, (t, m) in enumerate(zip(theirs, mine)) if t != m]
-    print(f"n_regs/n_spills: {len(mine) - len(mismatches)} of {len(mine)} kernels agree; "
-          f"n_regs seen {sorted({m[0] for m in mine})}, kernels with spills "
-          f"{sum(1 for m in mine if m[1] > 0)} (n_spills up to {max(m[1] for m in mine)} bytes)")
+    print(
+        f"n_regs/n_spills: {len(mine) - len(mismatches)} of {len(mine)} kernels agree; "
+        f"n_regs seen {sorted({m[0] for m in mine})}, kernels with spills "
+        f"{sum(1 for m in mine if m[1] > 0)} (n_spills up to {max(m[1] for m in mine)} bytes)"
+    )
     for index, t, m in mismatches:
         print(f"  MISMATCH kernel {index}: triton {t} ours {m}")
     floor_spills = [f[1] for f in reports["floor"]["metadata"]]
@@ -287,38 +321,50 @@ def measure(args: argparse.Namespace) -> int:
         print("  MISMATCH: the floor's n_spills differ from load_binary's")
         mismatches.append((-1, "floor", floor_spills))
     loads_after_first = max(COUNTS) * (args.repeat - 1)
-    print("resident memory growth per kernel loaded and dropped: " + " | ".join(
-        f"{name} {(reports[name]['rss'] - rss[name][0]) / loads_after_first / 1024:.1f} KiB"
-        for name in names if name != "triton_warm_start"))
-    results: Dict[str, Any] = {"adapter": os.environ["XSL_TRITON_EXPECT_ADAPTER"],
-                               "mismatches": len(mismatches), "counts": {}}
+    print(
+        "resident memory growth per kernel loaded and dropped: "
+        + " | ".join(
+            f"{name} {(reports[name]['rss'] - rss[name][0]) / loads_after_first / 1024:.1f} KiB"
+            for name in names
+            if name != "triton_warm_start"
+        )
+    )
+    results: dict[str, Any] = {
+        "adapter": os.environ["XSL_TRITON_EXPECT_ADAPTER"],
+        "mismatches": len(mismatches),
+        "counts": {},
+    }
     for count in COUNTS:
         ns = {name: statistics.median(values) for name, values in runs[count].items()}
         paired = [o / t for o, t in zip(runs[count]["ours"], runs[count]["triton_load_binary"])]
         ratio = statistics.median(paired)
-        floor_ratio = statistics.median(
-            f / t for f, t in zip(runs[count]["floor"], runs[count]["triton_load_binary"]))
+        floor_ratio = statistics.median(f / t for f, t in zip(runs[count]["floor"], runs[count]["triton_load_binary"]))
         # What each loader adds to the runtime's calls, paired by round.
         above = statistics.median(
-            (o - f) / (t - f) for o, t, f in zip(runs[count]["ours"],
-                                                 runs[count]["triton_load_binary"],
-                                                 runs[count]["floor"]) if t > f)
-        results["counts"][count] = {"ns": ns, "ours_vs_triton_load_binary": ratio,
-                                    "floor_vs_triton_load_binary": floor_ratio,
-                                    "ours_vs_triton_above_floor": above}
-        line = (f"{count} kernels, per kernel: triton_load_binary {ns['triton_load_binary'] / 1e3:.1f} us | "
-                f"ours {ns['ours'] / 1e3:.1f} us | floor {ns['floor'] / 1e3:.1f} us | "
-                f"triton_warm_start {ns['triton_warm_start'] / 1e3:.1f} us | "
-                f"ours/triton_load_binary {ratio:.3f} (rounds {min(paired):.3f}-{max(paired):.3f}) | "
-                f"floor/triton_load_binary {floor_ratio:.3f} | above the floor: "
-                f"ours {(ns['ours'] - ns['floor']) / 1e3:.1f} us, "
-                f"triton_load_binary {(ns['triton_load_binary'] - ns['floor']) / 1e3:.1f} us "
-                f"(ours/triton_load_binary {above:.3f})")
+            (o - f) / (t - f)
+            for o, t, f in zip(runs[count]["ours"], runs[count]["triton_load_binary"], runs[count]["floor"])
+            if t > f
+        )
+        results["counts"][count] = {
+            "ns": ns,
+            "ours_vs_triton_load_binary": ratio,
+            "floor_vs_triton_load_binary": floor_ratio,
+            "ours_vs_triton_above_floor": above,
+        }
+        line = (
+            f"{count} kernels, per kernel: triton_load_binary {ns['triton_load_binary'] / 1e3:.1f} us | "
+            f"ours {ns['ours'] / 1e3:.1f} us | floor {ns['floor'] / 1e3:.1f} us | "
+            f"triton_warm_start {ns['triton_warm_start'] / 1e3:.1f} us | "
+            f"ours/triton_load_binary {ratio:.3f} (rounds {min(paired):.3f}-{max(paired):.3f}) | "
+            f"floor/triton_load_binary {floor_ratio:.3f} | above the floor: "
+            f"ours {(ns['ours'] - ns['floor']) / 1e3:.1f} us, "
+            f"triton_load_binary {(ns['triton_load_binary'] - ns['floor']) / 1e3:.1f} us "
+            f"(ours/triton_load_binary {above:.3f})"
+        )
         if args.compare_build:
             compared = [c / t for c, t in zip(runs[count][COMPARED], runs[count]["triton_load_binary"])]
             results["counts"][count]["compared_vs_triton_load_binary"] = statistics.median(compared)
-            line += (f" | compared build {ns[COMPARED] / 1e3:.1f} us, "
-                     f"{statistics.median(compared):.3f}")
+            line += f" | compared build {ns[COMPARED] / 1e3:.1f} us, {statistics.median(compared):.3f}"
         print(line)
     print("result: " + json.dumps(results))
     return 0 if not mismatches else 1
@@ -342,8 +388,7 @@ def main() -> int:
         argv += ["--profile", args.profile]
     if args.compare_build:
         argv += ["--compare-build", str(Path(args.compare_build).resolve())]
-    result = triton_xpu.bench_in_child(__file__, argv, args.build_dir, args.adapter,
-                                       expect_result=not args.profile)
+    result = triton_xpu.bench_in_child(__file__, argv, args.build_dir, args.adapter, expect_result=not args.profile)
     if args.profile or result is None:
         return 0 if args.profile and result is None else 1
     ratio = result["counts"][str(max(COUNTS))]["ours_vs_triton_load_binary"]

@@ -22,8 +22,8 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, List, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ GRF = re.compile(r"grf_count\s*[:=]\s*(\d+)")
 SIMD = re.compile(r"simd_size\s*[:=]\s*(\d+)")
 
 
-def baseline(data: bytes) -> List[Tuple[int, int, int]]:
+def baseline(data: bytes) -> list[tuple[int, int, int]]:
     from elftools.elf.elffile import ELFFile
 
     text = ELFFile(io.BytesIO(data)).get_section_by_name(".ze_info").data().decode()
@@ -58,10 +58,12 @@ def median_seconds(fn: Callable[[bytes], object], data: bytes, runs: int, batch:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build-dir", type=Path,
-                        default=Path(os.environ.get("XSL_BUILD_DIR", REPO / "build" / "linux-gcc")),
-                        help="CMake build tree with python/ and corpus/ (default $XSL_BUILD_DIR "
-                             "or build/linux-gcc)")
+    parser.add_argument(
+        "--build-dir",
+        type=Path,
+        default=Path(os.environ.get("XSL_BUILD_DIR", REPO / "build" / "linux-gcc")),
+        help="CMake build tree with python/ and corpus/ (default $XSL_BUILD_DIR or build/linux-gcc)",
+    )
     parser.add_argument("--runs", type=int, default=31, help="samples per file and reader")
     parser.add_argument("--files", type=int, default=0, help="only the first N files (0: all)")
     args = parser.parse_args()
@@ -73,8 +75,7 @@ def main() -> int:
     if args.files:
         paths = paths[: args.files]
     if not paths:
-        print(f"no zebins in {args.build_dir / 'corpus'}: build target xsl_zebin_corpus",
-              file=sys.stderr)
+        print(f"no zebins in {args.build_dir / 'corpus'}: build target xsl_zebin_corpus", file=sys.stderr)
         return 1
     total_ours = 0.0
     total_theirs = 0.0
@@ -89,12 +90,13 @@ def main() -> int:
         t_theirs = median_seconds(baseline, data, args.runs, 2)
         total_ours += t_ours
         total_theirs += t_theirs
-        print(f"{path.name:44} {t_ours * 1e6:10.1f} {t_theirs * 1e6:14.1f} "
-              f"{t_theirs / t_ours:7.1f}")
-    print(f"files: {len(paths)}, reader total {total_ours * 1e3:.2f} ms, "
-          f"pyelftools total {total_theirs * 1e3:.2f} ms, "
-          f"per file {total_ours / len(paths) * 1e6:.1f} us vs "
-          f"{total_theirs / len(paths) * 1e6:.1f} us")
+        print(f"{path.name:44} {t_ours * 1e6:10.1f} {t_theirs * 1e6:14.1f} {t_theirs / t_ours:7.1f}")
+    print(
+        f"files: {len(paths)}, reader total {total_ours * 1e3:.2f} ms, "
+        f"pyelftools total {total_theirs * 1e3:.2f} ms, "
+        f"per file {total_ours / len(paths) * 1e6:.1f} us vs "
+        f"{total_theirs / len(paths) * 1e6:.1f} us"
+    )
     print(f"speedup_vs_pyelftools: {total_theirs / total_ours:.1f}")
     return 0
 

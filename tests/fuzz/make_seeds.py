@@ -13,25 +13,26 @@ import shutil
 import struct
 import sys
 from pathlib import Path
-from typing import Optional
 
 
-def ze_info_text(data: bytes) -> Optional[bytes]:
+def ze_info_text(data: bytes) -> bytes | None:
     """The .ze_info section of an ELF64 LE file, or None."""
     if len(data) < 64 or data[:4] != b"\x7fELF":
         return None
-    shoff, = struct.unpack_from("<Q", data, 40)
+    (shoff,) = struct.unpack_from("<Q", data, 40)
     shnum, shstrndx = struct.unpack_from("<HH", data, 60)
     if shoff + shnum * 64 > len(data) or shstrndx >= shnum:
         return None
+
     def header(i: int) -> tuple:
         return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * 64)
+
     names = header(shstrndx)
     for i in range(shnum):
         name_offset, _, _, _, offset, size = header(i)[:6]
         start = names[4] + name_offset
-        if data[start:start + 9] == b".ze_info\0":
-            return data[offset:offset + size]
+        if data[start : start + 9] == b".ze_info\0":
+            return data[offset : offset + size]
     return None
 
 

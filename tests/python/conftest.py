@@ -19,8 +19,11 @@ BUILD_DIR = Path(os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc
 _package_dir = str(BUILD_DIR / "python")
 # XSL_PACKAGE_FROM_ENVIRONMENT=1: the package under test is the one
 # installed in this environment (a wheel, test_wheel_runtime.py).
-if (os.environ.get("XSL_PACKAGE_FROM_ENVIRONMENT") != "1" and os.path.isdir(_package_dir)
-        and _package_dir not in sys.path):
+if (
+    os.environ.get("XSL_PACKAGE_FROM_ENVIRONMENT") != "1"
+    and os.path.isdir(_package_dir)
+    and _package_dir not in sys.path
+):
     sys.path.insert(0, _package_dir)
 
 
@@ -37,8 +40,7 @@ def zebin_corpus(xsl_build_dir: Path) -> Path:
     """<build>/corpus: the ocloc-built zebins with manifest.json."""
     corpus = xsl_build_dir / "corpus"
     if not (corpus / "manifest.json").is_file():
-        pytest.skip(f"no zebin corpus in {corpus} (ocloc missing?): build target "
-                    "xsl_zebin_corpus")
+        pytest.skip(f"no zebin corpus in {corpus} (ocloc missing?): build target xsl_zebin_corpus")
     return corpus
 
 
@@ -56,6 +58,7 @@ def exe(xsl_build_dir: Path) -> Path:
 # --- Launcher fixtures shared by the test_launcher_*.py modules, which set up
 # the test driver environment (launcher_support.setup_environment) on import
 # and skip themselves when it is missing.
+
 
 @pytest.fixture(scope="module")
 def records():

@@ -27,7 +27,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import pytest
 
@@ -54,12 +54,17 @@ if UPSTREAM:
 torch = pytest.importorskip("torch")
 import _xsl_glue_launcher as project_glue  # noqa: E402
 import _xsl_torch_glue as glue  # noqa: E402
-from xpu_static_launcher import _sycl_launcher  # noqa: E402
-
 from torch._inductor.runtime import static_triton_launcher as stl  # noqa: E402
 
-L = (upstream._StaticXpuLauncher if UPSTREAM else _sycl_launcher._StaticXpuLauncher if BACKEND
-     else project_glue._StaticXpuLauncher)
+from xpu_static_launcher import _sycl_launcher  # noqa: E402
+
+L = (
+    upstream._StaticXpuLauncher
+    if UPSTREAM
+    else _sycl_launcher._StaticXpuLauncher
+    if BACKEND
+    else project_glue._StaticXpuLauncher
+)
 PROJECT_ONLY = pytest.mark.skipif(UPSTREAM, reason="the project's launchers only")
 BACKEND_ONLY = pytest.mark.skipif(not BACKEND, reason="the package's SYCL backend only")
 # UR_L0_V2_FORCE_BATCHED=1: adapter v2 batches every queue's commands in
@@ -97,8 +102,7 @@ __kernel void spiller(__global float* out, int n) {
 def torch_entry_points():
     """torch._C as a torch XPU build has it: the glue as _StaticXpuLauncher,
     and the raw-stream query Inductor calls."""
-    saved = {name: getattr(torch._C, name, None)
-             for name in ("_StaticXpuLauncher", "_xpu_getCurrentRawStream")}
+    saved = {name: getattr(torch._C, name, None) for name in ("_StaticXpuLauncher", "_xpu_getCurrentRawStream")}
     torch._C._StaticXpuLauncher = L
     torch._C._xpu_getCurrentRawStream = glue.current_raw_stream
     yield
@@ -117,7 +121,7 @@ class DrainedRecords(support.DriverRecords):
         glue.wait_all()
         return super().count()
 
-    def launch(self, index: int) -> Dict[str, Any]:
+    def launch(self, index: int) -> dict[str, Any]:
         glue.wait_all()
         return super().launch(index)
 
@@ -130,14 +134,21 @@ def records() -> support.DriverRecords:
 
 
 @pytest.fixture(scope="module")
-def buffers() -> List[int]:
+def buffers() -> list[int]:
     # sycl::malloc_device in the context torch (the shim) owns; freed with
     # the process.
     return [glue.malloc_device(4096, 0) for _ in range(2)]
 
 
-def launch(function: Any, grid: Tuple[int, int, int], num_warps: int, shared: int,
-           codes: str, args: Tuple[Any, ...], stream: Optional[int] = None) -> None:
+def launch(
+    function: Any,
+    grid: tuple[int, int, int],
+    num_warps: int,
+    shared: int,
+    codes: str,
+    args: tuple[Any, ...],
+    stream: int | None = None,
+) -> None:
     """stream None: 0 for the project's glue (torch's current stream);
     upstream has no 0 case (Inductor always passes the current stream)."""
     if stream is None:
@@ -149,7 +160,8 @@ def test_the_expected_adapter_drives_the_driver():
     # The adapter is chosen by the devices' IP version (0x05004000 and newer:
     # v2); UR_ADAPTERS_FORCE_LOAD is not used, so this is the normal choice.
     assert glue.platform_name().endswith(
-        "Level-Zero V2" if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" else "Level-Zero")
+        "Level-Zero V2" if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" else "Level-Zero"
+    )
     assert glue.device_count() == DEVICES
 
 
@@ -189,8 +201,7 @@ def test_torch_memory_in_a_backend_loaded_kernel(add_zebin, records):
 
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     addresses = [glue.malloc_device(1024, 0) for _ in range(2)]
-    tensors = [torch.frombuffer((ctypes.c_char * 1024).from_address(a), dtype=torch.float32)
-               for a in addresses]
+    tensors = [torch.frombuffer((ctypes.c_char * 1024).from_address(a), dtype=torch.float32) for a in addresses]
     assert [t.data_ptr() for t in tensors] == addresses
     records.clear()
     launch(function, (2, 1, 1), 1, 0, "OOiOO", (tensors[0], tensors[1], 256, None, None))
@@ -199,8 +210,7 @@ def test_torch_memory_in_a_backend_loaded_kernel(add_zebin, records):
 
 
 @BACKEND_ONLY
-def test_stream_zero_without_torchs_raw_stream_query_is_one_clear_error(
-        add_zebin, records, buffers, monkeypatch):
+def test_stream_zero_without_torchs_raw_stream_query_is_one_clear_error(add_zebin, records, buffers, monkeypatch):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     monkeypatch.delattr(torch._C, "_xpu_getCurrentRawStream")
     records.clear()
@@ -222,8 +232,12 @@ def test_launch_records_geometry_and_argument_bytes(add_zebin, records, buffers)
     assert got["group_size"] == (4 * 16, 1, 1)
     assert got["device_index"] == 0
     assert [a["bytes"] for a in got["args"]] == [
-        support.le_bytes(src, 8), support.le_bytes(dst, 8), support.le_bytes(1000, 4),
-        bytes(8), bytes(8)]
+        support.le_bytes(src, 8),
+        support.le_bytes(dst, 8),
+        support.le_bytes(1000, 4),
+        bytes(8),
+        bytes(8),
+    ]
 
 
 def test_a_grid_whose_int_product_overflows_is_launched(add_zebin, records, buffers):
@@ -271,8 +285,7 @@ def test_missing_scratch_pointers_are_bound_null(add_zebin, records, buffers):
 # type's size (set_arg<int8_t> is 1 byte); the driver copies that into the
 # start of IGC's 4-byte payload and leaves the rest (zero in a new kernel).
 # The project's glue sign- or zero-extends to the payload instead.
-C_SIZES = {"b": 1, "h": 2, "i": 4, "l": 8, "B": 1, "H": 2, "I": 4, "K": 8,
-           "f": 4, "d": 8, "e": 2}
+C_SIZES = {"b": 1, "h": 2, "i": 4, "l": 8, "B": 1, "H": 2, "I": 4, "K": 8, "f": 4, "d": 8, "e": 2}
 
 
 def test_every_scalar_type_code(kernels_zebin, records, buffers):
@@ -283,19 +296,23 @@ def test_every_scalar_type_code(kernels_zebin, records, buffers):
     got = [a["bytes"] for a in records.launch(0)["args"]]
     extended = support.scalar_payload_bytes()
     if UPSTREAM:
-        extended = [ours[:C_SIZES[code]] + bytes(len(ours) - C_SIZES[code])
-                    for code, ours in zip(codes, extended)]
+        extended = [ours[: C_SIZES[code]] + bytes(len(ours) - C_SIZES[code]) for code, ours in zip(codes, extended)]
     assert got == [support.le_bytes(buffers[0], 8)] + extended
 
 
-@pytest.mark.parametrize("code, value, bits", [
-    ("e", 3.140625, 0x4248),  # fp16
-    ("y", 3.140625, 0x4049),  # bf16, exact
-    ("y", 0.1, 0x3DCC),       # bf16 truncates like Triton-XPU's launcher
-])
+@pytest.mark.parametrize(
+    "code, value, bits",
+    [
+        ("e", 3.140625, 0x4248),  # fp16
+        ("y", 3.140625, 0x4049),  # bf16, exact
+        ("y", 0.1, 0x3DCC),  # bf16 truncates like Triton-XPU's launcher
+    ],
+)
 def test_half_and_bfloat16_scalars(records, buffers, code, value, bits):
-    source = ("__kernel void triton_scale(__global float* out, half s,"
-              " __global void* gs, __global void* ps) { out[0] = (float)s; }")
+    source = (
+        "__kernel void triton_scale(__global float* out, half s,"
+        " __global void* gs, __global void* ps) { out[0] = (float)s; }"
+    )
     function, _, _ = L._load_kernel(str(support.compile_opencl(source)), "triton_scale", 0, 0)
     records.clear()
     launch(function, (1, 1, 1), 1, 0, "O" + code + "OO", (buffers[0], value, None, None))
@@ -338,8 +355,7 @@ def test_empty_grids_launch_nothing(add_zebin, records, buffers):
     assert records.count() == 0
 
 
-def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
-        add_zebin, records, buffers):
+def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(add_zebin, records, buffers):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     other = glue.new_queue(0)
     args = (buffers[0], buffers[1], 1, None, None)
@@ -353,8 +369,7 @@ def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
         # Each queue's launches land in its own batch, not on the immediate
         # list under it (a direct append there would run before the batch).
         assert len(set(lists[:-1])) == 1 and lists[-1] != lists[0]
-        assert not {glue.native_command_list(glue.current_raw_stream(0)),
-                    glue.native_command_list(other)} & set(lists)
+        assert not {glue.native_command_list(glue.current_raw_stream(0)), glue.native_command_list(other)} & set(lists)
     else:
         # Each launch lands on its queue's own immediate command list, where
         # SYCL puts the queue's other commands (so they stay in order):
@@ -364,19 +379,16 @@ def test_stream_zero_is_the_current_queue_and_a_queue_pointer_is_used_as_is(
         assert current != 0
         assert lists == [current] * (len(streams) - 1) + [glue.native_command_list(other)]
         assert lists[-1] != current
-    assert [records.launch(i)["group_count"][0] for i in range(len(streams))] == \
-        list(range(1, len(streams) + 1))
+    assert [records.launch(i)["group_count"][0] for i in range(len(streams))] == list(range(1, len(streams) + 1))
 
 
 @pytest.mark.parametrize("queue_kind", ["current", "batched"])
-def test_launches_run_in_order_with_the_queues_sycl_kernels(
-        add_zebin, records, buffers, queue_kind):
+def test_launches_run_in_order_with_the_queues_sycl_kernels(add_zebin, records, buffers, queue_kind):
     # SYCL's own launch, the glue's, SYCL's again: they run in that order
     # on the queue's device. A batched queue (no_immediate_command_list;
     # adapter v2 batches it, v1 gives it regular lists) runs its commands at
     # the flush, so a launch that skipped the batch would run first.
-    queue = (glue.current_raw_stream(0) if queue_kind == "current"
-             else glue.new_queue(0, True))
+    queue = glue.current_raw_stream(0) if queue_kind == "current" else glue.new_queue(0, True)
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     reference = glue.upstream_style_load(add_zebin, ADD, 0)
     args = (buffers[0], buffers[1], 1, None, None)
@@ -404,7 +416,7 @@ def test_second_device(add_zebin, records):
 def test_launches_from_several_threads(add_zebin, records, buffers):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     records.clear()
-    errors: List[BaseException] = []
+    errors: list[BaseException] = []
 
     def worker(first: int) -> None:
         try:
@@ -419,8 +431,7 @@ def test_launches_from_several_threads(add_zebin, records, buffers):
     for thread in threads:
         thread.join()
     assert errors == []
-    values = sorted(int.from_bytes(records.launch(i)["args"][2]["bytes"], "little")
-                    for i in range(records.count()))
+    values = sorted(int.from_bytes(records.launch(i)["args"][2]["bytes"], "little") for i in range(records.count()))
     assert values == sorted(n for t in range(4) for n in range(1000 * t, 1000 * t + 50))
 
 
@@ -464,7 +475,7 @@ def test_runs_on_the_torch_this_run_asks_for():
     assert Path(stl.__file__).is_relative_to(Path(torch.__file__).parent)
 
 
-def inductor_launcher_modules() -> List[Any]:
+def inductor_launcher_modules() -> list[Any]:
     """The installed torch's static_triton_launcher.py, and those of the
     other releases fetched by dev.sh setup into build/torch-headers, run on
     the installed torch (their imports exist there)."""
@@ -474,7 +485,8 @@ def inductor_launcher_modules() -> List[Any]:
         if version == INSTALLED_TORCH:
             continue
         spec = importlib.util.spec_from_file_location(
-            f"torch._inductor.runtime.static_triton_launcher_{version.replace('.', '_')}", tree)
+            f"torch._inductor.runtime.static_triton_launcher_{version.replace('.', '_')}", tree
+        )
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         modules.append(pytest.param(module, id=f"torch-{version}"))
@@ -482,8 +494,7 @@ def inductor_launcher_modules() -> List[Any]:
 
 
 @pytest.mark.parametrize("inductor", inductor_launcher_modules())
-def test_inductor_loads_and_runs_the_kernel_through_the_glue(
-        inductor, add_zebin, records, buffers, tmp_path):
+def test_inductor_loads_and_runs_the_kernel_through_the_glue(inductor, add_zebin, records, buffers, tmp_path):
     data = Path(add_zebin).read_bytes()
     compiled = support.StandInCompiledKernel(data, with_scratch_fields=True)
     kernel = inductor.statically_launched_kernel_by_device(compiled, "xpu")
@@ -499,8 +510,12 @@ def test_inductor_loads_and_runs_the_kernel_through_the_glue(
     assert got["group_count"] == (5, 1, 1)
     assert got["group_size"] == (support.NUM_WARPS * support.THREADS_PER_WARP, 1, 1)
     assert [a["bytes"] for a in got["args"]] == [
-        support.le_bytes(buffers[0], 8), support.le_bytes(buffers[1], 8),
-        support.le_bytes(1000, 4), bytes(8), bytes(8)]
+        support.le_bytes(buffers[0], 8),
+        support.le_bytes(buffers[1], 8),
+        support.le_bytes(1000, 4),
+        bytes(8),
+        bytes(8),
+    ]
 
 
 def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
@@ -509,8 +524,9 @@ def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
     function, _, _ = L._load_kernel(add_zebin, ADD, 0, 0)
     cpu = torch.zeros(16)
     records.clear()
-    error, message = ((RuntimeError, "unknown type of memory at 0-th argument") if UPSTREAM
-                      else (ValueError, "argument 0"))
+    error, message = (
+        (RuntimeError, "unknown type of memory at 0-th argument") if UPSTREAM else (ValueError, "argument 0")
+    )
     with pytest.raises(error, match=message):
         launch(function, (1, 1, 1), 1, 0, "OOiOO", (cpu, cpu, 1, None, None))
     assert records.count() == 0
@@ -521,7 +537,8 @@ def test_host_memory_torch_does_not_own_is_refused(add_zebin, records):
 
 @BACKEND_ONLY
 def test_install_puts_the_sycl_backend_into_torch_and_uninstall_undoes_it(
-        add_zebin, records, buffers, tmp_path, monkeypatch):
+    add_zebin, records, buffers, tmp_path, monkeypatch
+):
     import xpu_static_launcher
 
     # torch as a published XPU wheel has it: XPU available, the raw-stream
@@ -574,8 +591,10 @@ def test_spirv_reports_what_the_driver_compiled_zebin_reports(kernel, grf, zebin
                 _, *from_spirv = L._load_kernel(str(TRITON_DIR / f"{kernel}.spv"), kernel, meta["shared"], 0, flags)
             except RuntimeError as err:
                 if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and "could not build the SPIR-V" in str(err):
-                    pytest.skip("the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
-                                "SPIR-V for (ocloc 22.43 knows no Xe2)")
+                    pytest.skip(
+                        "the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
+                        "SPIR-V for (ocloc 22.43 knows no Xe2)"
+                    )
                 raise
             retried = grf == 128 and from_spirv[0] == 256
             if retried:
@@ -615,9 +634,15 @@ def test_install_launches_triton_spirv_statically(records, buffers, tmp_path, mo
         # Triton-XPU 3.3 adds no scratch pointers to the kernel (its metadata
         # has no scratch sizes).
         compiled = support.StandInCompiledKernel(
-            None, False, name=meta["name"], signature=meta["signature"], spirv=spirv,
-            build_flags=meta["build_flags"], num_warps=meta["num_warps"],
-            threads_per_warp=meta["threads_per_warp"])
+            None,
+            False,
+            name=meta["name"],
+            signature=meta["signature"],
+            spirv=spirv,
+            build_flags=meta["build_flags"],
+            num_warps=meta["num_warps"],
+            threads_per_warp=meta["threads_per_warp"],
+        )
         kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
         assert kernel.cubin_raw == spirv and kernel.build_flags == ""
         kernel.reload_cubin_from_raw(str(tmp_path / f"{meta['name']}.spv"))
@@ -628,8 +653,10 @@ def test_install_launches_triton_spirv_statically(records, buffers, tmp_path, mo
             kernel.load_kernel(0)
         except RuntimeError as err:
             if os.environ["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and "could not build the SPIR-V" in str(err):
-                pytest.skip("the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
-                            "SPIR-V for (ocloc 22.43 knows no Xe2)")
+                pytest.skip(
+                    "the test driver's adapter v2 device is Xe2, which this ocloc cannot compile "
+                    "SPIR-V for (ocloc 22.43 knows no Xe2)"
+                )
             raise
         # No GRF flag, no spill: n_regs as the Triton install() found reports
         # it (0 before Triton-XPU 3.9, 128 from 3.9).
@@ -638,8 +665,16 @@ def test_install_launches_triton_spirv_statically(records, buffers, tmp_path, mo
         assert (kernel.n_regs, kernel.n_spills) == (0 if rule == "bytes" else 128, 0)
         assert _sycl_launcher._kernel_cache_info()["entries"] == kept_before + 1
         records.clear()
-        kernel.run(2, 1, 1, 0, support.FakeTensor(buffers[0]), support.FakeTensor(buffers[1]),
-                   support.FakeTensor(buffers[0]), 2048)
+        kernel.run(
+            2,
+            1,
+            1,
+            0,
+            support.FakeTensor(buffers[0]),
+            support.FakeTensor(buffers[1]),
+            support.FakeTensor(buffers[0]),
+            2048,
+        )
         launch = records.launch(0)
         assert launch["group_count"] == (2, 1, 1)
         assert launch["group_size"][0] == meta["num_warps"] * meta["threads_per_warp"]

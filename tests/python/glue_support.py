@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Optional
 
 from launcher_support import BUILD_DIR, PACKAGE_DIR
 
@@ -30,14 +29,16 @@ XE_HPC = "0x030f0007"
 XE2 = "0x05004000"
 
 
-def missing(installed_package: bool = False) -> Optional[str]:
+def missing(installed_package: bool = False) -> str | None:
     """Why the glue cannot run here, or None. installed_package: the
     package comes from the environment (an installed wheel), not the build."""
     if sys.platform != "linux":
         return "the glue runtime module is built on Linux only"
     if not installed_package and not list((PACKAGE_DIR / "xpu_static_launcher").glob("_sycl_launcher_sycl*")):
-        return (f"the SYCL backend _sycl_launcher is not built under {PACKAGE_DIR} "
-                "(needs intel-sycl-rt: bash scripts/dev.sh setup)")
+        return (
+            f"the SYCL backend _sycl_launcher is not built under {PACKAGE_DIR} "
+            "(needs intel-sycl-rt: bash scripts/dev.sh setup)"
+        )
     for module in ("_xsl_torch_glue", "_xsl_glue_launcher"):
         if not list(RUNTIME_MODULE_DIR.glob(f"{module}*")):
             return f"test module {module} not built under {RUNTIME_MODULE_DIR}"
@@ -46,33 +47,31 @@ def missing(installed_package: bool = False) -> Optional[str]:
     return None
 
 
-def glue_environment(config: Dict[str, str]) -> Dict[str, str]:
+def glue_environment(config: dict[str, str]) -> dict[str, str]:
     """The environment the glue runs in: the stand-in loader first on the
     library path (for the SYCL runtime and the glue's own Level Zero calls
     alike), no other driver or runtime setting inherited, and the
     configuration's device settings on top. XSL_PACKAGE_FROM_ENVIRONMENT=1
     in the configuration: xpu_static_launcher is the one installed in the
     environment (a wheel), the build's package is not put first."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("XSL_TEST_DRIVER_", "ZE_", "UR_", "SYCL_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XSL_TEST_DRIVER_", "ZE_", "UR_", "SYCL_"))}
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
-        [str(LOADER_DIR)] + [p for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p])
+        [str(LOADER_DIR)] + [p for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+    )
     env["ZEL_LIBRARY_PATH"] = str(LOADER_DIR)
     env["XSL_GLUE_RUNTIME"] = "1"
     env["XSL_BUILD_DIR"] = str(BUILD_DIR)
     first = [] if config.get("XSL_PACKAGE_FROM_ENVIRONMENT") == "1" else [str(PACKAGE_DIR)]
-    env["PYTHONPATH"] = os.pathsep.join(
-        first + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join(first + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.update(config)
     return env
 
 
-def run_cases(config: Dict[str, str], basetemp: Path, python: str = sys.executable) -> str:
+def run_cases(config: dict[str, str], basetemp: Path, python: str = sys.executable) -> str:
     """Run glue_runtime_cases.py in a child process of `python` with
     glue_environment(config); returns its output after checking that it
     passed."""
-    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "--basetemp", str(basetemp), str(CASES)]
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "--basetemp", str(basetemp), str(CASES)]
     env = glue_environment(config)
     # The kept native binaries of SPIR-V loads: the run's own folder.
     env.setdefault("XSL_KERNEL_CACHE_DIR", str(basetemp.parent / "kernel-cache"))
@@ -83,7 +82,7 @@ def run_cases(config: Dict[str, str], basetemp: Path, python: str = sys.executab
     return result.stdout
 
 
-def run_bench_in_child(script: str, adapter: str, missing_too: Optional[str] = None) -> int:
+def run_bench_in_child(script: str, adapter: str, missing_too: str | None = None) -> int:
     """A benchmark's parent half: the same script run again in a child with
     glue_environment on `adapter` (v1 or v2) and the test driver in
     no-record mode (the library search path is read at process start);

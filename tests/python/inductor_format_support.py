@@ -21,7 +21,8 @@ import json
 import sys
 import sysconfig
 import types
-from typing import Any, Dict, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 READERS = (
     "torch._inductor.codecache",
@@ -36,7 +37,7 @@ class _WindowsWhileExecuting(importlib.abc.Loader):
     def __init__(self, real: importlib.abc.Loader) -> None:
         self.real = real
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Optional[types.ModuleType]:
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
         return self.real.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -49,7 +50,7 @@ class _WindowsWhileExecuting(importlib.abc.Loader):
 
 
 class _UtilsAsOnWindows(importlib.abc.MetaPathFinder):
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
+    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if name != "torch._inductor.utils":
             return None
         for finder in sys.meta_path:
@@ -62,7 +63,7 @@ class _UtilsAsOnWindows(importlib.abc.MetaPathFinder):
         return None
 
 
-def snapshot() -> Dict[str, Any]:
+def snapshot() -> dict[str, Any]:
     utils = sys.modules["torch._inductor.utils"]
     codecache = sys.modules["torch._inductor.codecache"]
     from xpu_static_launcher import inductor_format
@@ -84,7 +85,7 @@ def main(argv: Sequence[str]) -> int:
     sys.meta_path.insert(0, _UtilsAsOnWindows())
     for name in READERS:
         importlib.import_module(name)
-    out: Dict[str, Any] = {"torch": torch.__version__, "stock": snapshot()}
+    out: dict[str, Any] = {"torch": torch.__version__, "stock": snapshot()}
     from xpu_static_launcher import inductor_format
 
     environ = {"PATH": "C:\\Windows"}

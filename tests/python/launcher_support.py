@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")))
@@ -65,10 +65,7 @@ __kernel void no_args(void) {}
 def _many_args_source(count: int) -> str:
     params = ", ".join(f"__global float* p{i}" for i in range(count - 1))
     body = " + ".join(f"p{i}[0]" for i in range(count - 1))
-    return (
-        f"__kernel void many_{count}({params}, int n) {{\n"
-        f"  if (get_global_id(0) < n) p0[0] = {body};\n}}\n"
-    )
+    return f"__kernel void many_{count}({params}, int n) {{\n  if (get_global_id(0) < n) p0[0] = {body};\n}}\n"
 
 
 def many_args_source(count: int) -> str:
@@ -93,6 +90,7 @@ def setup_environment() -> None:
     os.environ["ZE_ENABLE_ALT_DRIVERS"] = str(DRIVER_PATH)
     try:
         from xpu_static_launcher import _launcher
+
         _launcher._default_command_list(0)  # zeInit happens here
     finally:
         if saved is None:
@@ -104,7 +102,7 @@ def setup_environment() -> None:
 _initialized = False
 
 
-def missing_prerequisites() -> Optional[str]:
+def missing_prerequisites() -> str | None:
     """Why the launcher tests cannot run here, or None."""
     if not DRIVER_PATH.is_file():
         return f"test driver not built: {DRIVER_PATH}"
@@ -119,8 +117,7 @@ _CACHE_DIR = Path(tempfile.mkdtemp(prefix="xsl_launcher_kernels_"))
 atexit.register(shutil.rmtree, _CACHE_DIR, True)
 
 
-def compile_opencl(source: str, options: str = "", device: str = DEVICE,
-                   arg_info: bool = True) -> Path:
+def compile_opencl(source: str, options: str = "", device: str = DEVICE, arg_info: bool = True) -> Path:
     """Compiles OpenCL C to a zebin file (cached by content). ``arg_info``
     adds kernels_misc_info (argument names and type names such as 'half;2'),
     which Triton-XPU's zebins carry too; False leaves only the payload
@@ -133,9 +130,21 @@ def compile_opencl(source: str, options: str = "", device: str = DEVICE,
         return out
     src = _CACHE_DIR / f"k_{key}.cl"
     src.write_text(source)
-    cmd = ["ocloc", "compile", "-file", str(src), "-device", device,
-           "-output", f"k_{key}", "-output_no_suffix", "-out_dir", str(_CACHE_DIR),
-           "-internal_options", "-ze-allow-zebin"]
+    cmd = [
+        "ocloc",
+        "compile",
+        "-file",
+        str(src),
+        "-device",
+        device,
+        "-output",
+        f"k_{key}",
+        "-output_no_suffix",
+        "-out_dir",
+        str(_CACHE_DIR),
+        "-internal_options",
+        "-ze-allow-zebin",
+    ]
     if options:
         cmd += ["-options", options]
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=_CACHE_DIR)
@@ -147,17 +156,23 @@ def compile_opencl(source: str, options: str = "", device: str = DEVICE,
 
 
 class ArgRecord(ctypes.Structure):
-    _fields_ = [("is_set", ctypes.c_uint32), ("is_null", ctypes.c_uint32),
-                ("size", ctypes.c_uint64), ("bytes", ctypes.c_uint8 * 64)]
+    _fields_ = [
+        ("is_set", ctypes.c_uint32),
+        ("is_null", ctypes.c_uint32),
+        ("size", ctypes.c_uint64),
+        ("bytes", ctypes.c_uint8 * 64),
+    ]
 
 
 class LaunchRecord(ctypes.Structure):
-    _fields_ = [("kernel_name", ctypes.c_char * 128),
-                ("group_size", ctypes.c_uint32 * 3),
-                ("group_count", ctypes.c_uint32 * 3),
-                ("num_args", ctypes.c_uint32),
-                ("device_index", ctypes.c_uint32),
-                ("command_list", ctypes.c_uint64)]
+    _fields_ = [
+        ("kernel_name", ctypes.c_char * 128),
+        ("group_size", ctypes.c_uint32 * 3),
+        ("group_count", ctypes.c_uint32 * 3),
+        ("num_args", ctypes.c_uint32),
+        ("device_index", ctypes.c_uint32),
+        ("command_list", ctypes.c_uint64),
+    ]
 
 
 class DriverRecords:
@@ -181,23 +196,32 @@ class DriverRecords:
     def count(self) -> int:
         return int(self._count())
 
-    def launch(self, index: int) -> Dict[str, Any]:
+    def launch(self, index: int) -> dict[str, Any]:
         record = LaunchRecord()
         if self._record(index, ctypes.byref(record)) != 0:
             raise IndexError(index)
-        args: List[Dict[str, Any]] = []
+        args: list[dict[str, Any]] = []
         for i in range(record.num_args):
             arg = ArgRecord()
             if self._arg(index, i, ctypes.byref(arg)) != 0:
                 raise IndexError((index, i))
             size = int(arg.size)
-            args.append({"is_set": bool(arg.is_set), "is_null": bool(arg.is_null),
-                         "size": size, "bytes": bytes(arg.bytes[:min(size, 64)])})
-        return {"kernel_name": record.kernel_name.decode(),
-                "group_size": tuple(record.group_size),
-                "group_count": tuple(record.group_count),
-                "device_index": int(record.device_index),
-                "command_list": int(record.command_list), "args": args}
+            args.append(
+                {
+                    "is_set": bool(arg.is_set),
+                    "is_null": bool(arg.is_null),
+                    "size": size,
+                    "bytes": bytes(arg.bytes[: min(size, 64)]),
+                }
+            )
+        return {
+            "kernel_name": record.kernel_name.decode(),
+            "group_size": tuple(record.group_size),
+            "group_count": tuple(record.group_count),
+            "device_index": int(record.device_index),
+            "command_list": int(record.command_list),
+            "args": args,
+        }
 
 
 class FakeTensor:
@@ -220,13 +244,12 @@ def le_bytes(value: int, size: int, signed: bool = False) -> bytes:
     return value.to_bytes(size, "little", signed=signed)
 
 
-def scalar_codes_and_values() -> Tuple[str, Tuple[Any, ...]]:
+def scalar_codes_and_values() -> tuple[str, tuple[Any, ...]]:
     """arg_types and values for the `scalars` kernel (after its pointer)."""
-    return "bhilBHIKfde", (-3, -300, -70000, -(2**40), 200, 60000, 2**31 + 5,
-                            2**63 + 7, 2.5, 0.1, 1.5)
+    return "bhilBHIKfde", (-3, -300, -70000, -(2**40), 200, 60000, 2**31 + 5, 2**63 + 7, 2.5, 0.1, 1.5)
 
 
-def scalar_payload_bytes() -> List[bytes]:
+def scalar_payload_bytes() -> list[bytes]:
     """What the driver must receive for scalar_codes_and_values(). IGC pads
     char/short/half parameters to 4-byte payloads: the launcher passes the
     payload size with the value sign/zero-extended."""
@@ -258,16 +281,23 @@ class StandInCompiledKernel:
     launch_enter_hook = None
     launch_exit_hook = None
 
-    def __init__(self, zebin: Optional[bytes], with_scratch_fields: bool,
-                 name: str = TRITON_ADD_KERNEL, signature: Optional[Dict[str, str]] = None,
-                 spirv: bytes = b"", build_flags: Optional[str] = None,
-                 num_warps: Optional[int] = None, threads_per_warp: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        zebin: bytes | None,
+        with_scratch_fields: bool,
+        name: str = TRITON_ADD_KERNEL,
+        signature: dict[str, str] | None = None,
+        spirv: bytes = b"",
+        build_flags: str | None = None,
+        num_warps: int | None = None,
+        threads_per_warp: int | None = None,
+    ) -> None:
         if signature is None:
-            signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32",
-                         "xnumel": "i32", "XBLOCK": "constexpr"}
+            signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"}
         arg_names = list(signature)
-        params = [SimpleNamespace(num=i, is_constexpr=(signature[arg] == "constexpr"))
-                  for i, arg in enumerate(arg_names)]
+        params = [
+            SimpleNamespace(num=i, is_constexpr=(signature[arg] == "constexpr")) for i, arg in enumerate(arg_names)
+        ]
         fn = SimpleNamespace(__name__=name, arg_names=arg_names, params=params)
         constants = {arg: 128 for arg in arg_names if signature[arg] == "constexpr"}
         self.src = SimpleNamespace(fn=fn, signature=signature, constants=constants)
@@ -275,8 +305,12 @@ class StandInCompiledKernel:
         self.asm = {"zebin": zebin, "spv": spirv} if zebin is not None else {"spv": spirv}
         self.hash = "0123456789abcdef"
         self._cubin_path = None
-        metadata = {"num_warps": num_warps or NUM_WARPS, "num_ctas": 1, "shared": 0,
-                    "threads_per_warp": threads_per_warp or THREADS_PER_WARP}
+        metadata = {
+            "num_warps": num_warps or NUM_WARPS,
+            "num_ctas": 1,
+            "shared": 0,
+            "threads_per_warp": threads_per_warp or THREADS_PER_WARP,
+        }
         if build_flags is not None:
             metadata["build_flags"] = build_flags
         if with_scratch_fields:

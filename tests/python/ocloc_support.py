@@ -11,7 +11,6 @@ import os
 import struct
 import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
@@ -26,7 +25,7 @@ def build_dir() -> Path:
     return Path(os.environ.get("XSL_BUILD_DIR", REPO / "build" / "linux-gcc"))
 
 
-def capi_library_path(build: Optional[Path] = None) -> Optional[Path]:
+def capi_library_path(build: Path | None = None) -> Path | None:
     folder = (build or build_dir()) / "csrc" / "ocloc"
     names = ["xsl_ocloc_capi.dll", "libxsl_ocloc_capi.dll"] if os.name == "nt" else ["libxsl_ocloc_capi.so"]
     for name in names:
@@ -35,7 +34,7 @@ def capi_library_path(build: Optional[Path] = None) -> Optional[Path]:
     return None
 
 
-def corpus_spirv(name: str, build: Optional[Path] = None) -> Optional[bytes]:
+def corpus_spirv(name: str, build: Path | None = None) -> bytes | None:
     path = (build or build_dir()) / "corpus" / f"{name}.spv"
     return path.read_bytes() if path.is_file() else None
 
@@ -55,7 +54,7 @@ class CompileResult:
 class OclocCapi:
     """One xsl_ocloc_compiler: ocloc found and opened once, then compile()."""
 
-    def __init__(self, library: Path, backend: int = BACKEND_AUTO, ocloc_path: Optional[str] = None) -> None:
+    def __init__(self, library: Path, backend: int = BACKEND_AUTO, ocloc_path: str | None = None) -> None:
         lib = ctypes.CDLL(str(library))
         vp, cp, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
         err = ctypes.POINTER(ctypes.c_void_p)
@@ -102,9 +101,15 @@ class OclocCapi:
     def compile(self, spirv: bytes, device: str, flags: str = "", retry_large_grf: bool = True) -> CompileResult:
         error = ctypes.c_void_p()
         buffer = ctypes.create_string_buffer(spirv, len(spirv))
-        result = self._lib.xsl_ocloc_compile(self._handle, ctypes.cast(buffer, ctypes.c_void_p), len(spirv),
-                                             device.encode(), flags.encode(), int(retry_large_grf),
-                                             ctypes.byref(error))
+        result = self._lib.xsl_ocloc_compile(
+            self._handle,
+            ctypes.cast(buffer, ctypes.c_void_p),
+            len(spirv),
+            device.encode(),
+            flags.encode(),
+            int(retry_large_grf),
+            ctypes.byref(error),
+        )
         if not result:
             raise OclocError(self._take_error(error))
         try:
@@ -124,24 +129,24 @@ class OclocCapi:
             self._lib.xsl_ocloc_close(self._handle)
             self._handle = None
 
-    def __enter__(self) -> "OclocCapi":
+    def __enter__(self) -> OclocCapi:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def elf_sections(data: bytes) -> List[Tuple[str, int, bytes]]:
+def elf_sections(data: bytes) -> list[tuple[str, int, bytes]]:
     """(name, type, bytes) of every section of an ELF64 LE file."""
     (shoff,) = struct.unpack_from("<Q", data, 40)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
     headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
     names_offset, names_size = headers[shstrndx][4], headers[shstrndx][5]
-    names = data[names_offset:names_offset + names_size]
+    names = data[names_offset : names_offset + names_size]
     result = []
     for h in headers:
-        name = names[h[0]:names.index(b"\0", h[0])].decode()
-        result.append((name, h[1], data[h[4]:h[4] + h[5]]))
+        name = names[h[0] : names.index(b"\0", h[0])].decode()
+        result.append((name, h[1], data[h[4] : h[4] + h[5]]))
     return result
 
 
@@ -159,7 +164,7 @@ def python_exe() -> str:
 # conftest.py for running the Triton-XPU patch's own tests outside a Triton
 # build: stand-ins for the compiled and heavy parts of `triton`, while
 # `triton.backends.intel` is the patched third_party/intel/backend folder.
-TRITON_STUB_CONFTEST = '''
+TRITON_STUB_CONFTEST = """
 import os
 import sys
 import types
@@ -193,4 +198,4 @@ module("triton.backends.intel", [os.path.join(ROOT, "third_party", "intel", "bac
 module("triton.backends.intel.driver", compile_module_from_src=mock.MagicMock(), is_lts=mock.MagicMock())
 module("triton.backends.intel.track", track=mock.MagicMock())
 module("triton.backends.intel.extension_utils", query_device_extensions=mock.MagicMock())
-'''
+"""

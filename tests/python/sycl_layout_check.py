@@ -16,7 +16,6 @@ import os
 import pkgutil
 import sys
 from pathlib import Path
-from typing import List
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,7 +33,7 @@ def main() -> int:
     ctypes.CDLL(layout.runtime)
     from xpu_static_launcher import torch_install
 
-    loaded: List[int] = sorted(torch_install.sycl_majors(torch_install.loaded_libraries()))
+    loaded: list[int] = sorted(torch_install.sycl_majors(torch_install.loaded_libraries()))
     print(f"install()'s probe sees libsycl major(s) {loaded}")
     ok = loaded == [layout.major]
     import xpu_static_launcher

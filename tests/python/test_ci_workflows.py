@@ -36,8 +36,13 @@ def load(path: Path) -> dict:
 
 
 def test_the_five_workflows_exist():
-    assert [p.name for p in WORKFLOWS] == ["linux.yml", RELEASE, "windows-msvc.yml", "windows-wheel-route.yml",
-                                           "windows-xpu.yml"]
+    assert [p.name for p in WORKFLOWS] == [
+        "linux.yml",
+        RELEASE,
+        "windows-msvc.yml",
+        "windows-wheel-route.yml",
+        "windows-xpu.yml",
+    ]
 
 
 def test_ci_holds_no_workflow_only_its_readme():
@@ -105,10 +110,19 @@ def test_gpu_routes_run_by_hand_only_the_hosted_ones_on_every_push():
 def test_no_file_names_a_workflow_under_ci():
     # The workflows moved to .github/workflows/; ci/<name>.yml names nothing.
     old = re.compile(r"(?<![\w./-])ci/(?:" + "|".join(re.escape(p.name) for p in WORKFLOWS) + r"|\*\.yml)")
-    paths = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "scripts").glob("*.py")),
-             *sorted((REPO / "tests" / "python").glob("*.py")), *WORKFLOWS]
-    found = [f"{p.relative_to(REPO)}:{n}: {line.strip()}" for p in paths
-             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if old.search(line)]
+    paths = [
+        REPO / "README.md",
+        *sorted((REPO / "docs").glob("*.md")),
+        *sorted((REPO / "scripts").glob("*.py")),
+        *sorted((REPO / "tests" / "python").glob("*.py")),
+        *WORKFLOWS,
+    ]
+    found = [
+        f"{p.relative_to(REPO)}:{n}: {line.strip()}"
+        for p in paths
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1)
+        if old.search(line)
+    ]
     assert not found, "\n".join(found)
 
 
@@ -231,8 +245,11 @@ def test_msvc_builds_and_tests_as_cxx20_too():
     """torch >= 2.13 builds as C++20 (/std:c++20): the MSVC job must build
     and test the sources that way as well as C++17."""
     text = (CI / "windows-msvc.yml").read_text(encoding="utf-8")
-    for command in ("cmake --preset windows-msvc-cxx20", "cmake --build --preset windows-msvc-cxx20",
-                    "ctest --preset windows-msvc-cxx20"):
+    for command in (
+        "cmake --preset windows-msvc-cxx20",
+        "cmake --build --preset windows-msvc-cxx20",
+        "ctest --preset windows-msvc-cxx20",
+    ):
         assert command in text
     presets = json.loads((REPO / "CMakePresets.json").read_text(encoding="utf-8"))
     [configure] = [p for p in presets["configurePresets"] if p["name"] == "windows-msvc-cxx20"]
@@ -272,16 +289,28 @@ def test_msvc_builds_the_package_against_intel_sycl_rt_without_cmake_defines():
     [step] = [s for s in steps if "intel-sycl-rt" in s.get("name", "")]
     run = step["run"]
     assert step["shell"] == "pwsh"
-    order = ["pip install intel-sycl-rt", "python scripts/find_sycl.py", "XSL_LEVEL_ZERO_INCLUDE_DIR",
-             "pip install --no-build-isolation", "SYCL runtime: headers", "sycl_layout_check.py"]
+    order = [
+        "pip install intel-sycl-rt",
+        "python scripts/find_sycl.py",
+        "XSL_LEVEL_ZERO_INCLUDE_DIR",
+        "pip install --no-build-isolation",
+        "SYCL runtime: headers",
+        "sycl_layout_check.py",
+    ]
     positions = [run.find(text) for text in order]
     assert -1 not in positions and positions == sorted(positions), dict(zip(order, positions))
     # Everything the build needs is found by documented means, not -C cmake.define.
     assert "cmake.define" not in run and "-DXSL_SYCL" not in run
     assert run.count("exit $LASTEXITCODE") >= 2 and "exit $rc" in run
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    for name in ("XSL_LEVEL_ZERO_INCLUDE_DIR", "XSL_SYCL_INCLUDE_DIR", "XSL_SYCL_LIBRARY_DIR",
-                 "scripts/find_sycl.py", "--no-build-isolation", "os.add_dll_directory"):
+    for name in (
+        "XSL_LEVEL_ZERO_INCLUDE_DIR",
+        "XSL_SYCL_INCLUDE_DIR",
+        "XSL_SYCL_LIBRARY_DIR",
+        "scripts/find_sycl.py",
+        "--no-build-isolation",
+        "os.add_dll_directory",
+    ):
         assert name in readme, f"README does not document {name}"
     assert (REPO / "tests" / "python" / "sycl_layout_check.py").is_file()
     uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact")]
@@ -294,9 +323,15 @@ def test_the_wheel_route_runs_check_verify_and_the_inductor_tests_on_a_gpu():
     assert job["runs-on"] == ["self-hosted", "windows", "xpu"]
     runs = "\n".join(s.get("run", "") for s in job["steps"])
     assert "--index-url https://download.pytorch.org/whl/xpu" in runs and "torch==%XSL_TORCH%" in runs
-    for command in ("xpu_static_launcher check", "xpu_static_launcher enable-at-startup",
-                    "xpu_static_launcher verify", "test/inductor/test_static_triton_launcher.py",
-                    "test_autotune_cache_warm_start", "--no-build-isolation", "XSL_PACKAGE_WHEEL"):
+    for command in (
+        "xpu_static_launcher check",
+        "xpu_static_launcher enable-at-startup",
+        "xpu_static_launcher verify",
+        "test/inductor/test_static_triton_launcher.py",
+        "test_autotune_cache_warm_start",
+        "--no-build-isolation",
+        "XSL_PACKAGE_WHEEL",
+    ):
         assert command in runs, command
     # Route (a) needs no ocloc: the launcher loads Triton's SPIR-V and the GPU
     # driver compiles it. Route (b), the PyTorch source build, still needs oneAPI.
@@ -305,8 +340,9 @@ def test_the_wheel_route_runs_check_verify_and_the_inductor_tests_on_a_gpu():
     # Every package the workflow installs is pinned.
     for line in runs.splitlines():
         # (a local build, the given file, or --no-index: nothing comes from an index)
-        if "pip install" not in line or any(w in line for w in ("--no-build-isolation", "XSL_PACKAGE_WHEEL",
-                                                                  "--no-index")):
+        if "pip install" not in line or any(
+            w in line for w in ("--no-build-isolation", "XSL_PACKAGE_WHEEL", "--no-index")
+        ):
             continue
         words = line.split("||")[0].split("*>")[0].split("pip install", 1)[1].split()
         names = [w.strip('"') for w in words if not w.startswith(("-", "https:"))]
@@ -319,9 +355,14 @@ def test_windows_wheels_are_built_for_every_torch_python_and_installed_by_the_wh
     harness = load_script("harness")
     job = load(CI / "windows-msvc.yml")["jobs"]["wheel"]
     # Every Python some supported torch release has wheels for.
-    wanted = sorted({f"3.{minor}" for low, high in harness.TORCH_PYTHON_RANGE.values()
-                     for minor in range(int(low.split(".")[1]), int(high.split(".")[1]) + 1)},
-                    key=lambda v: int(v.split(".")[1]))
+    wanted = sorted(
+        {
+            f"3.{minor}"
+            for low, high in harness.TORCH_PYTHON_RANGE.values()
+            for minor in range(int(low.split(".")[1]), int(high.split(".")[1]) + 1)
+        },
+        key=lambda v: int(v.split(".")[1]),
+    )
     assert job["strategy"]["matrix"]["python-version"] == wanted
     runs = "\n".join(s.get("run", "") for s in job["steps"])
     assert "scripts/build_wheel.py --platform win_amd64" in runs and "scripts/build_wheel.py --check" in runs
@@ -329,8 +370,12 @@ def test_windows_wheels_are_built_for_every_torch_python_and_installed_by_the_wh
     assert upload["with"]["name"] == "xpu-static-launcher-win_amd64-py${{ matrix.python-version }}"
     route = load(CI / "windows-wheel-route.yml")
     assert "wheel_run_id" in route["on"]["workflow_dispatch"]["inputs"]
-    [download] = [s for j in route["jobs"].values() for s in j["steps"]
-                  if s.get("uses", "").startswith("actions/download-artifact")]
+    [download] = [
+        s
+        for j in route["jobs"].values()
+        for s in j["steps"]
+        if s.get("uses", "").startswith("actions/download-artifact")
+    ]
     assert download["with"]["pattern"] == "xpu-static-launcher-win_amd64-py*"
     assert download["with"]["run-id"] == "${{ github.event.inputs.wheel_run_id }}"
     # Another run's artifacts: the token needs actions: read besides contents: read.

@@ -14,8 +14,9 @@ WIN_TEMP = r"C:\Users\averagedeveloper\AppData\Local\Temp"
 
 
 class FakeProbes(doctor.Probes):
-    def __init__(self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None,
-                 ze=None):
+    def __init__(
+        self, platform="win32", env=None, files=(), registry=None, symbols=None, ocloc=None, torch_info=None, ze=None
+    ):
         super().__init__(python="python-under-test", env=env or {})
         self.platform = platform
         self.files = set(files)
@@ -136,8 +137,13 @@ def test_static_launcher_missing_in_a_source_built_torch_names_the_rebuild():
     assert "harness.py" not in linux.fix and "scripts/patchset.py apply <checkout>" in linux.fix
 
 
-@pytest.mark.parametrize("package", [None, {"version": "0.1.0", "status": "not-xpu", "message":
-                                            "nothing installed: torch 2.15.0+cpu is not an XPU build"}])
+@pytest.mark.parametrize(
+    "package",
+    [
+        None,
+        {"version": "0.1.0", "status": "not-xpu", "message": "nothing installed: torch 2.15.0+cpu is not an XPU build"},
+    ],
+)
 def test_cpu_torch_is_the_error_with_the_xpu_wheel_in_a_fresh_venv(package):
     info = {"torch": "2.15.0+cpu", "xpu_compiled": False}
     if package:
@@ -151,7 +157,9 @@ def test_cpu_torch_is_the_error_with_the_xpu_wheel_in_a_fresh_venv(package):
     assert "Requirement already satisfied" in cpu.detail
     [cpu_linux] = doctor.check_static_launcher(info, windows=False)
     assert "python3 -m venv" in cpu_linux.fix and "harness.py" not in cpu_linux.fix and "--index-url" in cpu_linux.fix
-    [ok] = doctor.check_static_launcher({"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True}, windows=True)
+    [ok] = doctor.check_static_launcher(
+        {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": True}, windows=True
+    )
     assert ok.severity == doctor.OK
 
 
@@ -159,11 +167,23 @@ def test_no_linux_fix_suggests_the_windows_only_harness_command(capsys):
     probes = FakeProbes(
         platform="linux",
         env={"PATH": ""},
-        torch_info={"torch": "2.13.0+cpu", "xpu_compiled": False, "kernel_format": "spv", "utils_patched": False, "dists": {}},
+        torch_info={
+            "torch": "2.13.0+cpu",
+            "xpu_compiled": False,
+            "kernel_format": "spv",
+            "utils_patched": False,
+            "dists": {},
+        },
     )
     doctor.main([], probes=probes)
     assert "harness.py all" not in capsys.readouterr().out
-    probes.torch_info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False, "kernel_format": "spv", "dists": {}}
+    probes.torch_info = {
+        "torch": "2.13.0+xpu",
+        "xpu_compiled": True,
+        "static_launcher": False,
+        "kernel_format": "spv",
+        "dists": {},
+    }
     doctor.main([], probes=probes)
     assert "harness.py all" not in capsys.readouterr().out
 
@@ -189,14 +209,25 @@ def test_triton_mismatch_shows_a_version_table_and_attrs_descriptor():
 
 
 def test_source_build_uses_the_checkout_pin():
-    info = {"torch": "2.13.0a0+git", "xpu_compiled": True, "dists": {"pytorch-triton-xpu": "3.4.0"}, "torch_requires": [], "source_pin": "pytorch-triton-xpu==3.5.0", "triton": "3.4.0"}
+    info = {
+        "torch": "2.13.0a0+git",
+        "xpu_compiled": True,
+        "dists": {"pytorch-triton-xpu": "3.4.0"},
+        "torch_requires": [],
+        "source_pin": "pytorch-triton-xpu==3.5.0",
+        "triton": "3.4.0",
+    }
     [finding] = doctor.check_triton(info)
     assert finding.severity == doctor.ERROR and "needs pytorch-triton-xpu==3.5.0" in finding.title
 
 
 def test_triton_fix_takes_the_pin_from_the_wheel_metadata():
-    info = {"torch": "2.13.0+xpu", "xpu_compiled": True, "dists": {},
-            "torch_requires": ['triton==3.4.0; extra == "cuda"', 'pytorch-triton-xpu==3.5.0; platform_system == "Linux"']}
+    info = {
+        "torch": "2.13.0+xpu",
+        "xpu_compiled": True,
+        "dists": {},
+        "torch_requires": ['triton==3.4.0; extra == "cuda"', 'pytorch-triton-xpu==3.5.0; platform_system == "Linux"'],
+    }
     [finding] = doctor.check_triton(info)
     assert finding.fix == f"pip install pytorch-triton-xpu==3.5.0 --index-url {doctor.XPU_WHEEL_INDEX}"
 
@@ -205,8 +236,14 @@ def test_triton_fix_takes_the_pin_from_a_checkout(tmp_path):
     checkout = tmp_path / "pytorch"
     (checkout / ".ci" / "docker").mkdir(parents=True)
     (checkout / ".ci" / "docker" / "triton_xpu_version.txt").write_text("3.6.0\n")
-    info = {"torch": "2.13.0a0+gitcf30153", "xpu_compiled": True, "dists": {"pytorch-triton-xpu": "3.4.0"},
-            "torch_requires": [], "triton": "3.4.0", "source_root": str(tmp_path / "site-packages")}
+    info = {
+        "torch": "2.13.0a0+gitcf30153",
+        "xpu_compiled": True,
+        "dists": {"pytorch-triton-xpu": "3.4.0"},
+        "torch_requires": [],
+        "triton": "3.4.0",
+        "source_root": str(tmp_path / "site-packages"),
+    }
     probes = FakeProbes(env={"PATH": ""}, torch_info=info)
     findings = by_check(doctor.run_checks(probes, src=checkout), "triton")
     [finding] = findings
@@ -223,10 +260,14 @@ def test_triton_fix_takes_the_pin_from_a_checkout(tmp_path):
 @pytest.mark.parametrize(
     "torch_info,where",
     [
-        ({"torch": "2.13.0a0+gitcf30153", "git_version": "cf30153c4c131c8164ee7798e5022d810682e2cb"},
-         "https://github.com/pytorch/pytorch/blob/cf30153c4c131c8164ee7798e5022d810682e2cb/.ci/docker/triton_xpu_version.txt"),
-        ({"torch": "2.13.0+xpu", "git_version": "Unknown"},
-         "https://github.com/pytorch/pytorch/blob/v2.13.0/.ci/docker/triton_xpu_version.txt"),
+        (
+            {"torch": "2.13.0a0+gitcf30153", "git_version": "cf30153c4c131c8164ee7798e5022d810682e2cb"},
+            "https://github.com/pytorch/pytorch/blob/cf30153c4c131c8164ee7798e5022d810682e2cb/.ci/docker/triton_xpu_version.txt",
+        ),
+        (
+            {"torch": "2.13.0+xpu", "git_version": "Unknown"},
+            "https://github.com/pytorch/pytorch/blob/v2.13.0/.ci/docker/triton_xpu_version.txt",
+        ),
     ],
 )
 def test_triton_fix_without_a_pin_says_where_to_look(torch_info, where):
@@ -254,7 +295,20 @@ def test_long_paths_disabled_and_default_cache_too_deep():
     [finding] = doctor.check_long_paths(probes)
     inductor = WIN_TEMP + r"\torchinductor_averagedeveloper"
     assert finding.data["triton_cache_dir"] == inductor + r"\triton\0"
-    expected = len(inductor + r"\triton\0") + 1 + 52 + 1 + len("tmp.pid_") + 6 + 1 + 36 + 1 + len("__grp__") + 110 + len(".json")
+    expected = (
+        len(inductor + r"\triton\0")
+        + 1
+        + 52
+        + 1
+        + len("tmp.pid_")
+        + 6
+        + 1
+        + 36
+        + 1
+        + len("__grp__")
+        + 110
+        + len(".json")
+    )
     assert finding.data["deepest_path_chars"] == expected > 259
     assert finding.severity == doctor.ERROR
     assert "LongPathsEnabled" in finding.fix and "TORCHINDUCTOR_CACHE_DIR=C:\\tic" in finding.fix
@@ -294,7 +348,14 @@ def test_level_zero_old_loader_and_missing_driver():
     assert "no Level Zero GPU driver" in findings[1].title
 
 
-ARC = {"driver": 0, "index": 0, "name": "Intel(R) Arc(TM) B580 Graphics", "type": 1, "vendor": 0x8086, "device_id": 0xE20B}
+ARC = {
+    "driver": 0,
+    "index": 0,
+    "name": "Intel(R) Arc(TM) B580 Graphics",
+    "type": 1,
+    "vendor": 0x8086,
+    "device_id": 0xE20B,
+}
 NPU = {"driver": 0, "index": 0, "name": "Intel(R) AI Boost", "type": 5, "vendor": 0x8086, "device_id": 0x7D1D}
 
 
@@ -306,13 +367,16 @@ def test_level_zero_present_is_ok():
     )
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
-    assert findings[1].title == ("Intel GPU: XPU device 0 of driver 0: 'Intel(R) Arc(TM) B580 Graphics' "
-                                 "(GPU, vendor 0x8086, PCI device id 0xe20b)")
+    assert findings[1].title == (
+        "Intel GPU: XPU device 0 of driver 0: 'Intel(R) Arc(TM) B580 Graphics' "
+        "(GPU, vendor 0x8086, PCI device id 0xe20b)"
+    )
 
 
 def test_level_zero_driver_installed_but_no_gpu_is_not_a_missing_driver():
-    probes = FakeProbes(platform="linux", env={"LD_LIBRARY_PATH": "/lib"},
-                        files={"/lib/libze_loader.so.1", "/lib/libze_intel_gpu.so.1"})
+    probes = FakeProbes(
+        platform="linux", env={"LD_LIBRARY_PATH": "/lib"}, files={"/lib/libze_loader.so.1", "/lib/libze_intel_gpu.so.1"}
+    )
     [loader, finding] = doctor.check_level_zero(probes)
     assert loader.severity == doctor.OK
     assert finding.severity == doctor.ERROR
@@ -330,8 +394,11 @@ def test_level_zero_npu_driver_before_the_gpu_driver_is_fine():
     # Core Ultra machines: the loader may list Intel's NPU driver first; the
     # launcher, like torch, takes its devices from the first driver with a GPU.
     gpu = dict(ARC, driver=1)
-    probes = FakeProbes(env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll"},
-                        ze={"drivers": 2, "devices": [NPU, gpu]})
+    probes = FakeProbes(
+        env={"SystemRoot": r"C:\Windows"},
+        files={r"C:\Windows\System32\ze_loader.dll"},
+        ze={"drivers": 2, "devices": [NPU, gpu]},
+    )
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
     assert "XPU device 0 of driver 1" in findings[1].title
@@ -340,8 +407,11 @@ def test_level_zero_npu_driver_before_the_gpu_driver_is_fine():
 
 def test_level_zero_non_gpu_device_in_the_gpu_driver_is_a_warning():
     npu = dict(NPU, index=1)
-    probes = FakeProbes(env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll"},
-                        ze={"drivers": 1, "devices": [ARC, npu]})
+    probes = FakeProbes(
+        env={"SystemRoot": r"C:\Windows"},
+        files={r"C:\Windows\System32\ze_loader.dll"},
+        ze={"drivers": 1, "devices": [ARC, npu]},
+    )
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.OK, doctor.OK, doctor.WARNING]
     assert findings[2].title.startswith("XPU device 1 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086")
@@ -350,7 +420,14 @@ def test_level_zero_non_gpu_device_in_the_gpu_driver_is_a_warning():
 def test_main_json_runs_every_check_through_the_probes(capsys):
     probes = FakeProbes(
         env={"PATH": ""},
-        torch_info={"torch": "2.13.0+xpu", "xpu_compiled": True, "static_launcher": False, "kernel_format": "spv", "utils_patched": False, "dists": {}},
+        torch_info={
+            "torch": "2.13.0+xpu",
+            "xpu_compiled": True,
+            "static_launcher": False,
+            "kernel_format": "spv",
+            "utils_patched": False,
+            "dists": {},
+        },
     )
     assert doctor.main(["--json"], probes=probes) == 1
     report = json.loads(capsys.readouterr().out)
@@ -361,7 +438,9 @@ def test_main_json_runs_every_check_through_the_probes(capsys):
 
 
 def test_text_output_shows_why_and_fix(capsys):
-    probes = FakeProbes(env={"PATH": ""}, torch_info={"torch_import_error": "ModuleNotFoundError: No module named 'torch'"})
+    probes = FakeProbes(
+        env={"PATH": ""}, torch_info={"torch_import_error": "ModuleNotFoundError: No module named 'torch'"}
+    )
     doctor.main([], probes=probes)
     text = capsys.readouterr().out
     assert "[error  ] torch cannot be imported" in text
@@ -369,13 +448,17 @@ def test_text_output_shows_why_and_fix(capsys):
 
 
 def test_no_ocloc_with_an_intel_gpu_names_the_driver_path():
-    probes = FakeProbes(env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"},
-                        files={r"C:\Windows\System32\ze_loader.dll"},
-                        ze={"drivers": 1, "devices": [dict(ARC, ip_version=(20 << 22) | (1 << 14))]})
+    probes = FakeProbes(
+        env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"},
+        files={r"C:\Windows\System32\ze_loader.dll"},
+        ze={"drivers": 1, "devices": [dict(ARC, ip_version=(20 << 22) | (1 << 14))]},
+    )
     [finding] = doctor.check_ocloc(probes, doctor.driver_gpus(doctor.check_level_zero(probes)))
     assert finding.severity == doctor.WARNING
-    assert finding.title == ("ocloc not found: zebins come from the Intel GPU driver instead, for "
-                             "'Intel(R) Arc(TM) B580 Graphics' (IP 20.1.0)")
+    assert finding.title == (
+        "ocloc not found: zebins come from the Intel GPU driver instead, for "
+        "'Intel(R) Arc(TM) B580 Graphics' (IP 20.1.0)"
+    )
     assert r"C:\Windows\ocloc.exe" in finding.detail
     assert finding.fix.startswith("Nothing to install")
     # Forcing ocloc, or no Intel GPU, keeps the error.
@@ -400,16 +483,39 @@ XPU = {"torch": "2.15.0+xpu", "xpu_compiled": True, "static_launcher": False}
 REFUSED = "nothing installed: the SYCL backend xpu_static_launcher._sycl_launcher cannot be used (no module)"
 
 
-@pytest.mark.parametrize("package, severity, title, fix", [
-    ({"version": "0.1.0", "status": "installed", "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher"},
-     doctor.ERROR, "xpu_static_launcher 0.1.0 is installed but not enabled",
-     "python -m xpu_static_launcher enable-at-startup, then python -m xpu_static_launcher verify"),
-    ({"version": "0.1.0", "status": "installed-spirv", "message": "installed ...; but kernels stay SPIR-V"},
-     doctor.WARNING, "provides its SYCL backend when install() runs", "python -m xpu_static_launcher enable-at-startup"),
-    ({"version": "0.1.0", "status": "no-backend", "message": REFUSED},
-     doctor.ERROR, "install() refuses (no-backend)", "pip install --no-build-isolation"),
-    ({"error": "ImportError: DLL load failed"}, doctor.ERROR, "fails to import", "pip install --no-build-isolation"),
-])
+@pytest.mark.parametrize(
+    "package, severity, title, fix",
+    [
+        (
+            {
+                "version": "0.1.0",
+                "status": "installed",
+                "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher",
+            },
+            doctor.ERROR,
+            "xpu_static_launcher 0.1.0 is installed but not enabled",
+            "python -m xpu_static_launcher enable-at-startup, then python -m xpu_static_launcher verify",
+        ),
+        (
+            {"version": "0.1.0", "status": "installed-spirv", "message": "installed ...; but kernels stay SPIR-V"},
+            doctor.WARNING,
+            "provides its SYCL backend when install() runs",
+            "python -m xpu_static_launcher enable-at-startup",
+        ),
+        (
+            {"version": "0.1.0", "status": "no-backend", "message": REFUSED},
+            doctor.ERROR,
+            "install() refuses (no-backend)",
+            "pip install --no-build-isolation",
+        ),
+        (
+            {"error": "ImportError: DLL load failed"},
+            doctor.ERROR,
+            "fails to import",
+            "pip install --no-build-isolation",
+        ),
+    ],
+)
 def test_route_a_user_is_never_told_to_rebuild_torch(package, severity, title, fix):
     [finding] = doctor.check_static_launcher(dict(XPU, package=package), windows=True)
     assert finding.severity == severity and title in finding.title
@@ -418,10 +524,13 @@ def test_route_a_user_is_never_told_to_rebuild_torch(package, severity, title, f
 
 
 def test_launcher_set_at_startup_is_ok():
-    package = {"status": "present", "message": "torch._C._StaticXpuLauncher is present (installed by "
-                                               "xpu_static_launcher already)"}
-    [finding] = doctor.check_static_launcher(dict(XPU, static_launcher=True, startup_hook=True, package=package),
-                                             windows=True)
+    package = {
+        "status": "present",
+        "message": "torch._C._StaticXpuLauncher is present (installed by xpu_static_launcher already)",
+    }
+    [finding] = doctor.check_static_launcher(
+        dict(XPU, static_launcher=True, startup_hook=True, package=package), windows=True
+    )
     assert finding.severity == doctor.OK and "set at start-up" in finding.title
 
 
@@ -434,12 +543,25 @@ def test_no_launcher_and_no_package_in_a_wheel_torch_names_route_a_only():
     assert "harness.py" not in finding.fix and "Route (b)" not in finding.fix and "PR stack" not in finding.fix
 
 
-@pytest.mark.parametrize("package, severity, text", [
-    ({"status": "installed", "kernel_format": "zebin", "message": "installed ...; Inductor XPU kernel format: zebin"},
-     doctor.OK, "install() switches it to zebin"),
-    ({"status": "installed-spirv", "kernel_format": "spv", "message": "installed ...; kept SPIR-V (.spv)"},
-     doctor.ERROR, "ocloc_wheel.py"),
-])
+@pytest.mark.parametrize(
+    "package, severity, text",
+    [
+        (
+            {
+                "status": "installed",
+                "kernel_format": "zebin",
+                "message": "installed ...; Inductor XPU kernel format: zebin",
+            },
+            doctor.OK,
+            "install() switches it to zebin",
+        ),
+        (
+            {"status": "installed-spirv", "kernel_format": "spv", "message": "installed ...; kept SPIR-V (.spv)"},
+            doctor.ERROR,
+            "ocloc_wheel.py",
+        ),
+    ],
+)
 def test_kernel_format_with_the_package(package, severity, text):
     info = {"kernel_format": "spv", "utils_patched": False, "package": package}
     [finding] = doctor.check_kernel_format(FakeProbes(), info)
@@ -449,8 +571,10 @@ def test_kernel_format_with_the_package(package, severity, text):
 
 
 def test_cl_on_path():
-    probes = FakeProbes(env={"PATH": r"C:\Windows;C:\VS\VC\Tools\MSVC\14.44\bin\Hostx64\x64"},
-                        files={r"C:\VS\VC\Tools\MSVC\14.44\bin\Hostx64\x64\cl.exe"})
+    probes = FakeProbes(
+        env={"PATH": r"C:\Windows;C:\VS\VC\Tools\MSVC\14.44\bin\Hostx64\x64"},
+        files={r"C:\VS\VC\Tools\MSVC\14.44\bin\Hostx64\x64\cl.exe"},
+    )
     [ok] = doctor.check_msvc(probes, XPU)
     assert ok.severity == doctor.OK and ok.title.endswith(r"x64\cl.exe")
     [missing] = doctor.check_msvc(FakeProbes(env={"PATH": r"C:\Windows"}), XPU)
@@ -460,14 +584,41 @@ def test_cl_on_path():
     assert doctor.check_msvc(FakeProbes(), dict(XPU, xpu_compiled=False)) == []
 
 
-@pytest.mark.parametrize("env, files, sycl_rt, severity, text", [
-    ({"PATH": r"C:\oneAPI\compiler\bin"}, {r"C:\oneAPI\compiler\bin\icpx.exe"}, None, doctor.OK, "from the compiler"),
-    ({"ONEAPI_ROOT": r"C:\oneAPI"}, {r"C:\oneAPI\compiler\latest\include\sycl\sycl.hpp"}, None, doctor.OK, "(ONEAPI_ROOT)"),
-    ({"ONEAPI_ROOT": r"C:\oneAPI"}, set(), None, doctor.ERROR, r"has no compiler\latest\include\sycl\sycl.hpp"),
-    ({}, set(), {"version": "2025.3.3", "header": r"C:\env\Library\include\sycl\sycl.hpp"}, doctor.OK, "intel-sycl-rt 2025.3.3"),
-    ({}, set(), {"version": "2024.2.1", "header": r"C:\env\Library\include\sycl\sycl.hpp"}, doctor.ERROR, "has no usable headers"),
-    ({}, set(), None, doctor.ERROR, "intel-sycl-rt is not installed"),
-])
+@pytest.mark.parametrize(
+    "env, files, sycl_rt, severity, text",
+    [
+        (
+            {"PATH": r"C:\oneAPI\compiler\bin"},
+            {r"C:\oneAPI\compiler\bin\icpx.exe"},
+            None,
+            doctor.OK,
+            "from the compiler",
+        ),
+        (
+            {"ONEAPI_ROOT": r"C:\oneAPI"},
+            {r"C:\oneAPI\compiler\latest\include\sycl\sycl.hpp"},
+            None,
+            doctor.OK,
+            "(ONEAPI_ROOT)",
+        ),
+        ({"ONEAPI_ROOT": r"C:\oneAPI"}, set(), None, doctor.ERROR, r"has no compiler\latest\include\sycl\sycl.hpp"),
+        (
+            {},
+            set(),
+            {"version": "2025.3.3", "header": r"C:\env\Library\include\sycl\sycl.hpp"},
+            doctor.OK,
+            "intel-sycl-rt 2025.3.3",
+        ),
+        (
+            {},
+            set(),
+            {"version": "2024.2.1", "header": r"C:\env\Library\include\sycl\sycl.hpp"},
+            doctor.ERROR,
+            "has no usable headers",
+        ),
+        ({}, set(), None, doctor.ERROR, "intel-sycl-rt is not installed"),
+    ],
+)
 def test_sycl_headers_follow_triton_xpus_search(env, files, sycl_rt, severity, text):
     [finding] = doctor.check_sycl_headers(FakeProbes(env=env, files=files), dict(XPU, sycl_rt=sycl_rt))
     assert finding.severity == severity and text in finding.title
@@ -500,8 +651,11 @@ def test_real_probe_reports_the_package(monkeypatch):
 
 
 def test_driver_path_needs_a_triton_xpu_that_can_use_it():
-    probes = FakeProbes(env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"},
-                        files={r"C:\Windows\System32\ze_loader.dll"}, ze={"drivers": 1, "devices": [ARC]})
+    probes = FakeProbes(
+        env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"},
+        files={r"C:\Windows\System32\ze_loader.dll"},
+        ze={"drivers": 1, "devices": [ARC]},
+    )
     gpus = doctor.driver_gpus(doctor.check_level_zero(probes))
     [stock] = doctor.check_ocloc(probes, gpus, triton_driver=False)
     assert stock.severity == doctor.ERROR and "cannot compile with the GPU driver" in stock.title
@@ -509,8 +663,13 @@ def test_driver_path_needs_a_triton_xpu_that_can_use_it():
     [patched] = doctor.check_ocloc(probes, gpus, triton_driver=True)
     assert patched.severity == doctor.WARNING and "from the Intel GPU driver instead" in patched.title
     # The probe's answer reaches the check (a torch with its own launcher: route (b)).
-    probes.torch_info = {"torch": "2.15.0+xpu", "xpu_compiled": True, "static_launcher": True,
-                         "triton_driver_compiler": False, "dists": {}}
+    probes.torch_info = {
+        "torch": "2.15.0+xpu",
+        "xpu_compiled": True,
+        "static_launcher": True,
+        "triton_driver_compiler": False,
+        "dists": {},
+    }
     [ocloc] = by_check(doctor.run_checks(probes), "ocloc")
     assert ocloc.severity == doctor.ERROR
     # Without a launcher and the package, that is the cause; ocloc merely follows.
@@ -522,34 +681,49 @@ def test_driver_path_needs_a_triton_xpu_that_can_use_it():
 
 
 def test_kernel_format_with_the_package_says_the_reason_once():
-    message = ("installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
-               "Inductor launches none of them statically: kept SPIR-V (.spv): ocloc was not found")
-    info = {"kernel_format": "spv", "utils_patched": False,
-            "package": {"status": "installed-spirv", "kernel_format": "spv", "message": message}}
+    message = (
+        "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
+        "Inductor launches none of them statically: kept SPIR-V (.spv): ocloc was not found"
+    )
+    info = {
+        "kernel_format": "spv",
+        "utils_patched": False,
+        "package": {"status": "installed-spirv", "kernel_format": "spv", "message": message},
+    }
     [finding] = doctor.check_kernel_format(FakeProbes(), info)
     assert finding.detail.count("ocloc was not found") == 1
     assert "kept it: kept SPIR-V (.spv): ocloc was not found. triton_heuristics" in finding.detail
 
 
 # Route (a) with a package whose SYCL backend loads SPIR-V: nothing needs ocloc.
-SPIRV_PACKAGE = {"version": "0.1.0", "status": "installed", "kernel_format": "spv", "loads_spirv": True,
-                 "spirv_launch": True, "spirv_support": True, "spirv_support_reason": "enabled already",
-                 "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher; Inductor's XPU "
-                            "kernels stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver "
-                            "at first load, kept afterwards)"}
+SPIRV_PACKAGE = {
+    "version": "0.1.0",
+    "status": "installed",
+    "kernel_format": "spv",
+    "loads_spirv": True,
+    "spirv_launch": True,
+    "spirv_support": True,
+    "spirv_support_reason": "enabled already",
+    "message": "installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher; Inductor's XPU "
+    "kernels stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver "
+    "at first load, kept afterwards)",
+}
 SPIRV_INFO = dict(XPU, kernel_format="spv", utils_patched=False, package=SPIRV_PACKAGE, dists={})
 
 
-@pytest.mark.parametrize("change, env, expected", [
-    ({}, {}, True),
-    ({"spirv_launch": False}, {}, True),   # not in place in the probe, but it applies to this torch
-    ({"spirv_launch": False, "spirv_support": False}, {}, False),  # a torch the package cannot change
-    ({"spirv_launch": False, "loads_spirv": False}, {}, False),    # an older package
-    ({"spirv_launch": None, "loads_spirv": None, "spirv_support": None}, {}, False),
-    ({"kernel_format": "zebin"}, {}, False),                        # zebin after all
-    ({}, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}, False),      # the zebin opt-in needs ocloc
-    ({}, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "spv"}, True),
-])
+@pytest.mark.parametrize(
+    "change, env, expected",
+    [
+        ({}, {}, True),
+        ({"spirv_launch": False}, {}, True),  # not in place in the probe, but it applies to this torch
+        ({"spirv_launch": False, "spirv_support": False}, {}, False),  # a torch the package cannot change
+        ({"spirv_launch": False, "loads_spirv": False}, {}, False),  # an older package
+        ({"spirv_launch": None, "loads_spirv": None, "spirv_support": None}, {}, False),
+        ({"kernel_format": "zebin"}, {}, False),  # zebin after all
+        ({}, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}, False),  # the zebin opt-in needs ocloc
+        ({}, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "spv"}, True),
+    ],
+)
 def test_spirv_route_a_is_recognised(change, env, expected):
     info = dict(SPIRV_INFO, package=dict(SPIRV_PACKAGE, **change))
     assert doctor.spirv_launch_route_a(info, env) is expected
@@ -564,7 +738,10 @@ def test_no_ocloc_is_fine_when_the_package_launches_spirv(gpus, triton_driver):
     [finding] = doctor.check_ocloc(probes, gpus, triton_driver, spirv_launch=True)
     assert finding.severity == doctor.OK and not finding.fix
     assert finding.title == "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically"
-    assert "compiles each one at its first load" in finding.detail and "TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin" in finding.detail
+    assert (
+        "compiles each one at its first load" in finding.detail
+        and "TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin" in finding.detail
+    )
     assert r"D:\oneAPI\ocloc\latest\bin\ocloc.exe" in finding.detail
 
 
@@ -572,12 +749,15 @@ def test_ocloc_off_path_is_only_information_when_the_package_launches_spirv():
     report = doctor.OclocReport(r"C:\oneAPI\ocloc\latest\bin\ocloc.exe", "25.05", "oneAPI", [])
     [finding] = doctor.check_ocloc(FakeProbes(ocloc=report), spirv_launch=True)
     assert finding.severity == doctor.INFO and "not needed" in finding.title and not finding.fix
-    [on_path] = doctor.check_ocloc(FakeProbes(ocloc=doctor.OclocReport("C:\\o\\ocloc.exe", None, "PATH", [])),
-                                   spirv_launch=True)
+    [on_path] = doctor.check_ocloc(
+        FakeProbes(ocloc=doctor.OclocReport("C:\\o\\ocloc.exe", None, "PATH", [])), spirv_launch=True
+    )
     assert on_path.severity == doctor.OK and on_path.title == "ocloc found: C:\\o\\ocloc.exe (from PATH)"
 
 
-@pytest.mark.parametrize("env, severity", [({}, doctor.OK), ({"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}, doctor.ERROR)])
+@pytest.mark.parametrize(
+    "env, severity", [({}, doctor.OK), ({"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}, doctor.ERROR)]
+)
 def test_the_probes_package_answer_decides_the_ocloc_finding(env, severity):
     probes = FakeProbes(env=dict(env, PATH=r"C:\Windows"), torch_info=SPIRV_INFO)
     findings = doctor.run_checks(probes)
@@ -589,12 +769,18 @@ def test_the_probes_package_answer_decides_the_ocloc_finding(env, severity):
 
 def test_kernel_format_spv_is_ok_only_when_spirv_is_launched_statically():
     [ok] = doctor.check_kernel_format(FakeProbes(), SPIRV_INFO)
-    assert ok.severity == doctor.OK and ok.title == ("XPU_KERNEL_FORMAT resolves to spv, and xpu_static_launcher "
-                                                     "launches SPIR-V kernels statically")
+    assert ok.severity == doctor.OK and ok.title == (
+        "XPU_KERNEL_FORMAT resolves to spv, and xpu_static_launcher launches SPIR-V kernels statically"
+    )
     assert "kept afterwards" in ok.detail
-    refused = dict(SPIRV_PACKAGE, status="installed-spirv", spirv_launch=False, loads_spirv=False,
-                   message="installed ...; but kernels stay SPIR-V, so Inductor launches none of them statically: "
-                           "kept SPIR-V (.spv): ocloc was not found")
+    refused = dict(
+        SPIRV_PACKAGE,
+        status="installed-spirv",
+        spirv_launch=False,
+        loads_spirv=False,
+        message="installed ...; but kernels stay SPIR-V, so Inductor launches none of them statically: "
+        "kept SPIR-V (.spv): ocloc was not found",
+    )
     [error] = doctor.check_kernel_format(FakeProbes(), dict(SPIRV_INFO, package=refused))
     assert error.severity == doctor.ERROR
     assert "ocloc_wheel.py" in error.fix and "whose SYCL backend loads SPIR-V (LOADS_SPIRV)" in error.fix
@@ -612,25 +798,48 @@ def test_the_probe_asks_the_package_about_spirv():
 # --------------------------------------------------------------------------
 # The most likely cause first, with its fix; what follows from it is no error.
 
-GPU_MACHINE = {"env": {"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows", "TRITON_CACHE_DIR": r"C:\t"},
-               "files": {r"C:\Windows\System32\ze_loader.dll"}, "registry": {}}
+GPU_MACHINE = {
+    "env": {"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows", "TRITON_CACHE_DIR": r"C:\t"},
+    "files": {r"C:\Windows\System32\ze_loader.dll"},
+    "registry": {},
+}
 NO_GPU_MACHINE = dict(GPU_MACHINE)  # the loader is there, zeInit finds nothing (FakeProbes' default)
-CPU_TORCH = {"torch": "2.15.0+cpu", "xpu_compiled": False, "kernel_format": "spv", "utils_patched": False,
-             "dists": {}, "torch_requires": [],
-             "package": {"version": "0.1.0", "status": "not-xpu",
-                         "message": "nothing installed: torch 2.15.0+cpu is not an XPU build"}}
-NO_GPU_TORCH = {"torch": "2.15.0+xpu", "xpu_compiled": True, "xpu_available": False, "static_launcher": False,
-                "kernel_format": "spv", "utils_patched": False, "torch_requires": ["pytorch-triton-xpu==3.5.0"],
-                "dists": {"pytorch-triton-xpu": "3.5.0"}, "triton": "3.5.0",
-                "sycl_rt": {"version": "2025.3.3", "header": r"C:\env\Library\include\sycl\sycl.hpp"},
-                "package": {"version": "0.1.0", "status": "not-xpu",
-                            "message": "nothing installed: torch.xpu.is_available() is False (no Intel GPU or "
-                                       "driver visible to torch)"}}
+CPU_TORCH = {
+    "torch": "2.15.0+cpu",
+    "xpu_compiled": False,
+    "kernel_format": "spv",
+    "utils_patched": False,
+    "dists": {},
+    "torch_requires": [],
+    "package": {
+        "version": "0.1.0",
+        "status": "not-xpu",
+        "message": "nothing installed: torch 2.15.0+cpu is not an XPU build",
+    },
+}
+NO_GPU_TORCH = {
+    "torch": "2.15.0+xpu",
+    "xpu_compiled": True,
+    "xpu_available": False,
+    "static_launcher": False,
+    "kernel_format": "spv",
+    "utils_patched": False,
+    "torch_requires": ["pytorch-triton-xpu==3.5.0"],
+    "dists": {"pytorch-triton-xpu": "3.5.0"},
+    "triton": "3.5.0",
+    "sycl_rt": {"version": "2025.3.3", "header": r"C:\env\Library\include\sycl\sycl.hpp"},
+    "package": {
+        "version": "0.1.0",
+        "status": "not-xpu",
+        "message": "nothing installed: torch.xpu.is_available() is False (no Intel GPU or driver visible to torch)",
+    },
+}
 
 
 def doctor_text(capsys, machine, torch_info, ze=None):
-    probes = FakeProbes(torch_info=torch_info, ze=ze, **{k: (dict(v) if isinstance(v, dict) else set(v))
-                                                         for k, v in machine.items()})
+    probes = FakeProbes(
+        torch_info=torch_info, ze=ze, **{k: (dict(v) if isinstance(v, dict) else set(v)) for k, v in machine.items()}
+    )
     rc = doctor.main([], probes=probes)
     text = capsys.readouterr().out
     return rc, text, doctor.run_checks(probes)
@@ -648,11 +857,14 @@ def test_cpu_torch_comes_first_and_what_follows_offers_no_fix(capsys):
         [follows] = by_check(findings, check)
         assert follows.severity == doctor.INFO and not follows.fix, check
         assert follows.title.endswith("(follows from the first error)")
-        assert follows.data["follows_from"] == "torch" and follows.data["severity_alone"] in (doctor.ERROR, doctor.WARNING)
+        assert follows.data["follows_from"] == "torch" and follows.data["severity_alone"] in (
+            doctor.ERROR,
+            doctor.WARNING,
+        )
     # Nothing tells this user to install the package they have, or to rebuild torch.
     assert "install the xpu_static_launcher package into this environment" not in text
     assert "harness.py" not in text and "Route (b)" not in text and "PR stack" not in text
-    assert "Fix the first error first: 3 finding(s) marked \"follows from the first error\" depend on it." in text
+    assert 'Fix the first error first: 3 finding(s) marked "follows from the first error" depend on it.' in text
 
 
 @pytest.mark.parametrize("package", [True, False])
@@ -663,8 +875,9 @@ def test_xpu_torch_without_a_gpu_names_the_intel_driver_not_this_repository(caps
     first = findings[0]
     assert (first.check, first.severity) == ("xpu-device", doctor.ERROR)
     assert first.title == "torch 2.15.0+xpu is an XPU build but sees no Intel GPU"
-    assert first.fix.startswith("Install the current Intel Arc & Iris Xe graphics driver from intel.com "
-                                "(it installs ze_loader.dll)")
+    assert first.fix.startswith(
+        "Install the current Intel Arc & Iris Xe graphics driver from intel.com (it installs ze_loader.dll)"
+    )
     assert text.splitlines()[1] == "  [error  ] torch 2.15.0+xpu is an XPU build but sees no Intel GPU"
     assert "fix: Install the current Intel Arc & Iris Xe graphics driver from intel.com" in text
     # The Level Zero finding agrees; nothing offers a pip install of this repository.
@@ -694,28 +907,47 @@ def test_missing_package_comes_first_and_the_kernel_format_follows(capsys):
 
 
 def test_installed_but_not_enabled_comes_first(capsys):
-    info = dict(SPIRV_INFO, xpu_available=True, torch_requires=["pytorch-triton-xpu==3.5.0"],
-                dists={"pytorch-triton-xpu": "3.5.0"}, triton="3.5.0")
+    info = dict(
+        SPIRV_INFO,
+        xpu_available=True,
+        torch_requires=["pytorch-triton-xpu==3.5.0"],
+        dists={"pytorch-triton-xpu": "3.5.0"},
+        triton="3.5.0",
+    )
     rc, text, findings = doctor_text(capsys, GPU_MACHINE, info, ze={"drivers": 1, "devices": [ARC]})
     assert rc == 1
     first = findings[0]
     assert (first.check, first.severity) == ("static-launcher", doctor.ERROR)
-    assert first.title == ("xpu_static_launcher 0.1.0 is installed but not enabled: torch 2.15.0+xpu starts "
-                           "without _StaticXpuLauncher")
+    assert first.title == (
+        "xpu_static_launcher 0.1.0 is installed but not enabled: torch 2.15.0+xpu starts without _StaticXpuLauncher"
+    )
     assert "fix: python -m xpu_static_launcher enable-at-startup, then python -m xpu_static_launcher verify" in text
     # Enabled at start-up, the same machine is fine.
-    enabled = dict(info, static_launcher=True, startup_hook=True,
-                   package=dict(SPIRV_PACKAGE, status="present",
-                                message="torch._C._StaticXpuLauncher is present (installed by xpu_static_launcher "
-                                        "already)"))
+    enabled = dict(
+        info,
+        static_launcher=True,
+        startup_hook=True,
+        package=dict(
+            SPIRV_PACKAGE,
+            status="present",
+            message="torch._C._StaticXpuLauncher is present (installed by xpu_static_launcher already)",
+        ),
+    )
     [ok] = doctor.check_static_launcher(enabled, windows=True)
     assert ok.severity == doctor.OK
 
 
 def test_the_long_path_trap_comes_first_when_the_rest_works(capsys):
-    info = {"torch": "2.15.0+xpu", "xpu_compiled": True, "xpu_available": True, "static_launcher": True,
-            "kernel_format": "zebin", "torch_requires": ["pytorch-triton-xpu==3.5.0"],
-            "dists": {"pytorch-triton-xpu": "3.5.0"}, "triton": "3.5.0"}
+    info = {
+        "torch": "2.15.0+xpu",
+        "xpu_compiled": True,
+        "xpu_available": True,
+        "static_launcher": True,
+        "kernel_format": "zebin",
+        "torch_requires": ["pytorch-triton-xpu==3.5.0"],
+        "dists": {"pytorch-triton-xpu": "3.5.0"},
+        "triton": "3.5.0",
+    }
     machine = dict(GPU_MACHINE, env={"PATH": r"C:\Windows", "SystemRoot": r"C:\Windows"})
     rc, text, findings = doctor_text(capsys, machine, info, ze={"drivers": 1, "devices": [ARC]})
     assert rc == 1

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Dict
 
 import pytest
 
@@ -31,7 +30,7 @@ def driver(xsl_build_dir: Path) -> str:
     return str(path)
 
 
-def level_zero(env: Dict[str, str]):
+def level_zero(env: dict[str, str]):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("XSL_TEST_DRIVER_", "ZE_", "XSL_LEVEL_ZERO"))}
     return doctor.check_level_zero(doctor.Probes(env=dict(base, **env)))
 
@@ -39,7 +38,10 @@ def level_zero(env: Dict[str, str]):
 def test_missing_loader_is_no_driver_at_all() -> None:
     [finding] = level_zero({"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"})
     assert finding.severity == doctor.ERROR
-    assert finding.title == "no Level Zero driver: the loader (libxsl_no_such_loader.so.1) is missing, so no kernel can run"
+    assert (
+        finding.title
+        == "no Level Zero driver: the loader (libxsl_no_such_loader.so.1) is missing, so no kernel can run"
+    )
 
 
 def test_driver_without_devices_is_no_intel_gpu(driver: str) -> None:
@@ -50,18 +52,29 @@ def test_driver_without_devices_is_no_intel_gpu(driver: str) -> None:
 
 
 def test_device_of_another_kind_is_not_an_intel_gpu(driver: str) -> None:
-    [_, finding] = level_zero({"ZE_ENABLE_ALT_DRIVERS": driver, "XSL_TEST_DRIVER_DEVICE_TYPE": "vpu",
-                               "XSL_TEST_DRIVER_DEVICE_NAME": "Intel(R) AI Boost"})
+    [_, finding] = level_zero(
+        {
+            "ZE_ENABLE_ALT_DRIVERS": driver,
+            "XSL_TEST_DRIVER_DEVICE_TYPE": "vpu",
+            "XSL_TEST_DRIVER_DEVICE_NAME": "Intel(R) AI Boost",
+        }
+    )
     assert finding.severity == doctor.ERROR
     assert finding.title.startswith("no Intel GPU: the Level Zero devices here are of another kind or vendor")
-    assert finding.detail == "XPU device 0 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086, PCI device id 0x0bd5)"
+    assert (
+        finding.detail == "XPU device 0 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086, PCI device id 0x0bd5)"
+    )
 
 
 def test_intel_gpu_is_listed(driver: str) -> None:
-    [_, finding] = level_zero({"ZE_ENABLE_ALT_DRIVERS": driver, "XSL_TEST_DRIVER_DEVICES": "2",
-                               "XSL_TEST_DRIVER_PRODUCT": "dg2"})
+    [_, finding] = level_zero(
+        {"ZE_ENABLE_ALT_DRIVERS": driver, "XSL_TEST_DRIVER_DEVICES": "2", "XSL_TEST_DRIVER_PRODUCT": "dg2"}
+    )
     assert finding.severity == doctor.OK
-    assert finding.title == "Intel GPU: XPU device 0 of driver 0: 'XSL test device' (GPU, vendor 0x8086, PCI device id 0x56a0)"
+    assert (
+        finding.title
+        == "Intel GPU: XPU device 0 of driver 0: 'XSL test device' (GPU, vendor 0x8086, PCI device id 0x56a0)"
+    )
     assert [d["index"] for d in finding.data["devices"]] == [0, 1]
 
 

@@ -39,9 +39,12 @@ def test_layout_and_release_without_the_local_version(tmp_path):
 
 
 def test_not_installed_names_the_fix(tmp_path):
-    with pytest.raises(ft.NotFound, match=r"^torch is not installed in this Python environment \(.*\); "
-                                          r"install the PyTorch XPU wheel first, and build with "
-                                          r"--no-build-isolation so that the build sees it$"):
+    with pytest.raises(
+        ft.NotFound,
+        match=r"^torch is not installed in this Python environment \(.*\); "
+        r"install the PyTorch XPU wheel first, and build with "
+        r"--no-build-isolation so that the build sees it$",
+    ):
         ft.find_torch([str(tmp_path)])
 
 
@@ -53,8 +56,9 @@ def test_torch_without_headers_or_libraries(tmp_path):
 
 
 def test_real_environment_for_cmake():
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "find_torch.py"), "--cmake"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "find_torch.py"), "--cmake"], capture_output=True, text=True, timeout=60
+    )
     spec = importlib.util.find_spec("torch")
     if spec is None:
         assert proc.returncode == 1 and proc.stderr.startswith("error: torch is not installed")
@@ -62,12 +66,15 @@ def test_real_environment_for_cmake():
     assert proc.returncode == 0, proc.stderr
     values = dict(line.split("=", 1) for line in proc.stdout.splitlines())
     root = Path(list(spec.submodule_search_locations)[0])
-    assert values == {"XSL_TORCH_VERSION": importlib.metadata.version("torch").split("+")[0],
-                      "XSL_TORCH_INCLUDE": (root / "include").as_posix(),
-                      "XSL_TORCH_LIB": (root / "lib").as_posix()}
+    assert values == {
+        "XSL_TORCH_VERSION": importlib.metadata.version("torch").split("+")[0],
+        "XSL_TORCH_INCLUDE": (root / "include").as_posix(),
+        "XSL_TORCH_LIB": (root / "lib").as_posix(),
+    }
 
 
 def test_help():
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "find_torch.py"), "--help"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "find_torch.py"), "--help"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0 and "--cmake" in proc.stdout and "not imported" in proc.stdout

@@ -80,18 +80,35 @@ def _upstream_built() -> bool:
 @pytest.mark.parametrize("under_test", ["project", "upstream"])
 def test_capsules_freed_at_exit_neither_crash_nor_hang(adapter, under_test, add_zebin, tmp_path):
     if under_test == "upstream" and not _upstream_built():
-        pytest.skip("no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch tree "
-                    "with the PR stack applied> (patches/pytorch/README.md)")
+        pytest.skip(
+            "no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch tree "
+            "with the PR stack applied> (patches/pytorch/README.md)"
+        )
     script = tmp_path / "exit_with_capsules.py"
-    script.write_text(CHILD.format(module_dir=str(glue_support.RUNTIME_MODULE_DIR), under_test=under_test,
-                                   zebin=add_zebin, name=support.TRITON_ADD_KERNEL, kernels=KERNELS))
+    script.write_text(
+        CHILD.format(
+            module_dir=str(glue_support.RUNTIME_MODULE_DIR),
+            under_test=under_test,
+            zebin=add_zebin,
+            name=support.TRITON_ADD_KERNEL,
+            kernels=KERNELS,
+        )
+    )
     env = glue_support.glue_environment(dict(CONFIGS[adapter]))
     try:
-        result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                                timeout=EXIT_TIMEOUT_S, cwd=Path(tmp_path))
+        result = subprocess.run(
+            [sys.executable, str(script)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=EXIT_TIMEOUT_S,
+            cwd=Path(tmp_path),
+        )
     except subprocess.TimeoutExpired as hung:
-        pytest.fail(f"the process did not exit within {EXIT_TIMEOUT_S} s after loading {KERNELS} "
-                    f"capsules (adapter {adapter}, {under_test}): {hung.stdout!r} {hung.stderr!r}")
+        pytest.fail(
+            f"the process did not exit within {EXIT_TIMEOUT_S} s after loading {KERNELS} "
+            f"capsules (adapter {adapter}, {under_test}): {hung.stdout!r} {hung.stderr!r}"
+        )
     output = result.stdout + result.stderr
     assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-4000:]}"
     loaded = re.search(r"^loaded (\d+) capsules from (\d+) launchers", result.stdout, re.M)

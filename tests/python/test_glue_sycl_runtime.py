@@ -18,7 +18,6 @@ import importlib.metadata
 import os
 import sys
 from pathlib import Path
-from typing import Dict, Tuple
 
 import pytest
 
@@ -40,7 +39,7 @@ if os.environ.get("XSL_REQUIRE_GLUE_RUNTIME") == "1" and _missing() is not None:
 pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
 
 
-def validation_layer_version() -> Tuple[int, ...] | None:
+def validation_layer_version() -> tuple[int, ...] | None:
     """The installed validation layer's version, from the file the
     libze_validation_layer.so.1 link resolves to (e.g. ...so.1.8.0)."""
     for folder in VALIDATION_LAYER_DIRS:
@@ -60,28 +59,44 @@ def validation_layer_version() -> Tuple[int, ...] | None:
 IN_ORDER_FLAG_LAYER = (1, 13)
 
 
-CONFIGS: Dict[str, Dict[str, str]] = {
+CONFIGS: dict[str, dict[str, str]] = {
     "v1": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_GLUE_EXPECT_ADAPTER": "v1"},
     "v2": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_GLUE_EXPECT_ADAPTER": "v2"},
-    "v1-two-devices": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_TEST_DRIVER_DEVICES": "2",
-                       "XSL_GLUE_EXPECT_ADAPTER": "v1"},
-    "v2-two-devices": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_TEST_DRIVER_DEVICES": "2",
-                       "XSL_GLUE_EXPECT_ADAPTER": "v2"},
+    "v1-two-devices": {
+        "XSL_TEST_DRIVER_IP_VERSION": XE_HPC,
+        "XSL_TEST_DRIVER_DEVICES": "2",
+        "XSL_GLUE_EXPECT_ADAPTER": "v1",
+    },
+    "v2-two-devices": {
+        "XSL_TEST_DRIVER_IP_VERSION": XE2,
+        "XSL_TEST_DRIVER_DEVICES": "2",
+        "XSL_GLUE_EXPECT_ADAPTER": "v2",
+    },
     # Adapter v2 batching every queue (commands in regular lists, run at a
     # flush): the glue must not append to the immediate list under them.
-    "v2-batched": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_GLUE_EXPECT_ADAPTER": "v2",
-                   "UR_L0_V2_FORCE_BATCHED": "1"},
+    "v2-batched": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_GLUE_EXPECT_ADAPTER": "v2", "UR_L0_V2_FORCE_BATCHED": "1"},
     # Adapter v2 chosen by SYCL_UR_USE_LEVEL_ZERO_V2 for an Xe-HPC device:
     # the SPIR-V cases, which the Xe2 device cannot run here (ocloc 22.43,
     # the test driver's compiler, has no Xe2 target).
-    "v2-spirv": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_GLUE_EXPECT_ADAPTER": "v2",
-                 "SYCL_UR_USE_LEVEL_ZERO_V2": "1"},
-    "v1-validation": {"XSL_TEST_DRIVER_IP_VERSION": XE_HPC, "XSL_TEST_DRIVER_DEVICES": "2",
-                      "XSL_GLUE_EXPECT_ADAPTER": "v1", "ZE_ENABLE_VALIDATION_LAYER": "1",
-                      "ZE_ENABLE_PARAMETER_VALIDATION": "1"},
-    "v2-validation": {"XSL_TEST_DRIVER_IP_VERSION": XE2, "XSL_TEST_DRIVER_DEVICES": "2",
-                      "XSL_GLUE_EXPECT_ADAPTER": "v2", "ZE_ENABLE_VALIDATION_LAYER": "1",
-                      "ZE_ENABLE_PARAMETER_VALIDATION": "1"},
+    "v2-spirv": {
+        "XSL_TEST_DRIVER_IP_VERSION": XE_HPC,
+        "XSL_GLUE_EXPECT_ADAPTER": "v2",
+        "SYCL_UR_USE_LEVEL_ZERO_V2": "1",
+    },
+    "v1-validation": {
+        "XSL_TEST_DRIVER_IP_VERSION": XE_HPC,
+        "XSL_TEST_DRIVER_DEVICES": "2",
+        "XSL_GLUE_EXPECT_ADAPTER": "v1",
+        "ZE_ENABLE_VALIDATION_LAYER": "1",
+        "ZE_ENABLE_PARAMETER_VALIDATION": "1",
+    },
+    "v2-validation": {
+        "XSL_TEST_DRIVER_IP_VERSION": XE2,
+        "XSL_TEST_DRIVER_DEVICES": "2",
+        "XSL_GLUE_EXPECT_ADAPTER": "v2",
+        "ZE_ENABLE_VALIDATION_LAYER": "1",
+        "ZE_ENABLE_PARAMETER_VALIDATION": "1",
+    },
 }
 
 
@@ -119,8 +134,9 @@ def expected_torch() -> str:
     return importlib.metadata.version("torch").split("+", 1)[0]
 
 
-@pytest.mark.parametrize("name, launcher", RUNS, ids=[
-    name if launcher == "glue" else f"backend-{name}" for name, launcher in RUNS])
+@pytest.mark.parametrize(
+    "name, launcher", RUNS, ids=[name if launcher == "glue" else f"backend-{name}" for name, launcher in RUNS]
+)
 def test_glue_on_the_sycl_runtime(name, launcher, tmp_path):
     config = dict(CONFIGS[name], XSL_GLUE_UNDER_TEST=launcher)
     if "ZE_ENABLE_VALIDATION_LAYER" in config:
@@ -128,11 +144,12 @@ def test_glue_on_the_sycl_runtime(name, launcher, tmp_path):
         if layer is None:
             pytest.skip("libze_validation_layer.so.1 is not installed (Debian: libze1)")
         if config["XSL_GLUE_EXPECT_ADAPTER"] == "v2" and layer < IN_ORDER_FLAG_LAYER:
-            pytest.skip(f"validation layer {'.'.join(map(str, layer))} predates "
-                        "ZE_COMMAND_QUEUE_FLAG_IN_ORDER, which adapter v2 uses (needs 1.13)")
+            pytest.skip(
+                f"validation layer {'.'.join(map(str, layer))} predates "
+                "ZE_COMMAND_QUEUE_FLAG_IN_ORDER, which adapter v2 uses (needs 1.13)"
+            )
     if "UR_L0_V2_FORCE_BATCHED" in config and not adapter_v2_batches():
-        pytest.skip("this intel-sycl-rt's adapter v2 has no batched queues "
-                    "(UR_L0_V2_FORCE_BATCHED; 2026.2.0 has them)")
+        pytest.skip("this intel-sycl-rt's adapter v2 has no batched queues (UR_L0_V2_FORCE_BATCHED; 2026.2.0 has them)")
     if "SYCL_UR_USE_LEVEL_ZERO_V2" in config and not adapters_take_v2_request():
         pytest.skip("this intel-sycl-rt's adapters do not read SYCL_UR_USE_LEVEL_ZERO_V2")
     config = dict(config, XSL_GLUE_EXPECT_TORCH=expected_torch())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from pathlib import Path
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -103,7 +103,9 @@ def test_each_step_logs_to_its_own_file(tmp_path):
     ctx = make_ctx(tmp_path)
 
     def action(ctx, log):
-        rc = harness.run_logged([sys.executable, "-c", "print('out line'); import sys; print('err line', file=sys.stderr)"], log)
+        rc = harness.run_logged(
+            [sys.executable, "-c", "print('out line'); import sys; print('err line', file=sys.stderr)"], log
+        )
         return harness.Outcome(harness.OK if rc == 0 else harness.FAILED)
 
     harness.run_steps(ctx, [harness.Step("cmd", "runs a command", action), counting_step("other", [])])
@@ -136,7 +138,13 @@ def capture_output(monkeypatch):
 
 def test_default_run_lists_skips_with_reasons(tmp_path, monkeypatch):
     # The heavy steps are stubbed; the plan and reporting are real.
-    for name in ("step_portable_build", "step_portable_test", "step_kernels", "step_patchset_selfcheck", "step_doctor_portable"):
+    for name in (
+        "step_portable_build",
+        "step_portable_test",
+        "step_kernels",
+        "step_patchset_selfcheck",
+        "step_doctor_portable",
+    ):
         monkeypatch.setattr(harness, name, lambda ctx, log, _n=name: harness.Outcome(harness.OK, _n))
     probes = FakeProbes()
     work = tmp_path / "work"
@@ -157,7 +165,10 @@ def test_windows_commands_elsewhere_say_nothing_ran(tmp_path, capsys, command):
     rc = harness.main([command, "--work", str(tmp_path / "w")], probes=FakeProbes())
     out = capsys.readouterr().out
     assert rc == 2
-    assert f"harness.py {command}: builds and tests PyTorch on Windows with an Intel GPU; this machine is linux, so nothing runs." in out
+    assert (
+        f"harness.py {command}: builds and tests PyTorch on Windows with an Intel GPU; "
+        "this machine is linux, so nothing runs." in out
+    )
     assert "passed" not in out
     assert not (tmp_path / "w" / "state.json").exists()
 
@@ -171,7 +182,11 @@ def test_a_run_where_every_step_is_skipped_exits_2(tmp_path, monkeypatch):
 
 def test_default_run_fails_when_a_portable_step_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(harness, "step_doctor_portable", lambda ctx, log: harness.Outcome(harness.WARN, "2 warnings"))
-    monkeypatch.setattr(harness, "step_portable_build", lambda ctx, log: (_ for _ in ()).throw(harness.StepFailed("cmake configure failed")))
+    monkeypatch.setattr(
+        harness,
+        "step_portable_build",
+        lambda ctx, log: (_ for _ in ()).throw(harness.StepFailed("cmake configure failed")),
+    )
     for name in ("step_kernels", "step_patchset_selfcheck"):
         monkeypatch.setattr(harness, name, lambda ctx, log: harness.Outcome(harness.OK))
     rc = harness.main(["--work", str(tmp_path / "w")], probes=FakeProbes())
@@ -205,9 +220,14 @@ def test_vcvarsall_found_through_vswhere():
 
 
 def test_build_env_is_captured_from_cmd_set_output():
-    output = "banner from vcvars\r\nXSL-ENV-BEGIN \r\nPath=C:\\VS\\bin;C:\\oneAPI\\bin\r\nINCLUDE=C:\\VS\\include\r\nUSERPROFILE=C:\\Users\\Jürgen\r\n"
+    output = (
+        "banner from vcvars\r\nXSL-ENV-BEGIN \r\nPath=C:\\VS\\bin;C:\\oneAPI\\bin\r\n"
+        "INCLUDE=C:\\VS\\include\r\nUSERPROFILE=C:\\Users\\Jürgen\r\n"
+    )
     probes = FakeProbes(platform="win32", responses={"XSL-ENV-BEGIN": (0, output, "")})
-    env = harness.capture_build_env(probes, [(r"C:\VS\vcvarsall.bat", "x64"), (r"C:\oneAPI\compiler\latest\env\vars.bat", "")])
+    env = harness.capture_build_env(
+        probes, [(r"C:\VS\vcvarsall.bat", "x64"), (r"C:\oneAPI\compiler\latest\env\vars.bat", "")]
+    )
     assert env["INCLUDE"] == "C:\\VS\\include" and env["USERPROFILE"] == "C:\\Users\\Jürgen"
     assert "banner from vcvars" not in env
     command = "".join(probes.commands[0])  # a verbatim string, not an argv list
@@ -232,14 +252,21 @@ def test_windows_prerequisites_report_each_missing_piece():
         platform="win32",
         env={"ONEAPI_ROOT": r"C:\oneAPI"},
         files={r"C:\oneAPI\compiler\latest\env\vars.bat"},
-        responses={"--version": (0, "git version 2.45", ""), "core.longpaths": (1, "", ""), "version_info": (0, "3.12 64\n", "")},
+        responses={
+            "--version": (0, "git version 2.45", ""),
+            "core.longpaths": (1, "", ""),
+            "version_info": (0, "3.12 64\n", ""),
+        },
     )
     findings = {f.check: f for f in harness.windows_prerequisites(probes)}
     assert findings["visual-studio"].severity == doctor.ERROR
     assert "Visual Studio 2022 or 2026" in findings["visual-studio"].title
     assert findings["oneapi-compiler"].severity == doctor.OK
     assert findings["oneapi-ocloc"].severity == doctor.ERROR and "ocloc" in findings["oneapi-ocloc"].title
-    assert findings["git-longpaths"].severity == doctor.ERROR and findings["git-longpaths"].fix == "git config --global core.longpaths true"
+    assert (
+        findings["git-longpaths"].severity == doctor.ERROR
+        and findings["git-longpaths"].fix == "git config --global core.longpaths true"
+    )
     assert findings["python"].severity == doctor.OK
 
 
@@ -315,7 +342,21 @@ def test_apply_on_a_clean_drifted_checkout_reports_drift_without_reset(tmp_path,
     ctx.src = git_checkout(tmp_path)
     module = ctx.src / "torch/csrc/Module.cpp"
     module.write_text(module.read_text().replace("!defined(_WIN32)", "!defined(_MSC_VER)"))
-    subprocess.run(["git", "-C", str(ctx.src), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "upstream"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(ctx.src),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qam",
+            "upstream",
+        ],
+        check=True,
+    )
     runner, log = recorded_step_io(monkeypatch, tmp_path, "apply")
     with pytest.raises(harness.StepFailed, match="drift report in the log"):
         harness.step_apply(ctx, log)
@@ -358,8 +399,10 @@ VCPKG_HEADER = r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h"
 
 
 def windows_ctx(tmp_path):
-    ctx = make_ctx(tmp_path, probes=FakeProbes(platform="win32", env=VCPKG_ENV, files={VCPKG_HEADER},
-                                               responses={"XSL-TORCH": NO_TORCH}))
+    ctx = make_ctx(
+        tmp_path,
+        probes=FakeProbes(platform="win32", env=VCPKG_ENV, files={VCPKG_HEADER}, responses={"XSL-TORCH": NO_TORCH}),
+    )
     ctx.env = {"Path": r"C:\oneAPI\compiler\bin;C:\oneAPI\ocloc\bin"}
     ctx.src.mkdir(parents=True)
     (ctx.src / ".ci/docker").mkdir(parents=True)
@@ -379,8 +422,9 @@ def test_build_step_runs_pip_editable_with_xpu_env(tmp_path, monkeypatch):
 
 
 def test_the_pytorch_build_gets_the_level_zero_sdk_or_one_error_naming_the_variable(tmp_path, monkeypatch):
-    probes = FakeProbes(platform="win32", env={"PATH": "", "XSL_LEVEL_ZERO_INCLUDE_DIR": r"D:\ze"},
-                        files={r"D:\ze\level_zero\ze_api.h"})
+    probes = FakeProbes(
+        platform="win32", env={"PATH": "", "XSL_LEVEL_ZERO_INCLUDE_DIR": r"D:\ze"}, files={r"D:\ze\level_zero\ze_api.h"}
+    )
     assert harness.level_zero_sdk_path(probes, {}) == r"D:\ze"  # not an include\ folder: itself
     assert harness.level_zero_sdk_path(probes, {"Level_Zero_V1_SDK_Path": r"E:\sdk"}) == r"E:\sdk"
     ctx = windows_ctx(tmp_path)
@@ -428,13 +472,28 @@ ONEAPI_DEFAULT = r"C:\Program Files (x86)\Intel\oneAPI"
 @pytest.mark.parametrize(
     "env, header, source",
     [
-        ({"XSL_LEVEL_ZERO_INCLUDE_DIR": "D:\\ze\\inc\\"}, r"D:\ze\inc\level_zero\ze_api.h", "XSL_LEVEL_ZERO_INCLUDE_DIR"),
-        ({"LEVEL_ZERO_SDK": r"D:\level-zero-sdk"}, r"D:\level-zero-sdk\include\level_zero\ze_api.h", "the Level Zero SDK (LEVEL_ZERO_SDK)"),
-        ({"LEVEL_ZERO_V1_SDK_PATH": r"D:\l0"}, r"D:\l0\include\level_zero\ze_api.h",
-         "the Level Zero SDK (LEVEL_ZERO_V1_SDK_PATH)"),
+        (
+            {"XSL_LEVEL_ZERO_INCLUDE_DIR": "D:\\ze\\inc\\"},
+            r"D:\ze\inc\level_zero\ze_api.h",
+            "XSL_LEVEL_ZERO_INCLUDE_DIR",
+        ),
+        (
+            {"LEVEL_ZERO_SDK": r"D:\level-zero-sdk"},
+            r"D:\level-zero-sdk\include\level_zero\ze_api.h",
+            "the Level Zero SDK (LEVEL_ZERO_SDK)",
+        ),
+        (
+            {"LEVEL_ZERO_V1_SDK_PATH": r"D:\l0"},
+            r"D:\l0\include\level_zero\ze_api.h",
+            "the Level Zero SDK (LEVEL_ZERO_V1_SDK_PATH)",
+        ),
         ({}, ONEAPI_DEFAULT + r"\compiler\latest\include\level_zero\ze_api.h", "oneAPI (default folder)"),
         ({"ONEAPI_ROOT": "E:\\oneAPI\\"}, r"E:\oneAPI\latest\include\level_zero\ze_api.h", "oneAPI (ONEAPI_ROOT)"),
-        ({"VCPKG_ROOT": r"C:\vcpkg"}, r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h", "vcpkg level-zero (VCPKG_ROOT)"),
+        (
+            {"VCPKG_ROOT": r"C:\vcpkg"},
+            r"C:\vcpkg\installed\x64-windows\include\level_zero\ze_api.h",
+            "vcpkg level-zero (VCPKG_ROOT)",
+        ),
     ],
 )
 def test_level_zero_headers_are_found_in_each_layout(env, header, source):
@@ -472,10 +531,18 @@ def test_windows_portable_build_uses_the_vs_environment_and_found_headers(tmp_pa
     assert harness.step_portable_build(ctx, log).status == harness.OK
     log.close()
     (configure, cwd, env), (build, _, build_env) = runner.calls
-    assert configure == ["cmake", "--preset", "windows-msvc", r"-DXSL_LEVEL_ZERO_INCLUDE_DIR=C:\vcpkg\installed\x64-windows\include"]
+    assert configure == [
+        "cmake",
+        "--preset",
+        "windows-msvc",
+        r"-DXSL_LEVEL_ZERO_INCLUDE_DIR=C:\vcpkg\installed\x64-windows\include",
+    ]
     assert build[:3] == ["cmake", "--build", "--preset"] and cwd == harness.REPO
     assert env == build_env and env["INCLUDE"] == r"C:\VS\include" and env["USERPROFILE"] == "C:\\Users\\Jürgen"
-    assert probes.commands[-1] == r'cmd /d /u /s /c "call "C:\VS\2022\BuildTools\VC\Auxiliary\Build\vcvarsall.bat" x64 && echo XSL-ENV-BEGIN && set"'
+    assert (
+        probes.commands[-1] == r'cmd /d /u /s /c "call "C:\VS\2022\BuildTools\VC\Auxiliary\Build\vcvarsall.bat" x64 '
+        r'&& echo XSL-ENV-BEGIN && set"'
+    )
     where = r"Level Zero headers: C:\vcpkg\installed\x64-windows\include (from vcpkg level-zero (VCPKG_ROOT))"
     assert any(where in line for line in printed) and where in (tmp_path / "portable-build.log").read_text()
 
@@ -615,13 +682,18 @@ def test_harness_cmd_refuses_a_32_bit_python_unless_python_is_named(wine_python_
     rc, out = run_harness_cmd(wine_python_homes, ("venv",), bits="32")
     assert rc == 2 and "FAKE-PYTHON" not in out
     assert "is a 32-bit Python" in out and "--python" in out and r"venv\Scripts\python.exe" in out
-    rc, out = run_harness_cmd(wine_python_homes, ("venv",), bits="32", args=("build", "--python", r"C:\py64\python.exe"))
+    rc, out = run_harness_cmd(
+        wine_python_homes, ("venv",), bits="32", args=("build", "--python", r"C:\py64\python.exe")
+    )
     assert rc == 0 and r"[--python] [C:\py64\python.exe]" in out
 
 
 def test_harness_ps1_uses_the_same_order_and_checks_64_bit():
     text = (harness.REPO / "scripts" / "harness.ps1").read_text()
-    order = [text.index(needle) for needle in ("$env:VIRTUAL_ENV", "$env:CONDA_PREFIX", "Exe = 'python'", "Exe = 'py'; Pre = @('-3')")]
+    order = [
+        text.index(needle)
+        for needle in ("$env:VIRTUAL_ENV", "$env:CONDA_PREFIX", "Exe = 'python'", "Exe = 'py'; Pre = @('-3')")
+    ]
     assert order == sorted(order)
     assert "struct.calcsize('P')" in text and "32-bit Python" in text and "--python" in text
     assert "exit 2" in text and "Write-Error" not in text  # Write-Error under 'Stop' would throw before exit 2
@@ -680,10 +752,18 @@ def test_launcher_option_defaults_to_the_upstream_stack_and_changes_the_fingerpr
     assert harness._patch_digest(ctx) != upstream
 
 
-@pytest.mark.parametrize("ref, version, ok", [
-    ("v2.15.0", "3.14", True), ("v2.15.0", "3.15", True), ("v2.15.0", "3.10", False), ("v2.15.0", "3.16", False),
-    ("v2.13.0", "3.10", True), ("v2.13.0", "3.15", False), ("0123abcd", "3.11", True),
-])
+@pytest.mark.parametrize(
+    "ref, version, ok",
+    [
+        ("v2.15.0", "3.14", True),
+        ("v2.15.0", "3.15", True),
+        ("v2.15.0", "3.10", False),
+        ("v2.15.0", "3.16", False),
+        ("v2.13.0", "3.10", True),
+        ("v2.13.0", "3.15", False),
+        ("0123abcd", "3.11", True),
+    ],
+)
 def test_python_versions_follow_the_torch_release(ref, version, ok):
     probes = FakeProbes(platform="win32", responses={"version_info": (0, f"{version} 64\n", "")})
     finding = next(f for f in harness.windows_prerequisites(probes, ref) if f.check == "python")
@@ -729,10 +809,18 @@ def test_the_real_torch_probe_runs_without_importing_torch():
     assert set(found) == {"version", "origin"}
 
 
-@pytest.mark.parametrize("cores, memory_gib, windows, jobs", [
-    (16, 16, True, 4), (16, 15.7, True, 4), (16, 32, True, 8), (16, 128, True, 16), (8, None, True, 8),
-    (16, 64, False, 2), (4, 2, True, 1),
-])
+@pytest.mark.parametrize(
+    "cores, memory_gib, windows, jobs",
+    [
+        (16, 16, True, 4),
+        (16, 15.7, True, 4),
+        (16, 32, True, 8),
+        (16, 128, True, 16),
+        (8, None, True, 8),
+        (16, 64, False, 2),
+        (4, 2, True, 1),
+    ],
+)
 def test_default_jobs_follow_memory_and_cores(cores, memory_gib, windows, jobs):
     memory = int(memory_gib * harness.GIB) if memory_gib else None
     assert harness.default_jobs(cores, memory, windows) == jobs
@@ -740,8 +828,13 @@ def test_default_jobs_follow_memory_and_cores(cores, memory_gib, windows, jobs):
 
 def test_activate_scripts_set_what_the_env_scripts_changed(tmp_path):
     base = {"Path": r"C:\Windows", "USERNAME": "me", "TEMP": r"C:\t"}
-    captured = {"PATH": r"C:\VS\bin;C:\oneAPI\bin;C:\Windows", "USERNAME": "me", "TEMP": r"C:\t",
-                "INCLUDE": r"C:\VS\include", "ODD": "100% it's Jürgen's"}
+    captured = {
+        "PATH": r"C:\VS\bin;C:\oneAPI\bin;C:\Windows",
+        "USERNAME": "me",
+        "TEMP": r"C:\t",
+        "INCLUDE": r"C:\VS\include",
+        "ODD": "100% it's Jürgen's",
+    }
     cmd, ps1 = harness.write_activate_scripts(tmp_path, base, captured)
     cmd_bytes, ps1_bytes = cmd.read_bytes(), ps1.read_bytes()
     assert cmd_bytes.count(b"\r\n") == cmd_bytes.count(b"\n") and ps1_bytes.startswith(b"\xef\xbb\xbf")
@@ -749,7 +842,7 @@ def test_activate_scripts_set_what_the_env_scripts_changed(tmp_path):
     lines = cmd_text.splitlines()
     assert lines[0] == "@echo off" and lines[1] == "chcp 65001 >nul"
     assert 'set "INCLUDE=C:\\VS\\include"' in lines and 'set "PATH=C:\\VS\\bin;C:\\oneAPI\\bin;C:\\Windows"' in lines
-    assert 'set "ODD=100%% it\'s Jürgen\'s"' in lines
+    assert "set \"ODD=100%% it's Jürgen's\"" in lines
     assert not any("USERNAME" in line or "TEMP" in line for line in lines)
     ps1_lines = ps1_bytes.decode("utf-8-sig").splitlines()
     assert "Set-Item -LiteralPath 'Env:ODD' -Value '100% it''s Jürgen''s'" in ps1_lines
@@ -760,11 +853,19 @@ def test_capturing_the_build_environment_writes_the_activate_scripts(tmp_path):
     vswhere = r"C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe"
     vs = r"C:\VS"
     oneapi = r"C:\Program Files (x86)\Intel\oneAPI"
-    files = {vswhere, vs + r"\VC\Auxiliary\Build\vcvarsall.bat", oneapi + r"\compiler\latest\env\vars.bat",
-             oneapi + r"\ocloc\latest\env\vars.bat"}
+    files = {
+        vswhere,
+        vs + r"\VC\Auxiliary\Build\vcvarsall.bat",
+        oneapi + r"\compiler\latest\env\vars.bat",
+        oneapi + r"\ocloc\latest\env\vars.bat",
+    }
     output = "XSL-ENV-BEGIN\r\nPath=C:\\VS\\bin;C:\\Windows\r\n"
-    probes = FakeProbes(platform="win32", env={"Path": r"C:\Windows"}, files=files,
-                        responses={"vswhere": (0, vs + "\r\n", ""), "XSL-ENV-BEGIN": (0, output, "")})
+    probes = FakeProbes(
+        platform="win32",
+        env={"Path": r"C:\Windows"},
+        files=files,
+        responses={"vswhere": (0, vs + "\r\n", ""), "XSL-ENV-BEGIN": (0, output, "")},
+    )
     ctx = make_ctx(tmp_path, probes=probes)
     harness.build_environment(ctx)
     assert 'set "Path=C:\\VS\\bin;C:\\Windows"' in (ctx.work / "activate.cmd").read_text(encoding="utf-8")
@@ -802,53 +903,69 @@ def gpu_response(*gpus, cpu="Intel(R) Core(TM) i5-12400"):
     return (0, "\r\n".join(lines) + "\r\n", "")
 
 
-@pytest.mark.parametrize("gpu, cpu, arch", [
-    (B580, "", "bmg"),
-    ("Intel(R) Arc(TM) B570 Graphics", "", "bmg"),
-    ("Intel(R) Arc(TM) Pro B60 Graphics", "", "bmg"),
-    ("Intel(R) Arc(TM) A770 Graphics", "", "dg2"),
-    ("Intel(R) Arc(TM) A370M Graphics", "", "dg2"),
-    ("Intel(R) Arc(TM) Pro A60 Graphics", "", "dg2"),
-    ("Intel(R) Arc(TM) 140V GPU (16GB)", "", "lnl-m"),
-    ("Intel(R) Arc(TM) 130V GPU (8GB)", "", "lnl-m"),
-    ("Intel(R) Arc(TM) 140T GPU (16GB)", "", "arl-h"),
-    ("Intel(R) Data Center GPU Max 1550", "", "pvc"),
-    ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 7 155H", "mtl"),
-    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 5 125U", "mtl"),
-    ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 9 285H", "arl-h"),
-    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 7 265U", "arl-h"),
-    ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 7 258V", "lnl-m"),
-    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 9 285K", None),    # Arrow Lake-S: no --arch value here
-    ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 9 275HX", None),
-    ("Intel(R) Arc(TM) Graphics", "", None),                          # integrated, processor unknown
-    ("Intel(R) Iris(R) Xe Graphics", "11th Gen Intel(R) Core(TM) i7-1185G7", None),
-    ("Intel(R) UHD Graphics 770", "Intel(R) Core(TM) i5-12400", None),
-    ("NVIDIA GeForce RTX 4070", "", None),
-    ("AMD Radeon(TM) Graphics", "AMD Ryzen 7 7840U", None),
-])
+@pytest.mark.parametrize(
+    "gpu, cpu, arch",
+    [
+        (B580, "", "bmg"),
+        ("Intel(R) Arc(TM) B570 Graphics", "", "bmg"),
+        ("Intel(R) Arc(TM) Pro B60 Graphics", "", "bmg"),
+        ("Intel(R) Arc(TM) A770 Graphics", "", "dg2"),
+        ("Intel(R) Arc(TM) A370M Graphics", "", "dg2"),
+        ("Intel(R) Arc(TM) Pro A60 Graphics", "", "dg2"),
+        ("Intel(R) Arc(TM) 140V GPU (16GB)", "", "lnl-m"),
+        ("Intel(R) Arc(TM) 130V GPU (8GB)", "", "lnl-m"),
+        ("Intel(R) Arc(TM) 140T GPU (16GB)", "", "arl-h"),
+        ("Intel(R) Data Center GPU Max 1550", "", "pvc"),
+        ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 7 155H", "mtl"),
+        ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 5 125U", "mtl"),
+        ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 9 285H", "arl-h"),
+        ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 7 265U", "arl-h"),
+        ("Intel(R) Arc(TM) Graphics", "Intel(R) Core(TM) Ultra 7 258V", "lnl-m"),
+        ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 9 285K", None),  # Arrow Lake-S: no --arch value here
+        ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 9 275HX", None),
+        ("Intel(R) Arc(TM) Graphics", "", None),  # integrated, processor unknown
+        ("Intel(R) Iris(R) Xe Graphics", "11th Gen Intel(R) Core(TM) i7-1185G7", None),
+        ("Intel(R) UHD Graphics 770", "Intel(R) Core(TM) i5-12400", None),
+        ("NVIDIA GeForce RTX 4070", "", None),
+        ("AMD Radeon(TM) Graphics", "AMD Ryzen 7 7840U", None),
+    ],
+)
 def test_marketing_names_map_to_the_harness_arch_values(gpu, cpu, arch):
     assert harness.gpu_arch(gpu, cpu) == arch
 
 
 def test_every_arch_value_is_detected_from_some_gpu():
-    names = [(B580, ""), ("Intel(R) Arc(TM) A770 Graphics", ""), ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 5 125H"),
-             ("Intel(R) Arc(TM) 140V GPU (16GB)", ""), ("Intel(R) Arc(TM) 140T GPU (16GB)", ""),
-             ("Intel(R) Data Center GPU Max 1100", "")]
+    names = [
+        (B580, ""),
+        ("Intel(R) Arc(TM) A770 Graphics", ""),
+        ("Intel(R) Graphics", "Intel(R) Core(TM) Ultra 5 125H"),
+        ("Intel(R) Arc(TM) 140V GPU (16GB)", ""),
+        ("Intel(R) Arc(TM) 140T GPU (16GB)", ""),
+        ("Intel(R) Data Center GPU Max 1100", ""),
+    ]
     assert {harness.gpu_arch(gpu, cpu) for gpu, cpu in names} == set(harness.ARCH_GPUS)
 
 
 def test_gpu_names_come_from_powershell_then_wmic():
-    probes = FakeProbes(platform="win32", responses={GPU_QUERY_KEY: gpu_response(
-        "Microsoft Basic Display Adapter", B580, cpu="Intel(R) Core(TM) Ultra 7 155H")})
+    probes = FakeProbes(
+        platform="win32",
+        responses={
+            GPU_QUERY_KEY: gpu_response("Microsoft Basic Display Adapter", B580, cpu="Intel(R) Core(TM) Ultra 7 155H")
+        },
+    )
     report = harness.read_gpu_names(probes)
     assert report.gpus == ["Microsoft Basic Display Adapter", B580] and report.cpu == "Intel(R) Core(TM) Ultra 7 155H"
     assert report.source == "Get-CimInstance Win32_VideoController" and not report.error
     assert probes.commands[0][:4] == ["powershell", "-NoProfile", "-NonInteractive", "-Command"]
     assert "Win32_VideoController" in probes.commands[0][4] and "Win32_Processor" in probes.commands[0][4]
     # No PowerShell: wmic's table (as it prints it, header and padding included).
-    wmic = FakeProbes(platform="win32", responses={
-        "win32_VideoController get name": (0, "Name  \r\r\nIntel(R) Arc(TM) A770 Graphics  \r\r\n\r\r\n", ""),
-        "cpu get name": (0, "Name\r\nIntel(R) Core(TM) i7-13700K\r\n", "")})
+    wmic = FakeProbes(
+        platform="win32",
+        responses={
+            "win32_VideoController get name": (0, "Name  \r\r\nIntel(R) Arc(TM) A770 Graphics  \r\r\n\r\r\n", ""),
+            "cpu get name": (0, "Name\r\nIntel(R) Core(TM) i7-13700K\r\n", ""),
+        },
+    )
     report = harness.read_gpu_names(wmic)
     assert report.gpus == ["Intel(R) Arc(TM) A770 Graphics"] and report.cpu == "Intel(R) Core(TM) i7-13700K"
     assert report.source == "wmic path win32_VideoController get name"
@@ -864,19 +981,26 @@ def test_without_arch_the_detected_one_is_used():
     choice = harness.choose_arch("", False, report_of("Microsoft Basic Display Adapter", B580))
     assert choice.arch == "bmg" and choice.finding.severity == doctor.OK
     assert choice.finding.title == f"--arch bmg, detected: '{B580}' is bmg"
-    both = harness.choose_arch("", False, report_of("Intel(R) Arc(TM) Graphics", "Intel(R) Arc(TM) A770 Graphics",
-                                                     cpu="Intel(R) Core(TM) Ultra 7 155H"))
+    both = harness.choose_arch(
+        "",
+        False,
+        report_of("Intel(R) Arc(TM) Graphics", "Intel(R) Arc(TM) A770 Graphics", cpu="Intel(R) Core(TM) Ultra 7 155H"),
+    )
     assert both.arch == "mtl,dg2"
-    assert both.finding.title == ("--arch mtl,dg2, detected: 'Intel(R) Arc(TM) Graphics' (with 'Intel(R) Core(TM) "
-                                  "Ultra 7 155H') is mtl, 'Intel(R) Arc(TM) A770 Graphics' is dg2")
+    assert both.finding.title == (
+        "--arch mtl,dg2, detected: 'Intel(R) Arc(TM) Graphics' (with 'Intel(R) Core(TM) "
+        "Ultra 7 155H') is mtl, 'Intel(R) Arc(TM) A770 Graphics' is dg2"
+    )
 
 
 def test_a_mismatched_arch_is_one_error_naming_both_and_the_fix():
     choice = harness.choose_arch("dg2", False, report_of(B580))
     assert choice.arch == "" and choice.finding.severity == doctor.ERROR
     assert choice.finding.title == f"--arch dg2 does not match this machine's GPU: '{B580}' is bmg"
-    assert choice.finding.fix == ("Omit --arch (the harness then builds for bmg), or pass --arch bmg; to build for "
-                                  "another machine on purpose, keep --arch dg2 and add --force-arch.")
+    assert choice.finding.fix == (
+        "Omit --arch (the harness then builds for bmg), or pass --arch bmg; to build for "
+        "another machine on purpose, keep --arch dg2 and add --force-arch."
+    )
     forced = harness.choose_arch("dg2", True, report_of(B580))
     assert forced.arch == "dg2" and forced.finding.severity == doctor.WARNING
     assert forced.finding.title.startswith("--arch dg2 --force-arch: building for another GPU than this machine's")
@@ -893,13 +1017,18 @@ def test_a_matching_arch_is_kept_as_given(requested):
     assert choice.finding.title == f"--arch {requested} matches this machine: '{B580}' is bmg"
 
 
-@pytest.mark.parametrize("report, why", [
-    (report_of("NVIDIA GeForce RTX 4070"), "no Intel GPU found (video controllers: 'NVIDIA GeForce RTX 4070')"),
-    (report_of(), "no Intel GPU found"),
-    (report_of("Intel(R) Iris(R) Xe Graphics"), "no --arch value is known for 'Intel(R) Iris(R) Xe Graphics'"),
-    (harness.GpuReport([], error="PowerShell: exit 1; wmic: exit 1"),
-     "the GPU names could not be read (PowerShell: exit 1; wmic: exit 1)"),
-])
+@pytest.mark.parametrize(
+    "report, why",
+    [
+        (report_of("NVIDIA GeForce RTX 4070"), "no Intel GPU found (video controllers: 'NVIDIA GeForce RTX 4070')"),
+        (report_of(), "no Intel GPU found"),
+        (report_of("Intel(R) Iris(R) Xe Graphics"), "no --arch value is known for 'Intel(R) Iris(R) Xe Graphics'"),
+        (
+            harness.GpuReport([], error="PowerShell: exit 1; wmic: exit 1"),
+            "the GPU names could not be read (PowerShell: exit 1; wmic: exit 1)",
+        ),
+    ],
+)
 def test_no_known_gpu_needs_an_explicit_arch(report, why):
     refused = harness.choose_arch("", False, report)
     assert refused.arch == "" and refused.finding.severity == doctor.ERROR
@@ -923,7 +1052,9 @@ def test_arch_options_default_to_detection():
 
 def arch_recorder():
     seen = []
-    step = harness.Step("record", "records the arch", lambda ctx, log: seen.append(ctx.arch) or harness.Outcome(harness.OK))
+    step = harness.Step(
+        "record", "records the arch", lambda ctx, log: seen.append(ctx.arch) or harness.Outcome(harness.OK)
+    )
     return seen, [step]
 
 
@@ -940,8 +1071,10 @@ def test_main_refuses_a_mismatched_arch_before_any_step(tmp_path, monkeypatch):
     assert all(GPU_QUERY_KEY in " ".join(command) for command in probes.commands)  # nothing but the GPU probe ran
 
 
-@pytest.mark.parametrize("argv, arch", [(["build"], "bmg"), (["test", "--arch", ""], "bmg"),
-                                        (["all", "--arch", "dg2", "--force-arch"], "dg2")])
+@pytest.mark.parametrize(
+    "argv, arch",
+    [(["build"], "bmg"), (["test", "--arch", ""], "bmg"), (["all", "--arch", "dg2", "--force-arch"], "dg2")],
+)
 def test_main_builds_for_the_detected_or_forced_arch(tmp_path, monkeypatch, argv, arch):
     lines = capture_output(monkeypatch)
     seen, steps = arch_recorder()
@@ -957,8 +1090,10 @@ def test_main_without_a_gpu_asks_for_arch(tmp_path, monkeypatch):
     probes = FakeProbes(platform="win32", responses={GPU_QUERY_KEY: gpu_response("Microsoft Basic Display Adapter")})
     assert harness.main(["build", "--work", str(tmp_path / "w")], probes=probes, steps=steps) == harness.NOTHING_RAN
     assert seen == []
-    assert ("harness.py build: no --arch given and no Intel GPU found (video controllers: "
-            "'Microsoft Basic Display Adapter')") in lines
+    assert (
+        "harness.py build: no --arch given and no Intel GPU found (video controllers: "
+        "'Microsoft Basic Display Adapter')"
+    ) in lines
     assert harness.main(["build", "--arch", "bmg", "--work", str(tmp_path / "w")], probes=probes, steps=steps) == 0
     assert seen == ["bmg"]
 
@@ -977,21 +1112,38 @@ def test_the_build_needs_an_arch(tmp_path, monkeypatch):
 
 VSWHERE = r"C:\Program Files (x86)\Microsoft Visual Studio\Installer\vswhere.exe"
 ONEAPI = r"C:\Program Files (x86)\Intel\oneAPI"
-READY_FILES = {VSWHERE, r"C:\VS\VC\Auxiliary\Build\vcvarsall.bat", ONEAPI + r"\compiler\latest\env\vars.bat",
-               ONEAPI + r"\ocloc\latest\env\vars.bat", VCPKG_HEADER}
+READY_FILES = {
+    VSWHERE,
+    r"C:\VS\VC\Auxiliary\Build\vcvarsall.bat",
+    ONEAPI + r"\compiler\latest\env\vars.bat",
+    ONEAPI + r"\ocloc\latest\env\vars.bat",
+    VCPKG_HEADER,
+}
 
 
 def ready_probes(files=READY_FILES, capture=(0, "XSL-ENV-BEGIN\r\nPath=C:\\VS\\bin;C:\\oneAPI\\bin\r\n", "")):
-    return FakeProbes(platform="win32", env=dict(VCPKG_ENV, PATH=r"C:\Windows"), files=set(files), responses={
-        GPU_QUERY_KEY: gpu_response(B580), "vswhere": (0, "C:\\VS\r\n", ""), "XSL-ENV-BEGIN": capture,
-        "XSL-TORCH": NO_TORCH, "--version": (0, "git version 2.45", ""), "core.longpaths": (0, "true\n", ""),
-        "version_info": (0, "3.12 64\n", "")})
+    return FakeProbes(
+        platform="win32",
+        env=dict(VCPKG_ENV, PATH=r"C:\Windows"),
+        files=set(files),
+        responses={
+            GPU_QUERY_KEY: gpu_response(B580),
+            "vswhere": (0, "C:\\VS\r\n", ""),
+            "XSL-ENV-BEGIN": capture,
+            "XSL-TORCH": NO_TORCH,
+            "--version": (0, "git version 2.45", ""),
+            "core.longpaths": (0, "true\n", ""),
+            "version_info": (0, "3.12 64\n", ""),
+        },
+    )
 
 
 def prerequisite_findings(ctx, monkeypatch):
     seen = []
     original = harness._print_findings
-    monkeypatch.setattr(harness, "_print_findings", lambda c, findings, log: seen.extend(findings) or original(c, findings, log))
+    monkeypatch.setattr(
+        harness, "_print_findings", lambda c, findings, log: seen.extend(findings) or original(c, findings, log)
+    )
     log = harness.StepLog(ctx.work / "prerequisites.log", ctx.out)
     outcome = harness.step_prerequisites(ctx, log)
     log.close()
@@ -1005,14 +1157,18 @@ def test_prerequisites_check_the_arch_the_environment_and_the_level_zero_headers
     assert found["gpu-arch"].severity == doctor.OK and found["gpu-arch"].title.startswith("--arch bmg, detected")
     assert found["build-environment"].severity == doctor.OK and ctx.env is not None
     assert (ctx.work / "activate.cmd").is_file()  # the capture ran before the clone
-    assert found["level-zero-headers"].severity == doctor.OK and r"C:\vcpkg\installed\x64-windows\include" in \
-        found["level-zero-headers"].title
+    assert (
+        found["level-zero-headers"].severity == doctor.OK
+        and r"C:\vcpkg\installed\x64-windows\include" in found["level-zero-headers"].title
+    )
     assert found["fresh-environment"].severity == doctor.OK and found["visual-studio"].severity == doctor.OK
 
 
 def test_prerequisites_report_missing_headers_and_a_failing_env_chain(tmp_path, monkeypatch):
-    ctx = make_ctx(tmp_path, probes=ready_probes(files=READY_FILES - {VCPKG_HEADER},
-                                                 capture=(1, "The input line is too long.\r\n", "")))
+    ctx = make_ctx(
+        tmp_path,
+        probes=ready_probes(files=READY_FILES - {VCPKG_HEADER}, capture=(1, "The input line is too long.\r\n", "")),
+    )
     printed = []
     ctx.out = printed.append
     outcome, found = prerequisite_findings(ctx, monkeypatch)
@@ -1038,7 +1194,8 @@ def test_a_failed_prerequisite_stops_all_before_the_clone(tmp_path, monkeypatch)
     assert any(line.startswith("[2/6] checkout       skipped: 'prerequisites' failed") for line in lines)
     assert any(line.startswith("        fix: Run 'python scripts\\level_zero_sdk.py") for line in lines)
     assert lines.index("GPU architecture: --arch bmg, detected: " + f"'{B580}' is bmg") < next(
-        i for i, line in enumerate(lines) if line.startswith("[1/6] prerequisites"))
+        i for i, line in enumerate(lines) if line.startswith("[1/6] prerequisites")
+    )
 
 
 def test_the_harness_doctor_shows_the_arch_and_expects_no_torch_before_a_build(tmp_path):
@@ -1055,8 +1212,10 @@ def test_the_harness_doctor_shows_the_arch_and_expects_no_torch_before_a_build(t
 # --------------------------------------------------------------------------
 # Progress: numbered step lines with what to expect, a heartbeat while a command runs
 
-@pytest.mark.parametrize("seconds, text", [(0, "0 s"), (59.9, "59 s"), (65, "1 min 05 s"), (3599, "59 min 59 s"),
-                                           (7500, "2 h 05 min")])
+
+@pytest.mark.parametrize(
+    "seconds, text", [(0, "0 s"), (59.9, "59 s"), (65, "1 min 05 s"), (3599, "59 min 59 s"), (7500, "2 h 05 min")]
+)
 def test_elapsed_text(seconds, text):
     assert harness.elapsed_text(seconds) == text
 
@@ -1074,8 +1233,9 @@ def test_step_lines_say_what_to_expect_and_how_long_it_took_last_time(tmp_path):
     (ctx.work / "state.json").write_text(json.dumps(state))
     printed.clear()
     harness.run_steps(dataclasses.replace(ctx, force=True), [step])
-    assert printed[0].startswith("[1/1] build          title build - TORCH_XPU_ARCH_LIST=bmg; expect hours; "
-                                 "last run took 2 h 05 min  (log: ")
+    assert printed[0].startswith(
+        "[1/1] build          title build - TORCH_XPU_ARCH_LIST=bmg; expect hours; last run took 2 h 05 min  (log: "
+    )
 
 
 def test_the_long_windows_steps_say_what_to_expect(tmp_path):

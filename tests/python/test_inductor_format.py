@@ -22,12 +22,10 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
 from conftest import BUILD_DIR, REPO
-
 from xpu_static_launcher import inductor_format as fmt
 
 HEADERS = REPO / "build" / "torch-headers"
@@ -43,7 +41,7 @@ EXPECTED_READERS = {
 OCLOC = ("C:\\Intel\\ocloc\\bin", "ocloc C:\\Intel\\ocloc\\bin\\ocloc.exe (fake)")
 
 
-def _installed_torch_root() -> Optional[Path]:
+def _installed_torch_root() -> Path | None:
     try:
         import importlib.metadata
 
@@ -58,7 +56,7 @@ def _installed_torch_root() -> Optional[Path]:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def inductor_sources(version: str) -> Tuple[Path, List[str], int]:
+def inductor_sources(version: str) -> tuple[Path, list[str], int]:
     """(root holding _inductor/, reader files, modules scanned)."""
     if version == "2.13.0":
         root = _installed_torch_root()
@@ -92,8 +90,13 @@ def test_every_reader_of_the_format_is_one_enable_zebin_covers(version):
                 continue
             # Anywhere else at module level a use would be a copy made at
             # import time, which enable_zebin could not reach.
-            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in NAMES
-                    and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+            used = {
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name)
+                and n.id in NAMES
+                and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            }
             assert not used, f"{version} {rel}: module-level use of {used} at line {node.lineno}"
         assert imported == names, f"{version} {rel}"
         # Nothing reads the environment variable on its own.
@@ -105,18 +108,18 @@ def test_every_reader_of_the_format_is_one_enable_zebin_covers(version):
         assert rebinds == [], f"{version} {rel}"
 
 
-def _statements(source: str, wanted) -> List[ast.stmt]:
+def _statements(source: str, wanted) -> list[ast.stmt]:
     return [node for node in ast.parse(source).body if wanted(node)]
 
 
 def _assigns(*targets: str):
     def wanted(node: ast.stmt) -> bool:
-        return isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id in targets for t in node.targets)
+        return isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in targets for t in node.targets)
+
     return wanted
 
 
-def _run(nodes: List[ast.stmt], module: types.ModuleType, name: str) -> None:
+def _run(nodes: list[ast.stmt], module: types.ModuleType, name: str) -> None:
     code = compile(ast.Module(body=nodes, type_ignores=[]), name, "exec")
     exec(code, module.__dict__)  # noqa: S102 - torch's own statements
 
@@ -129,33 +132,46 @@ def stand_in(monkeypatch):
     for name in [n for n in sys.modules if n == "torch._inductor" or n.startswith("torch._inductor.")]:
         monkeypatch.delitem(sys.modules, name)
 
-    def build(version: str, windows: bool = True) -> Dict[str, types.ModuleType]:
+    def build(version: str, windows: bool = True) -> dict[str, types.ModuleType]:
         root, _, _ = inductor_sources(version)
         monkeypatch.setattr(sys, "platform", "win32" if windows else "linux")
-        mods: Dict[str, types.ModuleType] = {}
+        mods: dict[str, types.ModuleType] = {}
         utils = types.ModuleType("torch._inductor.utils")
         utils.__dict__.update(os=os, sys=sys)
         text = (root / "_inductor/utils.py").read_text(encoding="utf-8")
-        _run(_statements(text, _assigns("_IS_WINDOWS", "XPU_KERNEL_FORMAT", "GPU_KERNEL_BIN_EXTS")),
-             utils, str(root / "_inductor/utils.py"))
+        _run(
+            _statements(text, _assigns("_IS_WINDOWS", "XPU_KERNEL_FORMAT", "GPU_KERNEL_BIN_EXTS")),
+            utils,
+            str(root / "_inductor/utils.py"),
+        )
         monkeypatch.setitem(sys.modules, utils.__name__, utils)
         mods["utils"] = utils
-        for rel, names in EXPECTED_READERS.items():
+        for rel, _names in EXPECTED_READERS.items():
             name = "torch." + rel[:-3].replace("/", ".")
             module = types.ModuleType(name)
             module.__dict__["torch"] = types.SimpleNamespace(version=types.SimpleNamespace(hip=None))
             src = (root / rel).read_text(encoding="utf-8")
             # The real `from ..utils import (...)`, cut to the format's names.
-            imports = _statements(src, lambda n: isinstance(n, ast.ImportFrom) and bool(n.module)
-                                  and n.module.endswith("utils") and any(a.name in NAMES for a in n.names))
+            imports = _statements(
+                src,
+                lambda n: (
+                    isinstance(n, ast.ImportFrom)
+                    and bool(n.module)
+                    and n.module.endswith("utils")
+                    and any(a.name in NAMES for a in n.names)
+                ),
+            )
             assert imports, f"{version} {rel}"
             for node in imports:
                 node.names = [a for a in node.names if a.name in NAMES]
                 node.module, node.level = "torch._inductor.utils", 0
             _run(imports, module, str(root / rel))
             if rel.endswith("codecache.py"):
-                _run(_statements(src, lambda n: isinstance(n, ast.FunctionDef)
-                                 and n.name == "get_kernel_bin_format"), module, str(root / rel))
+                _run(
+                    _statements(src, lambda n: isinstance(n, ast.FunctionDef) and n.name == "get_kernel_bin_format"),
+                    module,
+                    str(root / rel),
+                )
             monkeypatch.setitem(sys.modules, name, module)
             mods[rel.split("/")[-1][:-3]] = module
         return mods
@@ -165,7 +181,7 @@ def stand_in(monkeypatch):
         pass
 
 
-def formats(mods: Dict[str, types.ModuleType]) -> Dict[str, str]:
+def formats(mods: dict[str, types.ModuleType]) -> dict[str, str]:
     return {name: m.XPU_KERNEL_FORMAT for name, m in mods.items() if hasattr(m, "XPU_KERNEL_FORMAT")}
 
 
@@ -223,11 +239,14 @@ DRIVER = (True, "the GPU driver (Level Zero, pvc)")
 
 def test_windows_without_ocloc_keeps_spv_and_says_why(stand_in):
     mods = stand_in("2.15.0")
-    change = fmt.enable_zebin(environ={}, find_ocloc=lambda: (None, "ocloc was not found"),
-                              find_driver=lambda: NO_DRIVER)
+    change = fmt.enable_zebin(
+        environ={}, find_ocloc=lambda: (None, "ocloc was not found"), find_driver=lambda: NO_DRIVER
+    )
     assert change.format == "spv" and not change.changed
-    assert change.reason.startswith("kept SPIR-V (.spv), which cannot be launched statically: "
-                                    f"ocloc was not found; {NO_DRIVER[1]}; install the intel_ocloc wheel")
+    assert change.reason.startswith(
+        "kept SPIR-V (.spv), which cannot be launched statically: "
+        f"ocloc was not found; {NO_DRIVER[1]}; install the intel_ocloc wheel"
+    )
     assert set(formats(mods).values()) == {"spv"}
     assert fmt.disable_zebin() is None
 
@@ -236,8 +255,9 @@ def test_windows_without_ocloc_keeps_spv_and_says_why(stand_in):
 def test_windows_without_ocloc_uses_zebin_when_triton_compiles_with_the_driver(version, stand_in):
     mods = stand_in(version)
     environ = {"PATH": "C:\\Windows"}
-    change = fmt.enable_zebin(environ=environ, find_ocloc=lambda: (None, "ocloc was not found"),
-                              find_driver=lambda: DRIVER)
+    change = fmt.enable_zebin(
+        environ=environ, find_ocloc=lambda: (None, "ocloc was not found"), find_driver=lambda: DRIVER
+    )
     assert change.format == "zebin" and set(formats(mods).values()) == {"zebin"}
     assert change.reason == f"zebin: Triton-XPU makes it with {DRIVER[1]} (ocloc was not found)"
     assert environ == {"PATH": "C:\\Windows"}  # nothing to put on PATH
@@ -277,8 +297,11 @@ def test_linux_is_zebin_already_and_nothing_changes(version, stand_in):
 
 def test_bad_format_in_the_environment_is_one_clear_error(stand_in):
     stand_in("2.15.0")
-    with pytest.raises(ValueError, match=r"^TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' is not a kernel "
-                                         r"format Inductor knows; set it to 'zebin' or 'spv', or unset it$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' is not a kernel "
+        r"format Inductor knows; set it to 'zebin' or 'spv', or unset it$",
+    ):
         fmt.enable_zebin(environ={fmt.ENV_VAR: "ptx"}, find_ocloc=lambda: OCLOC)
 
 
@@ -291,9 +314,15 @@ def test_without_torch_nothing_changes(monkeypatch):
     assert fmt.current_format() is None
 
 
-@pytest.mark.parametrize("platform, ocloc, driver, expected", [
-    ("win32", OCLOC, NO_DRIVER, True), ("win32", (None, "none"), NO_DRIVER, False),
-    ("win32", (None, "none"), DRIVER, True), ("linux", OCLOC, DRIVER, False)])
+@pytest.mark.parametrize(
+    "platform, ocloc, driver, expected",
+    [
+        ("win32", OCLOC, NO_DRIVER, True),
+        ("win32", (None, "none"), NO_DRIVER, False),
+        ("win32", (None, "none"), DRIVER, True),
+        ("linux", OCLOC, DRIVER, False),
+    ],
+)
 def test_zebin_by_default_on_windows_with_a_zebin_compiler(monkeypatch, platform, ocloc, driver, expected):
     monkeypatch.setattr(sys, "platform", platform)
     assert fmt.zebin_by_default(lambda: ocloc, lambda: driver) is expected
@@ -309,7 +338,7 @@ def test_package_ocloc_discovery_is_the_scripts_one():
     assert where
 
 
-def _installed_torch_version() -> Optional[str]:
+def _installed_torch_version() -> str | None:
     import importlib.metadata
 
     try:
@@ -325,15 +354,24 @@ def test_real_torch_imported_as_on_windows(requested):
     installed = _installed_torch_version()
     if installed not in VERSIONS:
         pytest.skip(f"the installed torch ({installed}) is none of {VERSIONS}")
-    proc = subprocess.run([sys.executable, str(Path(__file__).with_name("inductor_format_support.py")),
-                           str(BUILD_DIR / "python"), requested],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("inductor_format_support.py")),
+            str(BUILD_DIR / "python"),
+            requested,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    readers = {"torch._inductor." + m for m in ("utils", "codecache", "runtime.triton_heuristics",
-                                                 "codegen.cpp_wrapper_gpu")}
+    readers = {
+        "torch._inductor." + m for m in ("utils", "codecache", "runtime.triton_heuristics", "codegen.cpp_wrapper_gpu")
+    }
 
-    def expect(state: Dict[str, object], value: str) -> None:
+    def expect(state: dict[str, object], value: str) -> None:
         assert set(state["readers"]) == readers
         assert set(state["readers"].values()) == {value}
         assert state["utils"] == state["get_kernel_bin_format"] == value

@@ -25,10 +25,12 @@ import pickle
 import sys
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+
 from test_inductor_format import (
     HEADERS,
     VERSIONS,
@@ -52,15 +54,25 @@ class FakeCompiledKernel:
     launch_exit_hook = None
 
     def __init__(self, asm: dict[str, bytes], build_flags: str | None = None) -> None:
-        fn = types.SimpleNamespace(arg_names=["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"],
-                                   params=[types.SimpleNamespace(num=i, is_constexpr=i == 3) for i in range(4)])
+        fn = types.SimpleNamespace(
+            arg_names=["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"],
+            params=[types.SimpleNamespace(num=i, is_constexpr=i == 3) for i in range(4)],
+        )
         fn.__name__ = KERNEL_NAME
-        self.src = types.SimpleNamespace(fn=fn, constants={}, signature={
-            "in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"})
+        self.src = types.SimpleNamespace(
+            fn=fn,
+            constants={},
+            signature={"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"},
+        )
         self.hash = KERNEL_HASH
         self.asm = asm
-        metadata: dict[str, Any] = {"num_warps": 4, "shared": 0, "num_ctas": 1, "global_scratch_size": 0,
-                                    "profile_scratch_size": 0}
+        metadata: dict[str, Any] = {
+            "num_warps": 4,
+            "shared": 0,
+            "num_ctas": 1,
+            "global_scratch_size": 0,
+            "profile_scratch_size": 0,
+        }
         if build_flags is not None:
             metadata["build_flags"] = build_flags
         self.metadata = types.SimpleNamespace(**metadata)
@@ -109,15 +121,20 @@ class Runtime(types.SimpleNamespace):
         path.write_bytes(data)
         return path
 
-    def can_launch(self, kernel: FakeCompiledKernel, *, strict: bool = False, device_type: str = "xpu",
-                   cpp_wrapper: bool = False) -> Any:
+    def can_launch(
+        self, kernel: FakeCompiledKernel, *, strict: bool = False, device_type: str = "xpu", cpp_wrapper: bool = False
+    ) -> Any:
         config = importlib.import_module("torch._inductor.config")
         hints = importlib.import_module("torch._inductor.runtime.hints")
-        settings = {"use_static_triton_launcher": True, "strict_static_triton_launcher": strict,
-                    "cpp_wrapper": cpp_wrapper}
+        settings = {
+            "use_static_triton_launcher": True,
+            "strict_static_triton_launcher": strict,
+            "cpp_wrapper": cpp_wrapper,
+        }
         with config.patch(settings):
             return self.result_class().can_statically_launch(
-                kernel, {}, {"device_type": device_type, "device": 0}, hints.HeuristicType.POINTWISE)
+                kernel, {}, {"device_type": device_type, "device": 0}, hints.HeuristicType.POINTWISE
+            )
 
 
 def _installed_release() -> str | None:
@@ -147,8 +164,10 @@ def _stand_in_launcher(version: str) -> types.ModuleType:
     module = types.ModuleType(LAUNCHER)
     module.__package__ = "torch._inductor.runtime"
     module.__file__ = str(path)
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True),  # noqa: S102
-         module.__dict__)
+    exec(
+        compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True),  # noqa: S102
+        module.__dict__,
+    )
     return module
 
 
@@ -166,8 +185,9 @@ def _not_set(*args: Any) -> Any:
     raise AssertionError("set by the runtime fixture")
 
 
-def stand_in_heuristics(version: str, launcher: types.ModuleType, real: Any,
-                        edit: Callable[[str], str] = lambda text: text) -> types.ModuleType:
+def stand_in_heuristics(
+    version: str, launcher: types.ModuleType, real: Any, edit: Callable[[str], str] = lambda text: text
+) -> types.ModuleType:
     """A triton_heuristics holding the release's real can_statically_launch
     (after ``edit``), with the globals it reads."""
     path = runtime_file(version, "triton_heuristics")
@@ -175,15 +195,30 @@ def stand_in_heuristics(version: str, launcher: types.ModuleType, real: Any,
     method = edit(_method_source(text, "StaticTritonCompileResult", "can_statically_launch"))
     module = types.ModuleType(HEURISTICS)
     module.__dict__.update(
-        torch=importlib.import_module("torch"), os=os, cast=typing.cast, log=logging.getLogger(HEURISTICS),
-        CannotStaticallyLaunchKernel=real.CannotStaticallyLaunchKernel, HeuristicType=real.HeuristicType,
-        XPU_KERNEL_FORMAT="spv", GPU_KERNEL_BIN_EXTS={"cuda": ".cubin", "hip": ".hsaco", "xpu": ".spv"},
+        torch=importlib.import_module("torch"),
+        os=os,
+        cast=typing.cast,
+        log=logging.getLogger(HEURISTICS),
+        CannotStaticallyLaunchKernel=real.CannotStaticallyLaunchKernel,
+        HeuristicType=real.HeuristicType,
+        XPU_KERNEL_FORMAT="spv",
+        GPU_KERNEL_BIN_EXTS={"cuda": ".cubin", "hip": ".hsaco", "xpu": ".spv"},
         statically_launched_kernel_by_device=launcher.statically_launched_kernel_by_device,
-        triton_cache_dir=_not_set, triton_hash_to_path_key=_not_set)  # the fixture sets them
+        triton_cache_dir=_not_set,
+        triton_hash_to_path_key=_not_set,
+    )  # the fixture sets them
     source = f"class StaticTritonCompileResult:\n    @staticmethod\n{method}\n"
     # triton_heuristics has `from __future__ import annotations`.
-    exec(compile(source, str(path), "exec", flags=__future__.annotations.compiler_flag,  # noqa: S102
-                 dont_inherit=True), module.__dict__)
+    exec(
+        compile(
+            source,
+            str(path),
+            "exec",
+            flags=__future__.annotations.compiler_flag,  # noqa: S102
+            dont_inherit=True,
+        ),
+        module.__dict__,
+    )
     return module
 
 
@@ -363,25 +398,46 @@ def test_undo_leaves_an_attribute_replaced_since_alone(runtime: Runtime):
         result_class.can_statically_launch = stock[2]  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("edit, why", [
-    (lambda t: t.replace(REFUSAL, "Static XPU launch does not support SPIR-V."), "does not hold the refusal"),
-    (lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', 'XPU_KERNEL_FORMAT in ("spv",)'), "has 0 'spv' constants"),
-    (lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', '"spv" == XPU_KERNEL_FORMAT'),
-     "does not use 'spv' as XPU_KERNEL_FORMAT == 'spv'"),
-    (lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', 'XPU_KERNEL_FORMAT == "spv" != kernel.hash'),
-     "does not use 'spv' as"),
-    (lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', 'XPU_KERNEL_FORMAT == "spv" and kernel.hash != "spv"'),
-     "uses 'spv' 2 times, not once"),
-    (lambda t: t.replace("def check_can_launch()", "def check_launch()").replace(
-        "result = check_can_launch()", "result = check_launch()"), "has 0 nested check_can_launch functions"),
-])
+@pytest.mark.parametrize(
+    "edit, why",
+    [
+        (lambda t: t.replace(REFUSAL, "Static XPU launch does not support SPIR-V."), "does not hold the refusal"),
+        (lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', 'XPU_KERNEL_FORMAT in ("spv",)'), "has 0 'spv' constants"),
+        (
+            lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', '"spv" == XPU_KERNEL_FORMAT'),
+            "does not use 'spv' as XPU_KERNEL_FORMAT == 'spv'",
+        ),
+        (
+            lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', 'XPU_KERNEL_FORMAT == "spv" != kernel.hash'),
+            "does not use 'spv' as",
+        ),
+        (
+            lambda t: t.replace('XPU_KERNEL_FORMAT == "spv"', 'XPU_KERNEL_FORMAT == "spv" and kernel.hash != "spv"'),
+            "uses 'spv' 2 times, not once",
+        ),
+        (
+            lambda t: t.replace("def check_can_launch()", "def check_launch()").replace(
+                "result = check_can_launch()", "result = check_launch()"
+            ),
+            "has 0 nested check_can_launch functions",
+        ),
+    ],
+)
 def test_a_refusal_of_another_shape_changes_nothing(runtime: Runtime, monkeypatch: pytest.MonkeyPatch, edit, why):
     real = importlib.import_module("torch._inductor.runtime.hints")
-    heuristics = stand_in_heuristics(runtime.version, runtime.launcher, types.SimpleNamespace(
-        CannotStaticallyLaunchKernel=runtime.heuristics.CannotStaticallyLaunchKernel,
-        HeuristicType=real.HeuristicType), edit)
-    assert heuristics.StaticTritonCompileResult.__dict__["can_statically_launch"].__func__.__code__ != \
-        runtime.result_class().__dict__["can_statically_launch"].__func__.__code__
+    heuristics = stand_in_heuristics(
+        runtime.version,
+        runtime.launcher,
+        types.SimpleNamespace(
+            CannotStaticallyLaunchKernel=runtime.heuristics.CannotStaticallyLaunchKernel,
+            HeuristicType=real.HeuristicType,
+        ),
+        edit,
+    )
+    assert (
+        heuristics.StaticTritonCompileResult.__dict__["can_statically_launch"].__func__.__code__
+        != runtime.result_class().__dict__["can_statically_launch"].__func__.__code__
+    )
     monkeypatch.setitem(sys.modules, HEURISTICS, heuristics)
     runtime.heuristics = heuristics
     stock = runtime.targets()
@@ -392,10 +448,21 @@ def test_a_refusal_of_another_shape_changes_nothing(runtime: Runtime, monkeypatc
     assert not inductor_spirv.spirv_launch_support()[0]
 
 
-@pytest.mark.parametrize("method, edit, why", [
-    ("load_kernel", lambda t: t.replace("C_impl._load_kernel", "C_impl._load"), "does not call C_impl._load_kernel"),
-    ("__init__", lambda t: t.replace("self.cubin_raw =", "self.binary ="), "does not read kernel.asm into cubin_raw"),
-])
+@pytest.mark.parametrize(
+    "method, edit, why",
+    [
+        (
+            "load_kernel",
+            lambda t: t.replace("C_impl._load_kernel", "C_impl._load"),
+            "does not call C_impl._load_kernel",
+        ),
+        (
+            "__init__",
+            lambda t: t.replace("self.cubin_raw =", "self.binary ="),
+            "does not read kernel.asm into cubin_raw",
+        ),
+    ],
+)
 def test_launcher_methods_of_another_shape_change_nothing(runtime: Runtime, method, edit, why):
     kernel_class = runtime.kernel_class()
     assert runtime.launcher.__file__ is not None
@@ -405,8 +472,11 @@ def test_launcher_methods_of_another_shape_change_nothing(runtime: Runtime, meth
     base = kernel_class.__bases__[0]
     namespace: dict[str, Any] = {}
     source = f"class {kernel_class.__name__}({base.__name__}):\n{edited}\n"
-    exec(compile(source, "<edited>", "exec", dont_inherit=True),  # noqa: S102
-         {base.__name__: base, "CompiledKernel": object}, namespace)
+    exec(
+        compile(source, "<edited>", "exec", dont_inherit=True),  # noqa: S102
+        {base.__name__: base, "CompiledKernel": object},
+        namespace,
+    )
     replacement = namespace[kernel_class.__name__].__dict__[method]
     saved = kernel_class.__dict__[method]
     try:
@@ -501,12 +571,15 @@ def test_lift_refusal_replaces_only_the_compared_constant():
         launch_check("xpu")
 
 
-@pytest.mark.parametrize("function, why", [
-    (twice, "uses 'spv' 3 times"),
-    (other_message, "does not hold the refusal"),
-    (format_from_a_local, "does not use 'spv' as XPU_KERNEL_FORMAT == 'spv'"),
-    (lambda device_type: device_type, "has 0 nested check_can_launch functions"),
-])
+@pytest.mark.parametrize(
+    "function, why",
+    [
+        (twice, "uses 'spv' 3 times"),
+        (other_message, "does not hold the refusal"),
+        (format_from_a_local, "does not use 'spv' as XPU_KERNEL_FORMAT == 'spv'"),
+        (lambda device_type: device_type, "has 0 nested check_can_launch functions"),
+    ],
+)
 def test_lift_refusal_refuses_code_of_another_shape(function, why):
     with pytest.raises(inductor_spirv.ShapeMismatch, match=why.replace("(", r"\(")):
         inductor_spirv.lift_refusal(function)

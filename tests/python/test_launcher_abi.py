@@ -3,7 +3,6 @@ metadata, and what reaches the driver (group size/count, argument bytes)."""
 
 from __future__ import annotations
 
-import struct
 import sys
 
 import pytest
@@ -15,8 +14,9 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+    from xpu_static_launcher import launcher
 
 
 @pytest.fixture()
@@ -44,13 +44,16 @@ def test_load_returns_capsule_regs_spills_without_extra_reference(add_zebin, rec
 
 # n_regs is Triton-XPU's BuildFlags::n_regs() of the options the zebin was
 # built with (ocloc records them in .misc.buildOptions), not IGC's GRF count.
-@pytest.mark.parametrize("options, n_regs, grf_count", [
-    ("-cl-intel-256-GRF-per-thread", 256, 256),
-    ("-cl-fp32-correctly-rounded-divide-sqrt", 0, 128),
-    # IGC's other large-GRF option: 256 GRF, but not the flag Triton checks.
-    ("-ze-opt-large-register-file", 0, 256),
-    ("-cl-intel-enable-auto-large-GRF-mode", 0, None),
-])
+@pytest.mark.parametrize(
+    "options, n_regs, grf_count",
+    [
+        ("-cl-intel-256-GRF-per-thread", 256, 256),
+        ("-cl-fp32-correctly-rounded-divide-sqrt", 0, 128),
+        # IGC's other large-GRF option: 256 GRF, but not the flag Triton checks.
+        ("-ze-opt-large-register-file", 0, 256),
+        ("-cl-intel-enable-auto-large-GRF-mode", 0, None),
+    ],
+)
 def test_n_regs_follows_the_grf_build_option(records, options, n_regs, grf_count):
     path = support.compile_opencl(support.TRITON_ADD_SOURCE, options=options)
     function, got, _ = L._load_kernel(str(path), "triton_poi_fused_add_0", 0, 0)
@@ -83,8 +86,7 @@ def test_launch_records_geometry_and_argument_bytes(add_zebin, records, buffers)
     function, _, _ = L._load_kernel(add_zebin, "triton_poi_fused_add_0", 0, 0)
     src, dst = buffers
     records.clear()
-    L._launch_kernel(function, 7, 2, 3, 4, 0, "OOiOO",
-                     (support.FakeTensor(src), dst, 1000, None, None), 0)
+    L._launch_kernel(function, 7, 2, 3, 4, 0, "OOiOO", (support.FakeTensor(src), dst, 1000, None, None), 0)
     assert records.count() == 1
     launch = records.launch(0)
     assert launch["kernel_name"] == "triton_poi_fused_add_0"
@@ -118,7 +120,8 @@ def test_repeated_launches_record_changed_values(add_zebin, records, buffers):
     L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (dst, src, 12, None, None), 0)
     assert records.count() == 4
     assert [records.launch(i)["args"][2]["bytes"] for i in range(4)] == [
-        support.le_bytes(v, 4) for v in (10, 10, 11, 12)]
+        support.le_bytes(v, 4) for v in (10, 10, 11, 12)
+    ]
     last = records.launch(3)
     assert last["args"][0]["bytes"] == support.le_bytes(dst, 8)
     assert last["args"][1]["bytes"] == support.le_bytes(src, 8)
@@ -138,8 +141,21 @@ def test_every_scalar_type(kernels_zebin, records, buffers):
 
 # Ints are read from CPython's digit layout up to two 30-bit digits and
 # through the API beyond: every digit-count and sign boundary, both ways.
-INT64_BOUNDARIES = (0, 1, -1, 2**30 - 1, 2**30, -(2**30), 2**30 + 1,
-                    2**60 - 1, 2**60, -(2**60 - 1), -(2**60), 2**63 - 1, -(2**63))
+INT64_BOUNDARIES = (
+    0,
+    1,
+    -1,
+    2**30 - 1,
+    2**30,
+    -(2**30),
+    2**30 + 1,
+    2**60 - 1,
+    2**60,
+    -(2**60 - 1),
+    -(2**60),
+    2**63 - 1,
+    -(2**63),
+)
 UINT64_BOUNDARIES = (0, 2**30, 2**60 - 1, 2**60, 2**63, 2**64 - 1)
 
 
@@ -147,13 +163,14 @@ UINT64_BOUNDARIES = (0, 2**30, 2**60 - 1, 2**60, 2**63, 2**64 - 1)
 INT64_SCALAR, UINT64_SCALAR = (3, True), (7, False)
 
 
-@pytest.mark.parametrize("scalar, value", [(INT64_SCALAR, v) for v in INT64_BOUNDARIES]
-                         + [(UINT64_SCALAR, v) for v in UINT64_BOUNDARIES])
+@pytest.mark.parametrize(
+    "scalar, value", [(INT64_SCALAR, v) for v in INT64_BOUNDARIES] + [(UINT64_SCALAR, v) for v in UINT64_BOUNDARIES]
+)
 def test_64_bit_scalars_across_digit_boundaries(kernels_zebin, records, buffers, scalar, value):
     position, signed = scalar
     function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
     codes, values = support.scalar_codes_and_values()
-    values = values[:position] + (value,) + values[position + 1:]
+    values = values[:position] + (value,) + values[position + 1 :]
     records.clear()
     L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (buffers[0],) + values, 0)
     # Kernel argument 0 is the pointer, so scalar i is argument i + 1.
@@ -161,13 +178,11 @@ def test_64_bit_scalars_across_digit_boundaries(kernels_zebin, records, buffers,
 
 
 @pytest.mark.parametrize("value", (-1, -(2**30), -(2**60), -(2**63)))
-def test_negative_ints_are_rejected_for_unsigned_and_pointer_arguments(
-        kernels_zebin, buffers, value):
+def test_negative_ints_are_rejected_for_unsigned_and_pointer_arguments(kernels_zebin, buffers, value):
     function, _, _ = L._load_kernel(kernels_zebin, "scalars", 0, 0)
     codes, values = support.scalar_codes_and_values()
     with pytest.raises(OverflowError, match="argument 8"):
-        L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes,
-                         (buffers[0],) + values[:7] + (value,) + values[8:], 0)
+        L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (buffers[0],) + values[:7] + (value,) + values[8:], 0)
     with pytest.raises(ValueError, match="argument 0"):
         L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (value,) + values, 0)
 
@@ -216,8 +231,7 @@ def test_many_arguments_stack_and_heap(count, records):
     address = launcher.device_alloc(0, 64)
     try:
         records.clear()
-        L._launch_kernel(function, 1, 1, 1, 1, 0, "O" * (count - 1) + "i",
-                         (address,) * (count - 1) + (count,), 0)
+        L._launch_kernel(function, 1, 1, 1, 1, 0, "O" * (count - 1) + "i", (address,) * (count - 1) + (count,), 0)
         args = records.launch(0)["args"]
         assert len(args) == count
         assert all(a["bytes"] == support.le_bytes(address, 8) for a in args[:-1])
@@ -250,6 +264,7 @@ def test_install_never_puts_the_level_zero_launcher_into_torch():
         if previous is not None:
             del torch._C._StaticXpuLauncher
         import xpu_static_launcher
+
         assert not hasattr(launcher, "install")
         result = xpu_static_launcher.install(verbose=False)
         if not hasattr(torch._C, "_xpu_getCurrentRawStream"):

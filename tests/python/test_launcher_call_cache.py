@@ -13,8 +13,9 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+    from xpu_static_launcher import launcher
 
 CODES = "OOOOOOOi"
 
@@ -38,8 +39,7 @@ def _group_counts(records: support.DriverRecords) -> list:
     return [records.launch(i)["group_count"] for i in range(records.count())]
 
 
-def test_failed_call_with_new_grid_does_not_poison_remembered_objects(
-        function, buffers, records):
+def test_failed_call_with_new_grid_does_not_poison_remembered_objects(function, buffers, records):
     args = (*buffers, None, None, 1000)
     # Objects made at run time, so they are not CPython's shared small ints.
     grid_x = int("700")
@@ -62,8 +62,7 @@ def test_equal_values_in_new_objects_launch_the_same(function, buffers, records)
     assert _group_counts(records) == [(33, 1, 1), (33, 1, 1), (34, 1, 1)]
 
 
-def test_changed_argument_after_identical_launch_reaches_the_driver(
-        function, buffers, records):
+def test_changed_argument_after_identical_launch_reaches_the_driver(function, buffers, records):
     records.clear()
     first = (*buffers, None, None, 1000)
     L._launch_kernel(function, 4, 1, 1, 4, 0, CODES, first, 0)

@@ -15,8 +15,9 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+    from xpu_static_launcher import launcher
 
 CODES = "OOiOO"
 
@@ -104,8 +105,19 @@ def test_out_of_range_by_type(kernels_zebin):
     out = launcher.device_alloc(0, 64)
     codes, values = support.scalar_codes_and_values()
     # Values every platform's Triton-XPU launcher raises OverflowError for.
-    bad = [(0, 2**64), (1, -(2**64)), (2, 2**100), (3, 2**63), (3, -(2**63) - 1),
-           (4, -1), (5, -1), (6, -1), (6, 2**64), (7, 2**64), (7, -1)]
+    bad = [
+        (0, 2**64),
+        (1, -(2**64)),
+        (2, 2**100),
+        (3, 2**63),
+        (3, -(2**63) - 1),
+        (4, -1),
+        (5, -1),
+        (6, -1),
+        (6, 2**64),
+        (7, 2**64),
+        (7, -1),
+    ]
     try:
         for index, value in bad:
             args = list(values)
@@ -140,14 +152,17 @@ def test_host_pointer_is_rejected_naming_the_argument(kernel):
     assert_still_launches(kernel)
 
 
-@pytest.mark.parametrize("grid,message", [
-    ((-1, 1, 1), "negative"),
-    ((-1, -1, 1), "negative"),  # positive product: upstream launched it
-    ((1, 1, -5), "negative"),
-    ((2**32, 1, 1), "exceeds 4294967295"),
-    ((1, 2**40, 1), "exceeds 4294967295"),
-    ((2**70, 1, 1), "does not fit"),
-])
+@pytest.mark.parametrize(
+    "grid,message",
+    [
+        ((-1, 1, 1), "negative"),
+        ((-1, -1, 1), "negative"),  # positive product: upstream launched it
+        ((1, 1, -5), "negative"),
+        ((2**32, 1, 1), "exceeds 4294967295"),
+        ((1, 2**40, 1), "exceeds 4294967295"),
+        ((2**70, 1, 1), "does not fit"),
+    ],
+)
 def test_bad_grids(kernel, grid, message):
     function, src, dst, records = kernel
     records.clear()
@@ -238,9 +253,12 @@ def test_shared_memory_beyond_the_device_is_refused_at_load(add_zebin):
     # raises OutOfResources for a kernel that needs more.
     function, _, _ = L._load_kernel(add_zebin, "triton_poi_fused_add_0", 128 * 1024, 0)
     assert function is not None
-    with pytest.raises(RuntimeError, match=r"kernel 'triton_poi_fused_add_0' needs 131073 bytes "
-                                           r"of shared local memory \(131073 dynamic \+ 0 static\), "
-                                           r"but device '.*' has 131072 .*OutOfResources"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"kernel 'triton_poi_fused_add_0' needs 131073 bytes "
+        r"of shared local memory \(131073 dynamic \+ 0 static\), "
+        r"but device '.*' has 131072 .*OutOfResources",
+    ):
         L._load_kernel(add_zebin, "triton_poi_fused_add_0", 128 * 1024 + 1, 0)
 
 
@@ -250,12 +268,16 @@ def test_stream_that_is_not_our_command_list_is_refused_not_used(kernel, stream)
     # handle would crash the driver (SIGSEGV before this check).
     function, src, dst, records = kernel
     records.clear()
-    with pytest.raises(ValueError, match=rf"stream = {stream} is not a command list of this launcher "
-                                         r"for device 0: pass 0 or default_command_list\(device\)"):
+    with pytest.raises(
+        ValueError,
+        match=rf"stream = {stream} is not a command list of this launcher "
+        r"for device 0: pass 0 or default_command_list\(device\)",
+    ):
         launch(function, args=(src, dst, 3, None, None), stream=stream)
     assert records.count() == 0
     assert_still_launches(kernel)
     from xpu_static_launcher import launcher
+
     launch(function, args=(src, dst, 3, None, None), stream=launcher.default_command_list(0))
     assert records.count() == 2
 
@@ -291,15 +313,27 @@ def test_another_devices_command_list_is_refused(add_zebin):
     import subprocess
     import sys
 
-    env = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(support.DRIVER_PATH), XSL_TEST_DRIVER_DEVICES="2",
-               XSL_TEST_DRIVER_NO_RECORD="1", PYTHONPATH=str(support.PACKAGE_DIR))
-    proc = subprocess.run([sys.executable, "-c", TWO_DEVICES_SCRIPT, add_zebin], capture_output=True,
-                          text=True, env=env, timeout=120)
+    env = dict(
+        os.environ,
+        ZE_ENABLE_ALT_DRIVERS=str(support.DRIVER_PATH),
+        XSL_TEST_DRIVER_DEVICES="2",
+        XSL_TEST_DRIVER_NO_RECORD="1",
+        PYTHONPATH=str(support.PACKAGE_DIR),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", TWO_DEVICES_SCRIPT, add_zebin], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert [line.split(" ")[:2] for line in lines] == [["refused", "0"], ["launched", "0"],
-                                                       ["refused", "1"], ["launched", "1"]]
+    assert [line.split(" ")[:2] for line in lines] == [
+        ["refused", "0"],
+        ["launched", "0"],
+        ["refused", "1"],
+        ["launched", "1"],
+    ]
     for device in (0, 1):
-        assert lines[2 * device].endswith(f"is not a command list of this launcher for device {device}: "
-                                          "pass 0 or default_command_list(device). This Level Zero launcher "
-                                          "does not take torch's sycl::queue* streams")
+        assert lines[2 * device].endswith(
+            f"is not a command list of this launcher for device {device}: "
+            "pass 0 or default_command_list(device). This Level Zero launcher "
+            "does not take torch's sycl::queue* streams"
+        )

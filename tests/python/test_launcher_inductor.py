@@ -6,7 +6,6 @@ through torch._C._StaticXpuLauncher, and the test driver sees the launch."""
 from __future__ import annotations
 
 import pickle
-from typing import List
 
 import pytest
 
@@ -19,9 +18,9 @@ torch = pytest.importorskip("torch")
 
 if _missing is None:
     from torch._inductor.runtime import static_triton_launcher as stl
+    from xpu_static_launcher._launcher import StaticXpuLauncher
 
     from xpu_static_launcher import launcher
-    from xpu_static_launcher._launcher import StaticXpuLauncher
 
 KERNEL = support.TRITON_ADD_KERNEL
 NUM_WARPS = support.NUM_WARPS
@@ -39,15 +38,16 @@ def zebin_bytes() -> bytes:
 
 @pytest.fixture()
 def device_buffers():
-    made: List[int] = [launcher.device_alloc(0, 4096) for _ in range(2)]
+    made: list[int] = [launcher.device_alloc(0, 4096) for _ in range(2)]
     yield made
     for address in made:
         launcher.device_free(address)
 
 
 @pytest.mark.parametrize("with_scratch_fields", [True, False])
-def test_inductor_writes_loads_and_runs_the_kernel(installed, zebin_bytes, device_buffers,
-                                                   tmp_path, with_scratch_fields):
+def test_inductor_writes_loads_and_runs_the_kernel(
+    installed, zebin_bytes, device_buffers, tmp_path, with_scratch_fields
+):
     compiled = StandInCompiledKernel(zebin_bytes, with_scratch_fields)
     kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
     assert type(kernel) is stl.StaticallyLaunchedXpuKernel
@@ -79,8 +79,12 @@ def test_inductor_writes_loads_and_runs_the_kernel(installed, zebin_bytes, devic
     assert launch["group_size"] == (NUM_WARPS * THREADS_PER_WARP, 1, 1)
     assert [a["size"] for a in launch["args"]] == [8, 8, 4, 8, 8]
     assert [a["bytes"] for a in launch["args"]] == [
-        support.le_bytes(src, 8), support.le_bytes(dst, 8), support.le_bytes(1000, 4),
-        bytes(8), bytes(8)]
+        support.le_bytes(src, 8),
+        support.le_bytes(dst, 8),
+        support.le_bytes(1000, 4),
+        bytes(8),
+        bytes(8),
+    ]
 
     kernel.close()
     assert kernel.function is None
@@ -128,7 +132,8 @@ def _load_half_kernel(zebin: bytes, tmp_path, triton_type: str):
 
 @pytest.mark.parametrize("triton_type", ["fp16", "bf16"])
 def test_torch_2_13_half_scalar_is_refused_not_guessed(
-        installed, half_scalar_zebin, device_buffers, tmp_path, triton_type):
+    installed, half_scalar_zebin, device_buffers, tmp_path, triton_type
+):
     # torch 2.13 maps fp16 and bf16 (and fp32) to 'f': the launcher cannot
     # know which bits the kernel wants, so it refuses instead of guessing.
     kernel = _load_half_kernel(half_scalar_zebin, tmp_path, triton_type)
@@ -145,14 +150,13 @@ def test_torch_2_13_half_scalar_is_refused_not_guessed(
 
 @pytest.mark.parametrize("triton_type, bits", [("fp16", 0x4248), ("bf16", 0x4049)])
 def test_torch_2_15_codes_give_the_right_half_bits(
-        installed, half_scalar_zebin, device_buffers, tmp_path, monkeypatch,
-        triton_type, bits):
+    installed, half_scalar_zebin, device_buffers, tmp_path, monkeypatch, triton_type, bits
+):
     # torch >= 2.15 maps fp16 -> 'e' and bf16 -> 'y' (its
     # static_triton_launcher.py type_mappings); the rest of its table is 2.13's.
     table = dict(stl.StaticallyLaunchedTritonKernel.type_mappings())
     table.update({"fp16": "e", "bf16": "y"})
-    monkeypatch.setattr(stl.StaticallyLaunchedTritonKernel, "type_mappings",
-                        staticmethod(lambda: table))
+    monkeypatch.setattr(stl.StaticallyLaunchedTritonKernel, "type_mappings", staticmethod(lambda: table))
     kernel = _load_half_kernel(half_scalar_zebin, tmp_path, triton_type)
     assert kernel.arg_tys == "O" + table[triton_type]
     records = support.DriverRecords()

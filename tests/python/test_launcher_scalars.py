@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import math
 import struct
-from typing import Any, Dict, Tuple, Union
+from typing import Any
 
 import pytest
 
@@ -26,13 +26,14 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import _zebin, launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+    from xpu_static_launcher import _zebin, launcher
 
 LONG_BITS = 8 * ctypes.sizeof(ctypes.c_long)
 
 # code -> (ctypes type of the cast, C range Triton reads the value with)
-INT_CODES: Dict[str, Tuple[Any, int, int]] = {
+INT_CODES: dict[str, tuple[Any, int, int]] = {
     "b": (ctypes.c_int8, -(2 ** (LONG_BITS - 1)), 2 ** (LONG_BITS - 1) - 1),
     "h": (ctypes.c_int16, -(2 ** (LONG_BITS - 1)), 2 ** (LONG_BITS - 1) - 1),
     "i": (ctypes.c_int32, -(2 ** (LONG_BITS - 1)), 2 ** (LONG_BITS - 1) - 1),
@@ -43,23 +44,88 @@ INT_CODES: Dict[str, Tuple[Any, int, int]] = {
     "K": (ctypes.c_uint64, 0, 2**64 - 1),
 }
 
-INT_EDGES = (0, 1, -1, True, False, 127, 128, -128, -129, 200, 255, 256, -256,
-             32767, 32768, -32768, -32769, 65535, 65536, 2**31 - 1, 2**31,
-             -(2**31), -(2**31) - 1, 2**32 - 1, 2**32, 2**32 + 5, 2**40,
-             -(2**40), 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1,
-             2**64, -(2**64), 2**100, -(2**100))
+INT_EDGES = (
+    0,
+    1,
+    -1,
+    True,
+    False,
+    127,
+    128,
+    -128,
+    -129,
+    200,
+    255,
+    256,
+    -256,
+    32767,
+    32768,
+    -32768,
+    -32769,
+    65535,
+    65536,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    -(2**31) - 1,
+    2**32 - 1,
+    2**32,
+    2**32 + 5,
+    2**40,
+    -(2**40),
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64 - 1,
+    2**64,
+    -(2**64),
+    2**100,
+    -(2**100),
+)
 
 
 def _double(bits: int) -> float:
     return struct.unpack("<d", bits.to_bytes(8, "little"))[0]
 
 
-FLOAT_EDGES = (0.0, -0.0, 0.1, -0.1, 1 / 3, 3.140625, 1.01171875, 1.5, 65504.0,
-               65519.99, 65520.0, -65520.0, 1e5, 3.4028234663852886e38, 3.5e38,
-               1e300, -1e300, math.inf, -math.inf, math.nan, -math.nan,
-               _double(0x7FF4000000000001), _double(0xFFF8000000000123),
-               5e-324, 2.0**-24, 2.0**-25, 2.0**-26, 2.0**-133, 2.0**-149,
-               2.0**-150, 3, -7, True, 2**70, 2**1100)
+FLOAT_EDGES = (
+    0.0,
+    -0.0,
+    0.1,
+    -0.1,
+    1 / 3,
+    3.140625,
+    1.01171875,
+    1.5,
+    65504.0,
+    65519.99,
+    65520.0,
+    -65520.0,
+    1e5,
+    3.4028234663852886e38,
+    3.5e38,
+    1e300,
+    -1e300,
+    math.inf,
+    -math.inf,
+    math.nan,
+    -math.nan,
+    _double(0x7FF4000000000001),
+    _double(0xFFF8000000000123),
+    5e-324,
+    2.0**-24,
+    2.0**-25,
+    2.0**-26,
+    2.0**-133,
+    2.0**-149,
+    2.0**-150,
+    3,
+    -7,
+    True,
+    2**70,
+    2**1100,
+)
 
 # The `scalars` kernel (launcher_support.LAUNCHER_KERNELS_SOURCE): an out
 # pointer, then char short int long uchar ushort uint ulong float double
@@ -68,7 +134,7 @@ SCALAR_CODES = "bhilBHIKfde"
 PAYLOAD_SIZES = (4, 4, 4, 8, 4, 4, 4, 8, 4, 8, 4)
 HALF_POSITION = 10
 
-Outcome = Union[bytes, type]
+Outcome = bytes | type
 
 
 def expected_int(code: str, value: int, payload: int) -> Outcome:
@@ -114,7 +180,7 @@ def launch_one(scalars, records, codes: str, position: int, value: Any) -> bytes
     elsewhere) and returns the bytes the driver received for it."""
     function, out = scalars
     _, values = support.scalar_codes_and_values()
-    args = values[:position] + (value,) + values[position + 1:]
+    args = values[:position] + (value,) + values[position + 1 :]
     records.clear()
     L._launch_kernel(function, 1, 1, 1, 1, 0, "O" + codes, (out,) + args, 0)
     assert records.count() == 1
@@ -122,8 +188,7 @@ def launch_one(scalars, records, codes: str, position: int, value: Any) -> bytes
     return records.launch(0)["args"][position + 1]["bytes"]
 
 
-def check_outcome(scalars, records, codes: str, position: int, value: Any,
-                  expected: Outcome) -> None:
+def check_outcome(scalars, records, codes: str, position: int, value: Any, expected: Outcome) -> None:
     """The launch gives `expected`: the argument's bytes, or OverflowError
     naming the argument and its code."""
     code = codes[position]
@@ -139,9 +204,19 @@ def test_the_kernel_declares_the_types_the_table_assumes(kernels_zebin):
     with open(kernels_zebin, "rb") as f:
         kernels = {k["name"]: k for k in _zebin.read_zebin(f.read())["kernels"]}
     type_names = [arg["type_name"] for arg in kernels["scalars"]["args"][1:]]
-    assert type_names == ["char;1", "short;2", "int;4", "long;8", "uchar;1",
-                          "ushort;2", "uint;4", "ulong;8", "float;4",
-                          "double;8", "half;2"]
+    assert type_names == [
+        "char;1",
+        "short;2",
+        "int;4",
+        "long;8",
+        "uchar;1",
+        "ushort;2",
+        "uint;4",
+        "ulong;8",
+        "float;4",
+        "double;8",
+        "half;2",
+    ]
 
 
 @pytest.mark.parametrize("code", list(INT_CODES))
@@ -149,8 +224,7 @@ def test_integer_codes_match_triton(scalars, records, code):
     position = SCALAR_CODES.index(code)
     payload = PAYLOAD_SIZES[position]
     for value in INT_EDGES:
-        check_outcome(scalars, records, SCALAR_CODES, position, value,
-                      expected_int(code, value, payload))
+        check_outcome(scalars, records, SCALAR_CODES, position, value, expected_int(code, value, payload))
 
 
 def test_integer_wrap_examples(scalars, records):
@@ -171,8 +245,7 @@ def test_float_codes_match_triton(scalars, records, code):
     codes = SCALAR_CODES[:HALF_POSITION] + ("y" if code == "y" else "e")
     payload = PAYLOAD_SIZES[position]
     for value in FLOAT_EDGES:
-        check_outcome(scalars, records, codes, position, value,
-                      expected_float(code, value, payload))
+        check_outcome(scalars, records, codes, position, value, expected_float(code, value, payload))
 
 
 def test_bf16_truncates_and_fp16_rounds(scalars, records):
@@ -231,8 +304,11 @@ def test_bool_parameter_takes_zero_and_one(bool_kernel, records, value, expected
 def test_bool_parameter_refuses_other_ints(bool_kernel, records, value):
     function, out = bool_kernel
     records.clear()
-    with pytest.raises(ValueError, match=rf"argument 1 \('i', int32\): the kernel declares a bool "
-                                         rf"parameter, which takes 0, 1, False or True, not {value}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"argument 1 \('i', int32\): the kernel declares a bool "
+        rf"parameter, which takes 0, 1, False or True, not {value}",
+    ):
         L._launch_kernel(function, 1, 1, 1, 1, 0, "Oii", (out, value, 7), 0)
     assert records.count() == 0
     with pytest.raises(OverflowError, match=r"argument 1 \('i', int32\)"):

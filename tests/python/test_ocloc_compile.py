@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from ocloc_support import (BACKEND_EXECUTABLE, BACKEND_LIBRARY, OclocCapi, OclocError, capi_library_path,
-                           corpus_spirv, ze_info)
+from ocloc_support import (
+    BACKEND_EXECUTABLE,
+    BACKEND_LIBRARY,
+    OclocCapi,
+    OclocError,
+    capi_library_path,
+    corpus_spirv,
+    ze_info,
+)
 
 
 @pytest.fixture(scope="module")

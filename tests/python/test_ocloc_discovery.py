@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Dict, Iterable, List
+from collections.abc import Iterable
 
 import pytest
 
@@ -16,18 +16,30 @@ sys.path.insert(0, str(SCRIPTS))
 import ocloc_discovery as od  # noqa: E402
 
 
-def fake(windows: bool, env: Dict[str, str], files: Iterable[str] = (), dirs: Iterable[str] = (),
-         listings: Dict[str, List[str]] = None, python_paths: List[str] = ()) -> od.Probes:
+def fake(
+    windows: bool,
+    env: dict[str, str],
+    files: Iterable[str] = (),
+    dirs: Iterable[str] = (),
+    listings: dict[str, list[str]] = None,
+    python_paths: list[str] = (),
+) -> od.Probes:
     files, dirs, listings = set(files), set(dirs), listings or {}
-    return od.Probes(windows=windows, env=env, is_file=files.__contains__, is_dir=dirs.__contains__,
-                     list_dir=lambda p: listings.get(p, []), python_paths=list(python_paths),
-                     query_version=lambda exe, lib: ("1.2.3", None))
+    return od.Probes(
+        windows=windows,
+        env=env,
+        is_file=files.__contains__,
+        is_dir=dirs.__contains__,
+        list_dir=lambda p: listings.get(p, []),
+        python_paths=list(python_paths),
+        query_version=lambda exe, lib: ("1.2.3", None),
+    )
 
 
 WINDOWS_ENV = {
     "PYTHONPATH": "C:\\py\\site",
     "VIRTUAL_ENV": "C:\\venv",
-    "PATH": "C:\\Windows;;\"C:\\My Tools\"",
+    "PATH": 'C:\\Windows;;"C:\\My Tools"',
     "ONEAPI_ROOT": "D:\\oneAPI\\",
     "CMPLR_ROOT": "D:\\oneAPI\\compiler\\2025.1",
 }
@@ -52,8 +64,12 @@ def test_windows_order_matches_the_cpp_order():
 
 
 def test_linux_order_matches_the_cpp_order():
-    probes = fake(False, {"PATH": "/home/u/bin:/usr/bin", "VIRTUAL_ENV": "/venv"},
-                  listings={"/venv/lib": ["python3.11", "other"]}, python_paths=[""])
+    probes = fake(
+        False,
+        {"PATH": "/home/u/bin:/usr/bin", "VIRTUAL_ENV": "/venv"},
+        listings={"/venv/lib": ["python3.11", "other"]},
+        python_paths=[""],
+    )
     assert [c.path for c in od.ocloc_candidates(probes)] == [
         "/venv/lib/python3.11/site-packages/intel_ocloc/bin/ocloc",
         "/home/u/bin/ocloc",
@@ -104,15 +120,17 @@ def test_real_machine_and_cli():
     if not found.found:
         pytest.skip(f"no ocloc here: {found.error}")
     assert found.version and found.version[0].isdigit() and found.version == found.version.strip(), found.version
-    proc = subprocess.run([sys.executable, str(SCRIPTS / "ocloc_discovery.py"), "--json"],
-                          stdout=subprocess.PIPE, check=True)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "ocloc_discovery.py"), "--json"], stdout=subprocess.PIPE, check=True
+    )
     report = json.loads(proc.stdout)
     assert report["path"] == found.path and report["version"] == found.version
 
 
 def test_cli_fails_with_the_places_tried(tmp_path):
     env = {"PATH": str(tmp_path), "XSL_OCLOC": str(tmp_path / "missing")}
-    proc = subprocess.run([sys.executable, str(SCRIPTS / "ocloc_discovery.py"), "--no-version"],
-                          stdout=subprocess.PIPE, env=env)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "ocloc_discovery.py"), "--no-version"], stdout=subprocess.PIPE, env=env
+    )
     assert proc.returncode == 1
     assert b"does not exist" in proc.stdout

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import pytest
 
@@ -21,12 +21,11 @@ from launcher_support import DRIVER_PATH, PACKAGE_DIR
 from ocloc_support import REPO, build_dir
 
 TRITON_DIR = REPO / "tests" / "kernels" / "triton"
-CORPUS_KERNELS = ["add", "many_args", "no_args", "private_array", "slm_reduce", "spill", "subgroup16",
-                  "two_kernels"]
+CORPUS_KERNELS = ["add", "many_args", "no_args", "private_array", "slm_reduce", "spill", "subgroup16", "two_kernels"]
 TRITON_KERNELS = sorted(p.stem for p in TRITON_DIR.glob("*.spv"))
 
 # Runs in the child: compiles each job with both backends, reports .ze_info.
-CHILD = r'''
+CHILD = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from xpu_static_launcher import compile as xc
@@ -46,10 +45,10 @@ for job in jobs:
             row[backend] = {"error": f"{type(error).__name__}: {error}"}
     out.append(row)
 print(json.dumps(out))
-'''
+"""
 
 
-def missing() -> Optional[str]:
+def missing() -> str | None:
     if not DRIVER_PATH.is_file():
         return f"test driver not built: {DRIVER_PATH}"
     if not list((PACKAGE_DIR / "xpu_static_launcher").glob("_compile*")):
@@ -62,24 +61,35 @@ def missing() -> Optional[str]:
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 
 
-def run_child(jobs: List[Dict[str, Any]], **env: str) -> List[Dict[str, Any]]:
+def run_child(jobs: list[dict[str, Any]], **env: str) -> list[dict[str, Any]]:
     environ = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), XSL_TEST_DRIVER_DEVICES="1")
     environ.pop("XSL_ZEBIN_COMPILER", None)
     environ.update(env)
     environ["PYTHONPATH"] = os.pathsep.join([str(REPO / "tests" / "python"), environ.get("PYTHONPATH", "")])
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(PACKAGE_DIR)], input=json.dumps(jobs),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(PACKAGE_DIR)],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
 
-def job(name: str, spv: Path, flags: str = "", device: str = "pvc", retry: bool = False,
-        backends: tuple = ("driver", "ocloc")) -> Dict[str, Any]:
-    return {"name": name, "spv": str(spv), "flags": flags, "device": device, "retry": retry,
-            "backends": list(backends)}
+def job(
+    name: str,
+    spv: Path,
+    flags: str = "",
+    device: str = "pvc",
+    retry: bool = False,
+    backends: tuple = ("driver", "ocloc"),
+) -> dict[str, Any]:
+    return {"name": name, "spv": str(spv), "flags": flags, "device": device, "retry": retry, "backends": list(backends)}
 
 
-def assert_same(rows: List[Dict[str, Any]]) -> None:
+def assert_same(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         driver, ocloc = row["driver"], row["ocloc"]
         assert "error" not in driver, (row["name"], driver)
@@ -117,16 +127,19 @@ def test_grf_retry_is_the_same_policy():
 
 
 def test_architecture_mismatch_is_one_line():
-    rows = run_child([job("add", build_dir() / "corpus" / "add.spv", device="bmg", backends=("driver",))],
-                     XSL_TEST_DRIVER_PRODUCT="pvc")
+    rows = run_child(
+        [job("add", build_dir() / "corpus" / "add.spv", device="bmg", backends=("driver",))],
+        XSL_TEST_DRIVER_PRODUCT="pvc",
+    )
     error = rows[0]["driver"]["error"]
     assert "no Intel GPU of target 'bmg'" in error and "IP 12.60.7" in error
     assert "\n" not in error
 
 
 def test_no_device_is_refused_with_the_reason():
-    rows = run_child([job("add", build_dir() / "corpus" / "add.spv", backends=("driver",))],
-                     XSL_TEST_DRIVER_DEVICES="0")
+    rows = run_child(
+        [job("add", build_dir() / "corpus" / "add.spv", backends=("driver",))], XSL_TEST_DRIVER_DEVICES="0"
+    )
     assert "no Intel GPU to compile with" in rows[0]["driver"]["error"]
 
 
@@ -135,8 +148,9 @@ def test_invalid_spirv_and_build_failure_carry_the_log(tmp_path):
     not_spirv.write_bytes(b"__kernel void f() {}")
     truncated = tmp_path / "truncated.spv"
     truncated.write_bytes((build_dir() / "corpus" / "add.spv").read_bytes()[:40])
-    rows = run_child([job("not_spirv", not_spirv, backends=("driver",)),
-                      job("truncated", truncated, backends=("driver",))])
+    rows = run_child(
+        [job("not_spirv", not_spirv, backends=("driver",)), job("truncated", truncated, backends=("driver",))]
+    )
     assert "is not SPIR-V" in rows[0]["driver"]["error"]
     error = rows[1]["driver"]["error"]
     assert "the driver could not build the SPIR-V (ZE_RESULT_ERROR_MODULE_BUILD_FAILURE" in error
@@ -144,29 +158,49 @@ def test_invalid_spirv_and_build_failure_carry_the_log(tmp_path):
 
 
 def test_forced_backend_knob_and_discovery_report(tmp_path):
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]);"
-            "from xpu_static_launcher import compile as xc;"
-            "print(json.dumps([xc.find_compiler(), xc.find_compiler('ocloc')]))")
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "from xpu_static_launcher import compile as xc;"
+        "print(json.dumps([xc.find_compiler(), xc.find_compiler('ocloc')]))"
+    )
     environ = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), XSL_ZEBIN_COMPILER="driver")
-    proc = subprocess.run([sys.executable, "-c", code, str(PACKAGE_DIR)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=environ, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(PACKAGE_DIR)], capture_output=True, text=True, env=environ, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     forced, ocloc = json.loads(proc.stdout)
     assert forced["source"] == "driver" and forced["origin"] == "XSL_ZEBIN_COMPILER=driver"
     assert forced["tried"][-1].startswith("driver: Level Zero driver")
     assert ocloc["source"] != "driver" and ocloc["tried"]
-    bad = subprocess.run([sys.executable, "-c", code, str(PACKAGE_DIR)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=dict(environ, XSL_ZEBIN_COMPILER="gpu"))
+    bad = subprocess.run(
+        [sys.executable, "-c", code, str(PACKAGE_DIR)],
+        capture_output=True,
+        text=True,
+        env=dict(environ, XSL_ZEBIN_COMPILER="gpu"),
+    )
     assert bad.returncode != 0 and "XSL_ZEBIN_COMPILER" in bad.stderr
 
 
 def test_ocloc_style_command_line(tmp_path):
     out = tmp_path / "add.zebin"
-    environ = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH),
-                   PYTHONPATH=str(PACKAGE_DIR))
-    argv = [sys.executable, "-m", "xpu_static_launcher.compile", "compile", "-file",
-            str(build_dir() / "corpus" / "add.spv"), "-o", str(out), "-spirv_input", "-device", "pvc",
-            "-options", "-ze-opt-large-register-file", "--backend", "driver"]
+    environ = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), PYTHONPATH=str(PACKAGE_DIR))
+    argv = [
+        sys.executable,
+        "-m",
+        "xpu_static_launcher.compile",
+        "compile",
+        "-file",
+        str(build_dir() / "corpus" / "add.spv"),
+        "-o",
+        str(out),
+        "-spirv_input",
+        "-device",
+        "pvc",
+        "-options",
+        "-ze-opt-large-register-file",
+        "--backend",
+        "driver",
+    ]
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environ)
     assert proc.returncode == 0, proc.stdout
     assert b"grf_count:       256" in out.read_bytes()
@@ -177,29 +211,41 @@ def test_ocloc_style_command_line(tmp_path):
 
 def test_discovery_cli_reports_the_driver_last():
     script = REPO / "scripts" / "ocloc_discovery.py"
-    environ = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), PYTHONPATH=str(PACKAGE_DIR),
-                   XSL_ZEBIN_COMPILER="driver")
+    environ = dict(
+        os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), PYTHONPATH=str(PACKAGE_DIR), XSL_ZEBIN_COMPILER="driver"
+    )
     proc = subprocess.run([sys.executable, str(script), "--tried"], stdout=subprocess.PIPE, text=True, env=environ)
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("zebin compiler: the Intel GPU driver (XSL_ZEBIN_COMPILER=driver")
-    assert lines[-1] == "  driver: Level Zero driver (libze_loader.so.1): driver 0 device 0 'XSL test device' (IP 12.60.7)"
+    assert (
+        lines[-1] == "  driver: Level Zero driver (libze_loader.so.1): driver 0 device 0 'XSL test device' (IP 12.60.7)"
+    )
     # No Intel GPU: nothing usable, and the reason is the last line.
-    proc = subprocess.run([sys.executable, str(script), "--tried"], stdout=subprocess.PIPE, text=True,
-                          env=dict(environ, XSL_TEST_DRIVER_DEVICES="0"))
+    proc = subprocess.run(
+        [sys.executable, str(script), "--tried"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(environ, XSL_TEST_DRIVER_DEVICES="0"),
+    )
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[-1].startswith("  driver: ")
     assert "no Intel GPU to compile with" in proc.stdout.splitlines()[-1]
 
 
 def test_c_api_driver_backend():
-    code = ("import sys; from ocloc_support import OclocCapi, BACKEND_DRIVER, capi_library_path, corpus_spirv;"
-            "c = OclocCapi(capi_library_path(), BACKEND_DRIVER); d = c.describe();"
-            "r = c.compile(corpus_spirv('add'), 'pvc', '', retry_large_grf=False);"
-            "print(d['source'], d['tried'][-1].split(':')[0], len(r.zebin) > 0)")
-    environ = dict(os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), XSL_BUILD_DIR=str(build_dir()),
-                   PYTHONPATH=str(REPO / "tests" / "python"))
-    proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env=environ)
+    code = (
+        "import sys; from ocloc_support import OclocCapi, BACKEND_DRIVER, capi_library_path, corpus_spirv;"
+        "c = OclocCapi(capi_library_path(), BACKEND_DRIVER); d = c.describe();"
+        "r = c.compile(corpus_spirv('add'), 'pvc', '', retry_large_grf=False);"
+        "print(d['source'], d['tried'][-1].split(':')[0], len(r.zebin) > 0)"
+    )
+    environ = dict(
+        os.environ,
+        ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH),
+        XSL_BUILD_DIR=str(build_dir()),
+        PYTHONPATH=str(REPO / "tests" / "python"),
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["driver", "driver", "True"]

@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import List
 
 import pytest
 
@@ -39,8 +38,14 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is need
 
 def git_apply(tree: Path, *args: str) -> subprocess.CompletedProcess:
     # Outside any repository git apply works as a plain patch tool.
-    return subprocess.run(["git", "apply", *args], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, env=dict(os.environ, GIT_CEILING_DIRECTORIES=str(tree.parent)))
+    return subprocess.run(
+        ["git", "apply", *args],
+        cwd=tree,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, GIT_CEILING_DIRECTORIES=str(tree.parent)),
+    )
 
 
 def apply_all(tree: Path) -> None:
@@ -51,10 +56,15 @@ def apply_all(tree: Path) -> None:
         assert done.returncode == 0, done.stdout
 
 
-def run_patch_tests(tree: Path, tests: List[str]) -> None:
+def run_patch_tests(tree: Path, tests: list[str]) -> None:
     (tree / "conftest.py").write_text(TRITON_STUB_CONFTEST)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={tree}",
-                           *tests], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={tree}", *tests],
+        cwd=tree,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:]
     assert " passed" in proc.stdout
 
@@ -118,14 +128,19 @@ def test_series_applies_to_the_pinned_commit(tmp_path):
     commit = series.base()["commit"]
     given = os.environ.get(MIRROR_ENV, "")
     if not given:
-        pytest.skip(f"{MIRROR_ENV} is not set: set it to a clone or mirror of intel-xpu-backend-for-triton to "
-                    "apply the series to the pinned commit; the fixture test covers the patches' context")
+        pytest.skip(
+            f"{MIRROR_ENV} is not set: set it to a clone or mirror of intel-xpu-backend-for-triton to "
+            "apply the series to the pinned commit; the fixture test covers the patches' context"
+        )
     mirror = Path(given)
     if not series.git_dir(mirror).exists():
         pytest.skip(f"{MIRROR_ENV}={mirror} does not exist; the fixture test covers the patches' context")
     git_dir = str(series.git_dir(mirror))
-    has_commit = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "-e", f"{commit}^{{commit}}"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    has_commit = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "cat-file", "-e", f"{commit}^{{commit}}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     if has_commit.returncode != 0:
         pytest.skip(f"the mirror at {mirror} does not contain the pinned commit {commit}")
     tree = tmp_path / "upstream"
@@ -133,11 +148,13 @@ def test_series_applies_to_the_pinned_commit(tmp_path):
     subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", git_dir, str(tree)], check=True)
     git = ["git", "-C", str(tree), "-c", "user.name=xsl-test", "-c", "user.email=xsl-test@example.invalid"]
     subprocess.run(git + ["checkout", "-q", "--detach", commit], check=True)
-    am = subprocess.run(git + ["am", "-3", *map(str, series.patches())], stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True)
+    am = subprocess.run(
+        git + ["am", "-3", *map(str, series.patches())], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     assert am.returncode == 0, am.stdout
-    log = subprocess.run(git + ["log", "--format=%s", f"{commit}..HEAD"], stdout=subprocess.PIPE, text=True,
-                         check=True).stdout.splitlines()
+    log = subprocess.run(
+        git + ["log", "--format=%s", f"{commit}..HEAD"], stdout=subprocess.PIPE, text=True, check=True
+    ).stdout.splitlines()
     assert len(log) == len(series.patches())
     # The fixture is what the pinned commit gives, never the other way round.
     for path, text in series.fixture_from_mirror(mirror).items():

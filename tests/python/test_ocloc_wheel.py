@@ -8,7 +8,6 @@ import base64
 import csv
 import hashlib
 import io
-import os
 import shutil
 import subprocess
 import sys
@@ -46,9 +45,14 @@ def test_wheel_layout_metadata_and_record(tmp_path):
         (tmp_path / name).write_bytes(name.encode() * 100)
         files.append(ocloc_wheel.BundleFile(tmp_path / name, name, executable=name.endswith(".exe")))
     (tmp_path / "LICENSE.txt").write_text("licence text")
-    bundle = ocloc_wheel.Bundle(version="25.18.33578", platform_tag="win_amd64", executable_name="ocloc.exe",
-                                library_name="ocloc64.dll", files=files,
-                                licenses=[(tmp_path / "LICENSE.txt", "ocloc/LICENSE.txt")])
+    bundle = ocloc_wheel.Bundle(
+        version="25.18.33578",
+        platform_tag="win_amd64",
+        executable_name="ocloc.exe",
+        library_name="ocloc64.dll",
+        files=files,
+        licenses=[(tmp_path / "LICENSE.txt", "ocloc/LICENSE.txt")],
+    )
     staged = {f.name: f.source for f in files}
     for compression, level in ((zipfile.ZIP_STORED, None), (zipfile.ZIP_DEFLATED, 9)):
         wheel = ocloc_wheel.write_wheel(bundle, staged, tmp_path / "out", compression, level)
@@ -61,8 +65,7 @@ def test_wheel_layout_metadata_and_record(tmp_path):
             assert "Root-Is-Purelib: false" in wheel_text and "Tag: py3-none-win_amd64" in wheel_text
             metadata = zf.read(f"{dist}/METADATA").decode()
             assert "Name: xsl-intel-ocloc" in metadata and "Version: 25.18.33578" in metadata
-            assert zf.read(f"{dist}/entry_points.txt").decode() == \
-                "[console_scripts]\nocloc = intel_ocloc:main\n"
+            assert zf.read(f"{dist}/entry_points.txt").decode() == "[console_scripts]\nocloc = intel_ocloc:main\n"
             assert zf.read(f"{dist}/licenses/ocloc/LICENSE.txt") == b"licence text"
             info = zf.getinfo("intel_ocloc/bin/ocloc.exe")
             assert (info.external_attr >> 16) & 0o777 == 0o755
@@ -91,8 +94,10 @@ def test_platform_tag_version_and_pe_reader(tmp_path):
 def test_windows_collection_finds_runtime_dlls_in_oneapi(tmp_path):
     ocloc_bin = tmp_path / "oneAPI" / "ocloc" / "latest" / "bin"
     compiler_bin = tmp_path / "oneAPI" / "compiler" / "latest" / "bin"
-    for folder, names in ((ocloc_bin, ["ocloc.exe", "ocloc64.dll"]),
-                          (compiler_bin, ["igc64.dll", "igdfcl64.dll", "common_clang64.dll", "unrelated.dll"])):
+    for folder, names in (
+        (ocloc_bin, ["ocloc.exe", "ocloc64.dll"]),
+        (compiler_bin, ["igc64.dll", "igdfcl64.dll", "common_clang64.dll", "unrelated.dll"]),
+    ):
         folder.mkdir(parents=True)
         for name in names:
             (folder / name).write_bytes(b"not a PE file")
@@ -114,8 +119,15 @@ def test_windows_wheel_end_to_end_from_a_fake_oneapi(tmp_path):
         (ocloc_bin / name).write_bytes(b"MZ fake " + name.encode())
     (root / "ocloc" / "latest" / "licensing").mkdir()
     (root / "ocloc" / "latest" / "licensing" / "third-party-programs.txt").write_text("third party")
-    wheel = ocloc_wheel.build(ocloc_bin / "ocloc.exe", ocloc_bin / "ocloc64.dll", tmp_path / "dist",
-                              version="2025.1.0", windows=True, search_dirs=[ocloc_bin], log=lambda *_: None)
+    wheel = ocloc_wheel.build(
+        ocloc_bin / "ocloc.exe",
+        ocloc_bin / "ocloc64.dll",
+        tmp_path / "dist",
+        version="2025.1.0",
+        windows=True,
+        search_dirs=[ocloc_bin],
+        log=lambda *_: None,
+    )
     assert wheel.name == "xsl_intel_ocloc-2025.1.0-py3-none-win_amd64.whl"
     with zipfile.ZipFile(wheel) as zf:
         rows = check_record(zf)
@@ -125,8 +137,15 @@ def test_windows_wheel_end_to_end_from_a_fake_oneapi(tmp_path):
     # No licence at all is refused unless explicitly allowed.
     shutil.rmtree(root / "ocloc" / "latest" / "licensing")
     with pytest.raises(ocloc_wheel.WheelError, match="no licence files"):
-        ocloc_wheel.build(ocloc_bin / "ocloc.exe", ocloc_bin / "ocloc64.dll", tmp_path / "dist2",
-                          version="2025.1.0", windows=True, search_dirs=[ocloc_bin], log=lambda *_: None)
+        ocloc_wheel.build(
+            ocloc_bin / "ocloc.exe",
+            ocloc_bin / "ocloc64.dll",
+            tmp_path / "dist2",
+            version="2025.1.0",
+            windows=True,
+            search_dirs=[ocloc_bin],
+            log=lambda *_: None,
+        )
 
 
 def make_venv(tmp_path: Path) -> Path:
@@ -147,8 +166,14 @@ def test_wheel_from_debian_ocloc_works_in_a_fresh_venv(tmp_path):
     if spirv is None:
         pytest.skip("no SPIR-V corpus in XSL_BUILD_DIR/corpus")
 
-    wheel = ocloc_wheel.build(Path(found.path), Path(found.library), tmp_path / "dist",
-                              compression=zipfile.ZIP_STORED, level=None, log=lambda *_: None)
+    wheel = ocloc_wheel.build(
+        Path(found.path),
+        Path(found.library),
+        tmp_path / "dist",
+        compression=zipfile.ZIP_STORED,
+        level=None,
+        log=lambda *_: None,
+    )
     assert wheel.name.startswith("xsl_intel_ocloc-") and "-py3-none-manylinux_2_" in wheel.name
     with zipfile.ZipFile(wheel) as zf:
         rows = check_record(zf)
@@ -158,10 +183,16 @@ def test_wheel_from_debian_ocloc_works_in_a_fresh_venv(tmp_path):
 
     venv = make_venv(tmp_path)
     python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index",
-                    "--no-deps", str(wheel)], check=True)
-    site = subprocess.run([str(python), "-c", "import intel_ocloc as o; print(o.bin_dir()); print(o.version())"],
-                          stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", "--no-deps", str(wheel)],
+        check=True,
+    )
+    site = subprocess.run(
+        [str(python), "-c", "import intel_ocloc as o; print(o.bin_dir()); print(o.version())"],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    ).stdout.split()
     bin_dir = Path(site[0])
     assert bin_dir.is_relative_to(venv) and site[1] == wheel.name.split("-")[1]
 
@@ -170,9 +201,27 @@ def test_wheel_from_debian_ocloc_works_in_a_fresh_venv(tmp_path):
     work.mkdir()
     (work / "add.spv").write_bytes(spirv)
     env = {"PATH": str(venv / "bin"), "HOME": str(tmp_path), "LD_DEBUG": "libs"}
-    proc = subprocess.run(["ocloc", "compile", "-file", "add.spv", "-spirv_input", "-device", "pvc",
-                           "-internal_options", "-ze-allow-zebin", "-output", "add", "-output_no_suffix"],
-                          cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run(
+        [
+            "ocloc",
+            "compile",
+            "-file",
+            "add.spv",
+            "-spirv_input",
+            "-device",
+            "pvc",
+            "-internal_options",
+            "-ze-allow-zebin",
+            "-output",
+            "add",
+            "-output_no_suffix",
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:]
     loaded = {line.split()[-1] for line in proc.stdout.splitlines() if "calling init:" in line}
     ocloc_libs = [p for p in loaded if any(k in p for k in ("libocloc", "libigc", "LLVM", "libz3"))]
@@ -190,14 +239,16 @@ def test_wheel_from_debian_ocloc_works_in_a_fresh_venv(tmp_path):
     assert found_py.library == str(bin_dir / "libocloc.so")
     capi = capi_library_path()
     if capi is not None:
-        script = ("import sys; sys.path.insert(0, %r); from ocloc_support import *; "
-                  "c = OclocCapi(capi_library_path(), BACKEND_LIBRARY); d = c.describe(); "
-                  "r = c.compile(corpus_spirv('add'), 'pvc'); print(d['source'], d['library'], len(r.zebin))"
-                  % str(Path(__file__).parent))
+        script = (
+            f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from ocloc_support import *; "
+            "c = OclocCapi(capi_library_path(), BACKEND_LIBRARY); d = c.describe(); "
+            "r = c.compile(corpus_spirv('add'), 'pvc'); print(d['source'], d['library'], len(r.zebin))"
+        )
         # The venv's interpreter, no VIRTUAL_ENV: the wheel is found through the sys.path it passes.
         env = {"PATH": str(venv / "bin"), "XSL_BUILD_DIR": str(capi.parents[2])}
-        out = subprocess.run([str(python), "-c", script], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+        out = subprocess.run(
+            [str(python), "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         assert out.returncode == 0, out.stdout
         source, library, size = out.stdout.split()
         assert source == "wheel" and library == str(bin_dir / "libocloc.so") and int(size) > 1000

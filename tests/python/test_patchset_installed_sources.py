@@ -24,7 +24,6 @@ import pytest
 
 from patchset_support import PATCH_DIR, REPO, load_script, make_checkout
 
-
 patchset = load_script("patchset")
 LAUNCHER = "torch/csrc/inductor/static_launcher"
 
@@ -48,7 +47,12 @@ def test_no_project_relative_include_is_left(installed):
         pytest.skip(f"{manifest.glue_source} not written yet")
     quoted = re.compile(r'^\s*#\s*include\s+"')
     files = [installed / manifest.glue_dest] + _installed_sources(installed)
-    offenders = [f"{p.relative_to(installed)}:{i + 1}" for p in files for i, line in enumerate(p.read_text().splitlines()) if quoted.match(line)]
+    offenders = [
+        f"{p.relative_to(installed)}:{i + 1}"
+        for p in files
+        for i, line in enumerate(p.read_text().splitlines())
+        if quoted.match(line)
+    ]
     assert offenders == []
 
 
@@ -71,8 +75,23 @@ def test_installed_launcher_compiles_in_the_tree(installed, tmp_path):
     (generated / "c10" / "xpu" / "impl").mkdir(parents=True)
     (generated / "c10" / "xpu" / "impl" / "xpu_cmake_macros.h").write_text("#pragma once\n")
     torch_include = wheel_header.parents[4]
-    system = [generated, torch_include, torch_include / "torch" / "csrc" / "api" / "include", sycl, Path(sysconfig.get_paths()["include"])]
-    flags = [compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-DUSE_XPU", "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING", f"-I{installed}"]
+    system = [
+        generated,
+        torch_include,
+        torch_include / "torch" / "csrc" / "api" / "include",
+        sycl,
+        Path(sysconfig.get_paths()["include"]),
+    ]
+    flags = [
+        compiler,
+        "-std=c++20",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wextra",
+        "-DUSE_XPU",
+        "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING",
+        f"-I{installed}",
+    ]
     flags += [f"-isystem{d}" for d in system]
     units = [installed / manifest.glue_dest] + sorted((installed / LAUNCHER / "xsl").rglob("*.cpp"))
 
@@ -80,5 +99,9 @@ def test_installed_launcher_compiles_in_the_tree(installed, tmp_path):
         return unit, subprocess.run(flags + [str(unit)], capture_output=True, text=True, timeout=300)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        failures = [f"{u.relative_to(installed)}:\n{p.stderr[-1500:]}" for u, p in pool.map(compile_unit, units) if p.returncode != 0]
+        failures = [
+            f"{u.relative_to(installed)}:\n{p.stderr[-1500:]}"
+            for u, p in pool.map(compile_unit, units)
+            if p.returncode != 0
+        ]
     assert failures == [], "\n".join(failures)

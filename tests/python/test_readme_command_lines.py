@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-from typing import Any, Callable, List, Tuple
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ class Parsed(Exception):
         self.namespace = namespace
 
 
-def documented() -> List[Tuple[str, List[str]]]:
+def documented() -> list[tuple[str, list[str]]]:
     """(program, argv) of every command line README's cmd and PowerShell
     blocks give for the package, a script or the harness."""
     found = []
@@ -39,13 +40,13 @@ def documented() -> List[Tuple[str, List[str]]]:
             if words[:3] == ["python", "-m", "xpu_static_launcher"]:
                 found.append(("xpu_static_launcher", words[3:]))
             elif words[:1] == ["python"] and len(words) > 1 and re.fullmatch(r"scripts/\w+\.py", words[1]):
-                found.append((words[1][len("scripts/"):-3], words[2:]))
+                found.append((words[1][len("scripts/") : -3], words[2:]))
             elif words[:1] == ["scripts/harness.cmd"]:
                 found.append(("harness", words[1:]))
     return found
 
 
-def entry(program: str) -> Callable[[List[str]], Any]:
+def entry(program: str) -> Callable[[list[str]], Any]:
     if program == "xpu_static_launcher":
         from xpu_static_launcher import __main__ as cli
 
@@ -64,7 +65,7 @@ def test_readme_documents_the_four_steps_and_the_tools():
 
 
 @pytest.mark.parametrize("program, argv", COMMANDS, ids=[" ".join([p] + a) for p, a in COMMANDS])
-def test_each_documented_command_parses(program: str, argv: List[str], monkeypatch):
+def test_each_documented_command_parses(program: str, argv: list[str], monkeypatch):
     def accept(self: argparse.ArgumentParser, args: Any = None, namespace: Any = None) -> argparse.Namespace:
         # argparse's own parse, then stop: what runs next needs a GPU or Windows.
         raise Parsed(original(self, args, namespace))

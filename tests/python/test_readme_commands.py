@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import List, Tuple
 
 import pytest
 
@@ -22,13 +21,13 @@ POWERSHELL_LANGS = ("powershell", "ps1", "pwsh")
 FENCE = re.compile(r"^```([\w-]*)\s*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 
 
-def blocks(path: Path) -> List[Tuple[str, str, int]]:
+def blocks(path: Path) -> list[tuple[str, str, int]]:
     """(language, body, line) of every fenced block."""
     text = path.read_text(encoding="utf-8")
     return [(m.group(1).lower(), m.group(2), text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)]
 
 
-def windows_blocks() -> List[Tuple[str, str, str]]:
+def windows_blocks() -> list[tuple[str, str, str]]:
     found = []
     for path in [README] + DOCS:
         for lang, body, line in blocks(path):
@@ -37,11 +36,11 @@ def windows_blocks() -> List[Tuple[str, str, str]]:
     return found
 
 
-def command_lines(body: str) -> List[str]:
+def command_lines(body: str) -> list[str]:
     return [line.strip() for line in body.splitlines() if line.strip()]
 
 
-def problems_in(lang: str, body: str) -> List[str]:
+def problems_in(lang: str, body: str) -> list[str]:
     """What would not work as written in that shell."""
     found = []
     for line in command_lines(body):
@@ -76,14 +75,17 @@ def test_the_first_screen_answers_the_windows_wheel_user():
     assert "python -m xpu_static_launcher verify" in head
 
 
-@pytest.mark.parametrize("sample, lang, expected", [
-    ("python3 scripts\\ocloc_wheel.py", "bat", "python3"),
-    ("pip install dist\\xsl_intel_ocloc-*.whl", "bat", "globs"),
-    ("set TORCHINDUCTOR_CACHE_DIR=C:\\tic   # short", "bat", "trailing"),
-    ("set TORCHINDUCTOR_CACHE_DIR=C:\\tic", "powershell", "Set-Variable"),
-    ("$env:X = \"%VCPKG_ROOT%\\installed\"", "powershell", "%VAR%"),
-    ("$env:X = 'C:\\tic'", "bat", "$env:"),
-])
+@pytest.mark.parametrize(
+    "sample, lang, expected",
+    [
+        ("python3 scripts\\ocloc_wheel.py", "bat", "python3"),
+        ("pip install dist\\xsl_intel_ocloc-*.whl", "bat", "globs"),
+        ("set TORCHINDUCTOR_CACHE_DIR=C:\\tic   # short", "bat", "trailing"),
+        ("set TORCHINDUCTOR_CACHE_DIR=C:\\tic", "powershell", "Set-Variable"),
+        ('$env:X = "%VCPKG_ROOT%\\installed"', "powershell", "%VAR%"),
+        ("$env:X = 'C:\\tic'", "bat", "$env:"),
+    ],
+)
 def test_the_checks_catch_what_the_issue_found(sample, lang, expected):
     assert any(expected in problem for problem in problems_in(lang, sample))
 
@@ -109,7 +111,7 @@ def test_each_readme_cmd_block_that_sets_variables_has_a_powershell_twin():
             assert following[0] in POWERSHELL_LANGS, f"README.md:{line}: no PowerShell form follows"
 
 
-def texts() -> List[Tuple[str, str]]:
+def texts() -> list[tuple[str, str]]:
     paths = [README, REPO / "docs" / "harness.md", *sorted((REPO / ".github" / "workflows").glob("*.yml"))]
     return [(str(p.relative_to(REPO)), p.read_text(encoding="utf-8")) for p in paths if p.is_file()]
 
@@ -134,9 +136,12 @@ def test_python_range_is_the_harness_one():
     from test_release import package_python_ranges
 
     first, last = harness.python_range(harness.DEFAULT_REF)
-    found = [(name, m.group(1), m.group(2)) for name, text in texts()
-             for m in re.finditer(r"Python (\d\.\d+)\s*-\s*(\d\.\d+)", text)
-             if not any(m.group(0) in sentence for _, sentence in package_python_ranges(text))]
+    found = [
+        (name, m.group(1), m.group(2))
+        for name, text in texts()
+        for m in re.finditer(r"Python (\d\.\d+)\s*-\s*(\d\.\d+)", text)
+        if not any(m.group(0) in sentence for _, sentence in package_python_ranges(text))
+    ]
     assert any(name == "README.md" for name, _, _ in found)
     assert all((a, b) == (first, last) for _, a, b in found), found
     readme = README.read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from patchset_support import REPO, load_script
 from test_ci_workflows import CI, PINNED, VERSION_COMMENT, WORKFLOWS, all_steps, load
 
@@ -75,8 +76,11 @@ def test_requires_python_is_the_union_of_the_torch_xpu_pythons() -> None:
     # pyproject.toml states it once; it is the union of the Pythons PyPI's
     # torch XPU Windows wheels exist for, by release (scripts/harness.py).
     harness = load_script("harness")
-    union = {minor for low, high in harness.TORCH_PYTHON_RANGE.values()
-             for minor in range(int(low.split(".")[1]), int(high.split(".")[1]) + 1)}
+    union = {
+        minor
+        for low, high in harness.TORCH_PYTHON_RANGE.values()
+        for minor in range(int(low.split(".")[1]), int(high.split(".")[1]) + 1)
+    }
     assert supported_pythons() == [f"3.{minor}" for minor in sorted(union)]
 
 
@@ -96,8 +100,7 @@ def test_build_wheel_writes_pyproject_requires_python_into_metadata() -> None:
     build_wheel = load_script("build_wheel")
     assert build_wheel.requires_python() == requires_python()
     lines = build_wheel.metadata("0.0.0").split("\n\n", 1)[0].splitlines()
-    assert [line for line in lines if line.startswith("Requires-Python:")] == \
-        [f"Requires-Python: {requires_python()}"]
+    assert [line for line in lines if line.startswith("Requires-Python:")] == [f"Requires-Python: {requires_python()}"]
 
 
 # Markdown: a new sentence at a blank line, a list item, a heading, a table
@@ -119,21 +122,22 @@ def package_python_ranges(text: str) -> list[tuple[str, str]]:
         ranges = RANGE.findall(sentence)
         if not ranges:
             continue
-        words = [m for m in PACKAGE_WORD.finditer(sentence)
-                 if not TORCH_QUALIFIED.search(sentence[:m.start()][-80:])]
+        words = [m for m in PACKAGE_WORD.finditer(sentence) if not TORCH_QUALIFIED.search(sentence[: m.start()][-80:])]
         if words:
             found += [(f"3.{low}-3.{high}", sentence) for low, high in ranges]
     return found
 
 
 def test_the_range_finder_tells_the_package_from_torch() -> None:
-    text = ("The wheels are built for CPython 3.10-3.15, each tagged for its Python.\n\n"
-            "- 64-bit Python 3.11-3.15 (the versions PyPI's torch 2.15.0 wheels for Windows are built for;\n"
-            "  the harness checks the range)\n"
-            "| 2.13 | 3.10-3.14 | the package adds no requirement |\n\n"
-            "The harness refuses one outside 3.11-3.15. Triton 3.3 - 3.8 reports bytes.\n\n"
-            "```bat\npip install xpu_static_launcher  & rem Python 3.9-3.9\n```\n"
-            "Install the package on Python 3.10\u20133.15.")
+    text = (
+        "The wheels are built for CPython 3.10-3.15, each tagged for its Python.\n\n"
+        "- 64-bit Python 3.11-3.15 (the versions PyPI's torch 2.15.0 wheels for Windows are built for;\n"
+        "  the harness checks the range)\n"
+        "| 2.13 | 3.10-3.14 | the package adds no requirement |\n\n"
+        "The harness refuses one outside 3.11-3.15. Triton 3.3 - 3.8 reports bytes.\n\n"
+        "```bat\npip install xpu_static_launcher  & rem Python 3.9-3.9\n```\n"
+        "Install the package on Python 3.10\u20133.15."
+    )
     assert package_python_ranges(text) == [
         ("3.10-3.15", "The wheels are built for CPython 3.10-3.15, each tagged for its Python."),
         ("3.10-3.15", "Install the package on Python 3.10\u20133.15."),
@@ -146,12 +150,16 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
 def test_the_docs_state_the_package_python_range_of_pyproject(path: Path) -> None:
     wanted = supported_range()
-    wrong = [f"  {found}: {sentence}" for found, sentence in package_python_ranges(path.read_text(encoding="utf-8"))
-             if found != wanted]
-    assert not wrong, (f"{path.relative_to(REPO)} states a Python range of the package's wheels other than "
-                       f"pyproject.toml's requires-python {requires_python()!r} ({wanted}); say {wanted} "
-                       "(or, if the sentence is about a torch release's Pythons, say torch's there):\n"
-                       + "\n".join(wrong))
+    wrong = [
+        f"  {found}: {sentence}"
+        for found, sentence in package_python_ranges(path.read_text(encoding="utf-8"))
+        if found != wanted
+    ]
+    assert not wrong, (
+        f"{path.relative_to(REPO)} states a Python range of the package's wheels other than "
+        f"pyproject.toml's requires-python {requires_python()!r} ({wanted}); say {wanted} "
+        "(or, if the sentence is about a torch release's Pythons, say torch's there):\n" + "\n".join(wrong)
+    )
 
 
 def test_the_docs_state_the_range_somewhere() -> None:
@@ -217,12 +225,10 @@ def test_the_tag_is_checked_before_anything_is_built() -> None:
     assert check["env"]["XSL_DRY_RUN"] == "${{ github.event_name == 'workflow_dispatch' && inputs.dry_run }}"
     assert "build_wheel.project_version()" in check["run"]
     outputs = job("version")["outputs"]
-    assert outputs == {"version": "${{ steps.check.outputs.version }}",
-                       "publish": "${{ steps.check.outputs.publish }}"}
+    assert outputs == {"version": "${{ steps.check.outputs.version }}", "publish": "${{ steps.check.outputs.publish }}"}
 
 
-def run_version_check(tmp_path: Path, ref_type: str, ref_name: str,
-                      dry_run: str) -> tuple[int, str, dict[str, str]]:
+def run_version_check(tmp_path: Path, ref_type: str, ref_name: str, dry_run: str) -> tuple[int, str, dict[str, str]]:
     """Runs the version job's check step as GitHub runs a bash step, in this
     repository; (status, output, what it wrote to GITHUB_OUTPUT)."""
     [check] = [s for s in job("version")["steps"] if s.get("id") == "check"]
@@ -232,11 +238,24 @@ def run_version_check(tmp_path: Path, ref_type: str, ref_name: str,
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     shim.chmod(0o755)
     output = tmp_path / f"output-{ref_type}-{ref_name}-{dry_run}"
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", GITHUB_REF_TYPE=ref_type,
-               GITHUB_REF_NAME=ref_name, XSL_DRY_RUN=dry_run, GITHUB_OUTPUT=str(output),
-               PYTHONDONTWRITEBYTECODE="1")
-    result = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", check["run"]], cwd=REPO,
-                            check=False, env=env, capture_output=True, text=True, timeout=60)
+    env = dict(
+        os.environ,
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        GITHUB_REF_TYPE=ref_type,
+        GITHUB_REF_NAME=ref_name,
+        XSL_DRY_RUN=dry_run,
+        GITHUB_OUTPUT=str(output),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", check["run"]],
+        cwd=REPO,
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     written: dict[str, str] = {}
     if output.is_file():
         written = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
@@ -244,18 +263,20 @@ def run_version_check(tmp_path: Path, ref_type: str, ref_name: str,
 
 
 @pytest.mark.skipif(shutil.which("bash") is None or sys.platform == "win32", reason="the step is a bash step")
-@pytest.mark.parametrize("ref_type, ref_name, dry_run, publish", [
-    ("tag", "v{version}", "false", "true"),       # the pushed tag
-    ("tag", "v{version}", "true", "false"),       # by hand on the tag, dry run
-    ("branch", "main", "true", "false"),          # by hand on a branch, dry run
-    ("tag", "v0.0.0", "false", None),             # another version
-    ("tag", "{version}", "false", None),          # no v
-    ("tag", "v{version}.1", "false", None),
-    ("tag", "v{version}rc1", "true", None),       # a wrong tag fails a dry run too
-    ("branch", "main", "false", None),            # publishing needs the tag
-])
-def test_the_version_check(tmp_path: Path, ref_type: str, ref_name: str, dry_run: str,
-                           publish: str | None) -> None:
+@pytest.mark.parametrize(
+    "ref_type, ref_name, dry_run, publish",
+    [
+        ("tag", "v{version}", "false", "true"),  # the pushed tag
+        ("tag", "v{version}", "true", "false"),  # by hand on the tag, dry run
+        ("branch", "main", "true", "false"),  # by hand on a branch, dry run
+        ("tag", "v0.0.0", "false", None),  # another version
+        ("tag", "{version}", "false", None),  # no v
+        ("tag", "v{version}.1", "false", None),
+        ("tag", "v{version}rc1", "true", None),  # a wrong tag fails a dry run too
+        ("branch", "main", "false", None),  # publishing needs the tag
+    ],
+)
+def test_the_version_check(tmp_path: Path, ref_type: str, ref_name: str, dry_run: str, publish: str | None) -> None:
     version = load_script("build_wheel").project_version()
     ref = ref_name.format(version=version)
     status, output, written = run_version_check(tmp_path, ref_type, ref, dry_run)
@@ -303,8 +324,12 @@ def test_the_windows_wheels_are_built_as_windows_msvc_builds_them() -> None:
 
 
 def test_the_release_takes_every_artifact_of_the_run() -> None:
-    names = [s["with"]["name"] for n in BUILD_JOBS for s in job(n)["steps"]
-             if s.get("uses", "").startswith("actions/upload-artifact@")]
+    names = [
+        s["with"]["name"]
+        for n in BUILD_JOBS
+        for s in job(n)["steps"]
+        if s.get("uses", "").startswith("actions/upload-artifact@")
+    ]
     assert len(names) == len(BUILD_JOBS)
     # windows-wheel-route.yml (input wheel_run_id) can install a release run's wheels too.
     assert "xpu-static-launcher-win_amd64-py${{ matrix.python-version }}" in names

@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import List
 
 import pytest
 
@@ -30,14 +29,14 @@ FORBIDDEN = [
 ALLOWED = re.compile(r"""scope=["']session["']""")
 
 
-def tracked_files() -> List[str]:
+def tracked_files() -> list[str]:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("needs a git checkout of the repository (the list of tracked files)")
     out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, stdout=subprocess.PIPE, check=True).stdout
     return [name for name in out.decode("utf-8").split("\0") if name]
 
 
-def findings(name: str, text: str) -> List[str]:
+def findings(name: str, text: str) -> list[str]:
     """One "<file>:<line>: <what>: <text>" per forbidden match."""
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -50,8 +49,7 @@ def findings(name: str, text: str) -> List[str]:
 
 def test_patterns_catch_what_they_should() -> None:
     # Guards the guard: each pattern fires on a sample and the exemption is narrow.
-    samples = ["see /work/main/x", "cd /root/src", "as DESIGN.md says", "in a later Session",
-               "in my own build trees"]
+    samples = ["see /work/main/x", "cd /root/src", "as DESIGN.md says", "in a later Session", "in my own build trees"]
     assert all(findings("sample", s) for s in samples)
     assert findings("sample", '@pytest.fixture(scope="session")  # session 2') != []
     assert findings("sample", '@pytest.fixture(scope="session")') == []

@@ -10,7 +10,6 @@ import sys
 import textwrap
 import types
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 
@@ -20,10 +19,14 @@ PACKAGE_PARENT = str(Path(xpu_static_launcher.__file__).resolve().parents[1])
 PTH = "xpu_static_launcher-startup.pth"
 
 
-def run(args: List[str], env: Dict[str, str] = None, code: str = None,
-        python: str = sys.executable) -> subprocess.CompletedProcess:
-    base = {"PYTHONPATH": PACKAGE_PARENT, "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": os.environ.get("HOME", "/tmp")}
+def run(
+    args: list[str], env: dict[str, str] = None, code: str = None, python: str = sys.executable
+) -> subprocess.CompletedProcess:
+    base = {
+        "PYTHONPATH": PACKAGE_PARENT,
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+    }
     base.update(env or {})
     cmd = [python] + (["-c", code] if code is not None else ["-m", "xpu_static_launcher"]) + args
     return subprocess.run(cmd, capture_output=True, text=True, env=base, timeout=120)
@@ -35,8 +38,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     Python outside a virtual environment has it), without the package
     installed: it comes from PYTHONPATH."""
     root = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(root)],
-                   check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(root)], check=True, timeout=120
+    )
     return root
 
 
@@ -45,8 +49,10 @@ def test_enable_writes_one_pth_line_and_disable_removes_it(tmp_path):
     proc = run(["enable-at-startup", "--site-dir", str(site_dir)])
     assert proc.returncode == 0, proc.stderr
     pth = site_dir / PTH
-    assert proc.stdout.startswith(f"wrote {pth}: every Python start in this environment now calls "
-                                  "xpu_static_launcher.install() when torch's Inductor is imported")
+    assert proc.stdout.startswith(
+        f"wrote {pth}: every Python start in this environment now calls "
+        "xpu_static_launcher.install() when torch's Inductor is imported"
+    )
     assert proc.stdout.rstrip().endswith(f"disable-at-startup --site-dir {site_dir}")
     lines = pth.read_text().splitlines()
     assert len(lines) == 1 and lines[0].startswith("import ")
@@ -71,8 +77,12 @@ def test_user_goes_to_the_user_site_folder(tmp_path, venv):
     assert (Path(user_site) / PTH).is_file()
     assert proc.stdout.rstrip().endswith("disable-at-startup --user")
     # The next interpreter runs it (user site folders are processed at start-up).
-    armed = run([], env, "import sys; from xpu_static_launcher import _startup; "
-                         "print(_startup.installed_hook() is not None)", python)
+    armed = run(
+        [],
+        env,
+        "import sys; from xpu_static_launcher import _startup; print(_startup.installed_hook() is not None)",
+        python,
+    )
     assert armed.stdout.strip() == "True", armed.stderr
     assert run(["disable-at-startup", "--user"], env, python=python).returncode == 0
     assert not (Path(user_site) / PTH).exists()
@@ -86,8 +96,10 @@ def test_user_in_a_virtual_environment_is_one_clear_error(tmp_path):
         pytest.skip("this Python has a user site folder")
     proc = run(["enable-at-startup", "--user"], {"PYTHONUSERBASE": str(tmp_path / "userbase")})
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == ("error: --user: this Python has the user site folder turned off (a virtual environment "
-                           "or -s); leave out --user to use the environment's site-packages\n")
+    assert proc.stderr == (
+        "error: --user: this Python has the user site folder turned off (a virtual environment "
+        "or -s); leave out --user to use the environment's site-packages\n"
+    )
 
 
 def test_unwritable_site_folder_is_one_clear_error(tmp_path):
@@ -101,14 +113,16 @@ def test_unwritable_site_folder_is_one_clear_error(tmp_path):
 
 def _fake_torch(root: Path) -> None:
     (root / "torch" / "_inductor").mkdir(parents=True)
-    (root / "torch" / "__init__.py").write_text(textwrap.dedent("""\
+    (root / "torch" / "__init__.py").write_text(
+        textwrap.dedent("""\
         import sys, types
         __version__ = "2.15.0+xpu"
         _C = types.ModuleType("torch._C")
         _C._xpu_getCurrentRawStream = lambda device: 0
         sys.modules["torch._C"] = _C
         xpu = types.SimpleNamespace(is_available=lambda: True)
-        """))
+        """)
+    )
     (root / "torch" / "_inductor" / "__init__.py").write_text("")
 
 
@@ -148,9 +162,11 @@ def test_pth_installs_when_inductor_is_imported(tmp_path, major, installed):
     if installed:
         assert proc.stderr == ""
     else:
-        assert proc.stderr == ("xpu_static_launcher: refused: xpu_static_launcher._sycl_launcher was built "
-                               "against libsycl major 8 but this process loaded libsycl major 9; rebuild the "
-                               "package (pip install --no-build-isolation .) in the environment torch runs in\n")
+        assert proc.stderr == (
+            "xpu_static_launcher: refused: xpu_static_launcher._sycl_launcher was built "
+            "against libsycl major 8 but this process loaded libsycl major 9; rebuild the "
+            "package (pip install --no-build-isolation .) in the environment torch runs in\n"
+        )
     verbose = run(args, {"XSL_STARTUP_VERBOSE": "1"}, STARTUP_SCRIPT)
     assert verbose.stderr.startswith("xpu_static_launcher: ")
     off = run(args, {"XSL_STARTUP": "0"}, STARTUP_SCRIPT)
@@ -168,8 +184,10 @@ def test_spirv_kernels_are_reported_once_per_program(tmp_path):
     code = STARTUP_SCRIPT + "import os; print('warned', os.environ.get('XSL_STARTUP_WARNED'))\n"
     proc = run(args, code=code)
     assert proc.stdout.split("\n")[1:3] == ["after True", "warned 1"], proc.stderr
-    assert proc.stderr.startswith("xpu_static_launcher: installed the SYCL backend (libsycl 9) as "
-                                  "torch._C._StaticXpuLauncher; but kernels stay SPIR-V")
+    assert proc.stderr.startswith(
+        "xpu_static_launcher: installed the SYCL backend (libsycl 9) as "
+        "torch._C._StaticXpuLauncher; but kernels stay SPIR-V"
+    )
     assert proc.stderr.count("\n") == 1
     # A compile worker inherits the variable and stays quiet; verbose still prints.
     assert run(args, {"XSL_STARTUP_WARNED": "1"}, code).stderr == ""
@@ -187,8 +205,14 @@ print(sorted(set(sys.modules) - before))
 
 
 def _without_package(site_dir: Path, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", PTH_PROBE, str(site_dir)], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"}, timeout=60, cwd=str(cwd))
+    return subprocess.run(
+        [sys.executable, "-c", PTH_PROBE, str(site_dir)],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"},
+        timeout=60,
+        cwd=str(cwd),
+    )
 
 
 def test_pth_left_behind_after_the_package_is_gone_imports_nothing(tmp_path):
@@ -196,8 +220,14 @@ def test_pth_left_behind_after_the_package_is_gone_imports_nothing(tmp_path):
     assert run(["enable-at-startup", "--site-dir", str(site_dir)]).returncode == 0
     assert sorted(p.name for p in site_dir.iterdir()) == [PTH]
     code = "import importlib.util as u; print(u.find_spec('xpu_static_launcher'))"
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"}, timeout=60, cwd=str(tmp_path))
+    found = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"},
+        timeout=60,
+        cwd=str(tmp_path),
+    )
     if found.stdout != "None\n":
         pytest.skip("xpu_static_launcher is installed in this Python: it cannot be shown gone")
     proc = _without_package(site_dir, tmp_path)
@@ -233,20 +263,30 @@ def test_check_runs_install_once_and_says_what_it_did():
     if not hasattr(torch_c, "_xpu_getCurrentRawStream"):
         assert proc.returncode == 1 and proc.stdout.startswith("not static: nothing installed: ")
         assert "is not an XPU build" in proc.stdout
-        assert proc.stderr.splitlines()[-1] == ("check: no kernel will be launched statically (the reason and the "
-                                                "fix are named above); python scripts/doctor.py says more")
+        assert proc.stderr.splitlines()[-1] == (
+            "check: no kernel will be launched statically (the reason and the "
+            "fix are named above); python scripts/doctor.py says more"
+        )
 
 
-SPIRV_INSTALLED = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor's XPU kernels "
-                   "stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver at first load, "
-                   "kept afterwards)")
-ZEBIN_INSTALLED = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor XPU kernel "
-                   "format: zebin (zebin: Triton-XPU makes it with ocloc)")
-SPIRV_REFUSED = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, "
-                 "so Inductor launches none of them statically: kept SPIR-V (.spv) ...")
+SPIRV_INSTALLED = (
+    "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor's XPU kernels "
+    "stay SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver at first load, "
+    "kept afterwards)"
+)
+ZEBIN_INSTALLED = (
+    "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor XPU kernel "
+    "format: zebin (zebin: Triton-XPU makes it with ocloc)"
+)
+SPIRV_REFUSED = (
+    "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, "
+    "so Inductor launches none of them statically: kept SPIR-V (.spv) ..."
+)
 OWN = "torch._C._StaticXpuLauncher is present (torch has its own, left alone)"
-NOTE = ("check: no kernel will be launched statically (the reason and the fix are named above); python "
-        "scripts/doctor.py says more\n")
+NOTE = (
+    "check: no kernel will be launched statically (the reason and the fix are named above); python "
+    "scripts/doctor.py says more\n"
+)
 FIX = "kept SPIR-V (.spv), which cannot be launched statically: ocloc was not found; install ..."
 
 
@@ -255,38 +295,94 @@ CHECK_STATES = [
     ("installed", SPIRV_INSTALLED, "spv", False, True, f"static (SPIR-V): {SPIRV_INSTALLED}"),
     ("installed", ZEBIN_INSTALLED, "zebin", True, True, f"static (zebin): {ZEBIN_INSTALLED}"),
     ("installed-spirv", SPIRV_REFUSED, "spv", True, True, f"not static: {SPIRV_REFUSED}"),
-    ("installed", ZEBIN_INSTALLED, None, True, True,
-     f"not static: {ZEBIN_INSTALLED}; but torch's Inductor cannot be imported, so no kernel is compiled at all"),
+    (
+        "installed",
+        ZEBIN_INSTALLED,
+        None,
+        True,
+        True,
+        f"not static: {ZEBIN_INSTALLED}; but torch's Inductor cannot be imported, so no kernel is compiled at all",
+    ),
     ("present", OWN, "zebin", True, True, f"static (zebin): {OWN}"),
     ("present", OWN, "spv", False, True, f"static (SPIR-V): {OWN}"),
-    ("present", OWN, "spv", True, True,
-     f"not static: {OWN}; but Inductor's XPU kernels are SPIR-V, which it refuses to launch statically with this "
-     f"launcher: {FIX}"),
-    ("present", OWN, None, True, True,
-     f"not static: {OWN}; but torch's Inductor cannot be imported, so no kernel is compiled at all"),
-    ("present", OWN, "zebin", True, False,
-     f"not static: {OWN}; but torch.xpu.is_available() is False (no Intel GPU or driver visible to torch)"),
-    ("no-torch", "nothing installed: torch cannot be imported (No module named 'torch')", None, True, False,
-     "not static: nothing installed: torch cannot be imported (No module named 'torch')"),
-    ("not-xpu", "nothing installed: torch 2.15.0+cpu is not an XPU build ...", None, True, False,
-     "not static: nothing installed: torch 2.15.0+cpu is not an XPU build ..."),
-    ("no-backend", "nothing installed: the SYCL backend ...", "spv", True, True,
-     "not static: nothing installed: the SYCL backend ..."),
-    ("sycl-mismatch", "refused: xpu_static_launcher._sycl_launcher was built against ...", "spv", True, True,
-     "not static: refused: xpu_static_launcher._sycl_launcher was built against ..."),
-    ("sycl-unknown", "nothing installed: no libsycl is loaded by torch ...", "spv", True, True,
-     "not static: nothing installed: no libsycl is loaded by torch ..."),
+    (
+        "present",
+        OWN,
+        "spv",
+        True,
+        True,
+        f"not static: {OWN}; but Inductor's XPU kernels are SPIR-V, which it refuses to launch statically with this "
+        f"launcher: {FIX}",
+    ),
+    (
+        "present",
+        OWN,
+        None,
+        True,
+        True,
+        f"not static: {OWN}; but torch's Inductor cannot be imported, so no kernel is compiled at all",
+    ),
+    (
+        "present",
+        OWN,
+        "zebin",
+        True,
+        False,
+        f"not static: {OWN}; but torch.xpu.is_available() is False (no Intel GPU or driver visible to torch)",
+    ),
+    (
+        "no-torch",
+        "nothing installed: torch cannot be imported (No module named 'torch')",
+        None,
+        True,
+        False,
+        "not static: nothing installed: torch cannot be imported (No module named 'torch')",
+    ),
+    (
+        "not-xpu",
+        "nothing installed: torch 2.15.0+cpu is not an XPU build ...",
+        None,
+        True,
+        False,
+        "not static: nothing installed: torch 2.15.0+cpu is not an XPU build ...",
+    ),
+    (
+        "no-backend",
+        "nothing installed: the SYCL backend ...",
+        "spv",
+        True,
+        True,
+        "not static: nothing installed: the SYCL backend ...",
+    ),
+    (
+        "sycl-mismatch",
+        "refused: xpu_static_launcher._sycl_launcher was built against ...",
+        "spv",
+        True,
+        True,
+        "not static: refused: xpu_static_launcher._sycl_launcher was built against ...",
+    ),
+    (
+        "sycl-unknown",
+        "nothing installed: no libsycl is loaded by torch ...",
+        "spv",
+        True,
+        True,
+        "not static: nothing installed: no libsycl is loaded by torch ...",
+    ),
 ]
 
 
 @pytest.mark.parametrize("status, message, kernel_format, refuses, xpu, line", CHECK_STATES)
-def test_check_says_the_outcome_first_in_every_state(monkeypatch, capsys, status, message, kernel_format, refuses,
-                                                     xpu, line):
+def test_check_says_the_outcome_first_in_every_state(
+    monkeypatch, capsys, status, message, kernel_format, refuses, xpu, line
+):
     from xpu_static_launcher import __main__ as cli
     from xpu_static_launcher import torch_install
 
-    monkeypatch.setattr(xpu_static_launcher, "install",
-                        lambda zebin, verbose: torch_install.InstallResult(status, message))
+    monkeypatch.setattr(
+        xpu_static_launcher, "install", lambda zebin, verbose: torch_install.InstallResult(status, message)
+    )
     monkeypatch.setattr(cli, "_kernel_format", lambda: kernel_format)
     monkeypatch.setattr(cli, "_inductor_refuses_spirv", lambda: refuses)
     monkeypatch.setattr(cli, "_xpu_available", lambda: xpu)
@@ -309,8 +405,9 @@ def _heuristics_module(refusal: bool) -> types.ModuleType:
             def can_statically_launch(kernel):
                 def check_can_launch():
                     if XPU_KERNEL_FORMAT == "spv":
-                        raise RuntimeError({"'Static XPU Triton kernel launch does not support SPIR-V kernel.'"
-                                            if refusal else "'other'"})
+                        raise RuntimeError({
+        "'Static XPU Triton kernel launch does not support SPIR-V kernel.'" if refusal else "'other'"
+    })
                 return check_can_launch()
         """)
     module = types.ModuleType("torch._inductor.runtime.triton_heuristics")
@@ -343,17 +440,24 @@ def test_check_finds_the_refusal_in_the_installed_torch():
 
     heuristics = pytest.importorskip("torch._inductor.runtime.triton_heuristics")
     check = heuristics.StaticTritonCompileResult.__dict__["can_statically_launch"]
-    assert cli._code_holds(getattr(check, "__func__", check).__code__,
-                           "Static XPU Triton kernel launch does not support SPIR-V kernel.")
+    assert cli._code_holds(
+        getattr(check, "__func__", check).__code__, "Static XPU Triton kernel launch does not support SPIR-V kernel."
+    )
     assert cli._inductor_refuses_spirv() is True
 
 
-@pytest.mark.parametrize("variable, fix", [
-    (None, "zebin is the default off Windows; call xpu_static_launcher.enable_zebin() before torch.compile"),
-    ("spv", "TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv; unset it for zebin"),
-    ("elf", "TORCHINDUCTOR_XPU_KERNEL_FORMAT='elf' is not a kernel format Inductor knows; set it to 'zebin' or "
-            "'spv', or unset it"),
-])
+@pytest.mark.parametrize(
+    "variable, fix",
+    [
+        (None, "zebin is the default off Windows; call xpu_static_launcher.enable_zebin() before torch.compile"),
+        ("spv", "TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv; unset it for zebin"),
+        (
+            "elf",
+            "TORCHINDUCTOR_XPU_KERNEL_FORMAT='elf' is not a kernel format Inductor knows; set it to 'zebin' or "
+            "'spv', or unset it",
+        ),
+    ],
+)
 def test_check_names_the_fix_for_spirv_with_torchs_own_launcher(monkeypatch, variable, fix):
     from xpu_static_launcher import __main__ as cli
     from xpu_static_launcher import inductor_format
@@ -373,8 +477,13 @@ def test_help_lists_the_commands():
         assert word in proc.stdout
     proc = run(["uninstall", "--help"])
     assert proc.returncode == 0
-    for text in ("--site-dir DIR", "also look in this folder", "--keep-cache",
-                 "leave the kept native binaries where they are", "pip command"):
+    for text in (
+        "--site-dir DIR",
+        "also look in this folder",
+        "--keep-cache",
+        "leave the kept native binaries where they are",
+        "pip command",
+    ):
         assert text in " ".join(proc.stdout.split())
 
 
@@ -384,27 +493,39 @@ FINISH = "to finish, run: pip uninstall xpu-static-launcher\n"
 KEPT = "kept native binaries left as they are (--keep-cache)\n"
 
 
-def venv_run(venv: Path, args: List[str], env: Dict[str, str]) -> subprocess.CompletedProcess:
+def venv_run(venv: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     python = venv / "bin" / "python"
     base = {"PYTHONPATH": PACKAGE_PARENT, "PATH": "/usr/bin:/bin", "HOME": env.get("HOME", "/tmp")}
     base.update(env)
-    return subprocess.run([str(python), "-m", "xpu_static_launcher"] + args, capture_output=True, text=True,
-                          env=base, timeout=120)
+    return subprocess.run(
+        [str(python), "-m", "xpu_static_launcher"] + args, capture_output=True, text=True, env=base, timeout=120
+    )
 
 
-def venv_paths(venv: Path, env: Dict[str, str]) -> Dict[str, str]:
-    code = ("import json, site, sysconfig; print(json.dumps({'purelib': sysconfig.get_paths()['purelib'], "
-            "'user': site.getusersitepackages(), 'enabled': bool(site.ENABLE_USER_SITE)}))")
-    proc = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True,
-                          env=dict(env, PATH="/usr/bin:/bin"), timeout=60, check=True)
+def venv_paths(venv: Path, env: dict[str, str]) -> dict[str, str]:
+    code = (
+        "import json, site, sysconfig; print(json.dumps({'purelib': sysconfig.get_paths()['purelib'], "
+        "'user': site.getusersitepackages(), 'enabled': bool(site.ENABLE_USER_SITE)}))"
+    )
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(env, PATH="/usr/bin:/bin"),
+        timeout=60,
+        check=True,
+    )
     import json
 
     return json.loads(proc.stdout)
 
 
 def test_uninstall_removes_what_enable_wrote_everywhere(venv, tmp_path):
-    env = {"PYTHONUSERBASE": str(tmp_path / "userbase"), "XSL_KERNEL_CACHE_DIR": str(tmp_path / "kept"),
-           "HOME": str(tmp_path)}
+    env = {
+        "PYTHONUSERBASE": str(tmp_path / "userbase"),
+        "XSL_KERNEL_CACHE_DIR": str(tmp_path / "kept"),
+        "HOME": str(tmp_path),
+    }
     paths = venv_paths(venv, env)
     if not paths["enabled"]:
         pytest.skip("this Python has no user site folder")
@@ -419,8 +540,12 @@ def test_uninstall_removes_what_enable_wrote_everywhere(venv, tmp_path):
         (tmp_path / "kept" / name).write_bytes(b"\0" * 1000)
     proc = venv_run(venv, ["uninstall", "--site-dir", str(site_dir)], env)
     assert proc.returncode == 0 and proc.stderr == ""
-    assert proc.stdout == "".join(f"removed {path}\n" for path in written) + (
-        f"removed 2 kept native binaries (0.0 MB) from {tmp_path / 'kept'}\n") + FINISH
+    assert (
+        proc.stdout
+        == "".join(f"removed {path}\n" for path in written)
+        + (f"removed 2 kept native binaries (0.0 MB) from {tmp_path / 'kept'}\n")
+        + FINISH
+    )
     assert not any(path.exists() for path in written)
     assert not list((tmp_path / "kept").glob("*.xslnb"))
     # Nothing left: says where it looked.
@@ -443,8 +568,10 @@ def test_uninstall_finds_the_pth_in_a_folder_on_sys_path(tmp_path):
 def test_uninstall_says_when_the_kept_binaries_are_off(tmp_path):
     proc = run(["uninstall", "--site-dir", str(tmp_path)], {"XSL_KERNEL_CACHE": "0"})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[1:] == ["kept native binaries not cleared: they are off here (XSL_KERNEL_CACHE=0)",
-                                            FINISH.strip()]
+    assert proc.stdout.splitlines()[1:] == [
+        "kept native binaries not cleared: they are off here (XSL_KERNEL_CACHE=0)",
+        FINISH.strip(),
+    ]
 
 
 def test_uninstall_without_the_launcher_module_still_removes_the_pth(monkeypatch, capsys, tmp_path):
@@ -452,13 +579,17 @@ def test_uninstall_without_the_launcher_module_still_removes_the_pth(monkeypatch
 
     (tmp_path / PTH).write_text(cli.PTH_LINE)
     monkeypatch.setattr(cli, "startup_places", lambda site_dirs: [Path(d) for d in site_dirs])
-    monkeypatch.setitem(sys.modules, "xpu_static_launcher._launcher", None)  # import fails
+    # The import fails, also after another test imported the module (the
+    # package then holds it as an attribute, which `from . import` reads first).
+    monkeypatch.setitem(sys.modules, "xpu_static_launcher._launcher", None)
+    monkeypatch.delattr(sys.modules["xpu_static_launcher"], "_launcher", raising=False)
     assert cli.uninstall([str(tmp_path)], keep_cache=False) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"removed {tmp_path / PTH}"
     assert out[1].startswith("kept native binaries not cleared: the package's launcher module cannot be imported (")
-    assert out[1].endswith("); their folder is XSL_KERNEL_CACHE_DIR, else xpu_static_launcher in %LOCALAPPDATA% "
-                           "(Windows) or ~/.cache")
+    assert out[1].endswith(
+        "); their folder is XSL_KERNEL_CACHE_DIR, else xpu_static_launcher in %LOCALAPPDATA% (Windows) or ~/.cache"
+    )
     assert out[2:] == [FINISH.strip()]
 
 
@@ -474,8 +605,9 @@ def test_uninstall_that_cannot_remove_says_so_and_names_no_pip_command(monkeypat
     monkeypatch.setattr(Path, "unlink", refuse)
     assert cli.uninstall([str(tmp_path)], keep_cache=True) == 1
     captured = capsys.readouterr()
-    assert captured.err == (f"error: cannot remove {tmp_path / PTH}: Permission denied; run again with rights to "
-                            "that folder\n")
+    assert captured.err == (
+        f"error: cannot remove {tmp_path / PTH}: Permission denied; run again with rights to that folder\n"
+    )
     assert captured.out == KEPT
 
 
@@ -485,14 +617,18 @@ def test_startup_places_are_site_packages_user_site_sys_path_and_the_named_folde
 
     from xpu_static_launcher import __main__ as cli
 
-    monkeypatch.setattr(sysconfig, "get_paths", lambda: {"purelib": str(tmp_path / "pure"),
-                                                         "platlib": str(tmp_path / "pure")})
+    monkeypatch.setattr(
+        sysconfig, "get_paths", lambda: {"purelib": str(tmp_path / "pure"), "platlib": str(tmp_path / "pure")}
+    )
     monkeypatch.setattr(site, "getusersitepackages", lambda: str(tmp_path / "user"))
     (tmp_path / "on-path").mkdir()
-    monkeypatch.setattr(sys, "path", ["", str(tmp_path / "on-path"), str(tmp_path / "missing"),
-                                      str(tmp_path / "pure")])
+    monkeypatch.setattr(sys, "path", ["", str(tmp_path / "on-path"), str(tmp_path / "missing"), str(tmp_path / "pure")])
     monkeypatch.setattr(site, "ENABLE_USER_SITE", True)
     assert cli.startup_places([str(tmp_path / "named")]) == [
-        tmp_path / "pure", tmp_path / "user", tmp_path / "on-path", tmp_path / "named"]
+        tmp_path / "pure",
+        tmp_path / "user",
+        tmp_path / "on-path",
+        tmp_path / "named",
+    ]
     monkeypatch.setattr(site, "ENABLE_USER_SITE", False)
     assert tmp_path / "user" not in cli.startup_places([])

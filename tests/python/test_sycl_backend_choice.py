@@ -21,13 +21,16 @@ def test_a_single_backend_is_taken_before_any_libsycl_is_loaded():
     assert choose_backend(set(), {9: "_sycl_launcher_sycl9"}) == "_sycl_launcher_sycl9"
 
 
-@pytest.mark.parametrize("loaded, available, message", [
-    ({10}, BOTH, "torch loaded libsycl major 10, but .* for libsycl major 8, 9 only"),
-    ({8}, {9: "_sycl_launcher_sycl9"}, "torch loaded libsycl major 8, but .* major 9 only"),
-    (set(), BOTH, "no libsycl is loaded yet .* import torch first"),
-    ({8, 9}, BOTH, r"loaded libsycl majors \[8, 9\]"),
-    ({9}, {}, "no compiled SYCL backend"),
-])
+@pytest.mark.parametrize(
+    "loaded, available, message",
+    [
+        ({10}, BOTH, "torch loaded libsycl major 10, but .* for libsycl major 8, 9 only"),
+        ({8}, {9: "_sycl_launcher_sycl9"}, "torch loaded libsycl major 8, but .* major 9 only"),
+        (set(), BOTH, "no libsycl is loaded yet .* import torch first"),
+        ({8, 9}, BOTH, r"loaded libsycl majors \[8, 9\]"),
+        ({9}, {}, "no compiled SYCL backend"),
+    ],
+)
 def test_no_fitting_backend_is_one_import_error(loaded, available, message):
     with pytest.raises(ImportError, match=message):
         choose_backend(loaded, available)

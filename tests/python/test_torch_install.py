@@ -8,7 +8,6 @@ import sys
 import textwrap
 import types
 from pathlib import Path
-from typing import List, Optional
 
 import pytest
 
@@ -28,8 +27,9 @@ class _Launcher:
         return None
 
 
-def fake_torch(monkeypatch, *, xpu_build: bool = True, available: bool = True,
-               launcher: Optional[object] = None) -> types.ModuleType:
+def fake_torch(
+    monkeypatch, *, xpu_build: bool = True, available: bool = True, launcher: object | None = None
+) -> types.ModuleType:
     torch = types.ModuleType("torch")
     torch.__version__ = "2.15.0+xpu" if xpu_build else "2.15.0+cpu"
     torch_c = types.ModuleType("torch._C")
@@ -44,7 +44,7 @@ def fake_torch(monkeypatch, *, xpu_build: bool = True, available: bool = True,
     return torch
 
 
-def fake_backend(monkeypatch, major: Optional[int] = 9, with_class: bool = True) -> types.ModuleType:
+def fake_backend(monkeypatch, major: int | None = 9, with_class: bool = True) -> types.ModuleType:
     backend = types.ModuleType(BACKEND)
     if major is not None:
         backend.SYCL_MAJOR = major
@@ -80,8 +80,10 @@ def test_cpu_only_torch_is_left_alone(monkeypatch):
     torch = fake_torch(monkeypatch, xpu_build=False)
     result = xpu_static_launcher.install(verbose=False, libraries=libsycl(9))
     assert result.status == "not-xpu"
-    assert result.message == ("nothing installed: torch 2.15.0+cpu is not an XPU build (no "
-                              "torch._C._xpu_getCurrentRawStream); install a PyTorch XPU wheel")
+    assert result.message == (
+        "nothing installed: torch 2.15.0+cpu is not an XPU build (no "
+        "torch._C._xpu_getCurrentRawStream); install a PyTorch XPU wheel"
+    )
     assert not hasattr(torch._C, "_StaticXpuLauncher")
 
 
@@ -130,9 +132,11 @@ def test_libsycl_major_mismatch_is_refused_in_one_line(monkeypatch, capsys, buil
     fake_backend(monkeypatch, major=built)
     result = xpu_static_launcher.install(libraries=libsycl(loaded))
     assert result.status == "sycl-mismatch"
-    line = (f"refused: {BACKEND} was built against libsycl major {built} but this process loaded libsycl "
-            f"major {loaded}; rebuild the package (pip install --no-build-isolation .) in the environment "
-            "torch runs in")
+    line = (
+        f"refused: {BACKEND} was built against libsycl major {built} but this process loaded libsycl "
+        f"major {loaded}; rebuild the package (pip install --no-build-isolation .) in the environment "
+        "torch runs in"
+    )
     assert result.message == line
     assert capsys.readouterr().err == f"xpu_static_launcher: {line}\n"
     assert not hasattr(torch._C, "_StaticXpuLauncher")
@@ -153,8 +157,9 @@ def test_success_then_present_then_undo(monkeypatch, capsys):
     result = xpu_static_launcher.install(libraries=lambda: ["/opt/x/libsycl.so.8.0.1"])
     assert result.status == "installed" and result.installed and result.zebin is None
     assert torch._C._StaticXpuLauncher is _Launcher
-    assert capsys.readouterr().err == ("xpu_static_launcher: installed the SYCL backend (libsycl 8) as "
-                                       "torch._C._StaticXpuLauncher\n")
+    assert capsys.readouterr().err == (
+        "xpu_static_launcher: installed the SYCL backend (libsycl 8) as torch._C._StaticXpuLauncher\n"
+    )
     again = xpu_static_launcher.install(verbose=False, libraries=libsycl(8))
     assert again.status == "present" and "installed by xpu_static_launcher already" in again.message
     undone = xpu_static_launcher.uninstall(verbose=False)
@@ -192,25 +197,30 @@ def _fake_inductor(monkeypatch, value: str = "spv") -> types.ModuleType:
     return utils
 
 
-@pytest.mark.parametrize("platform, ocloc, zebin, expected", [
-    ("win32", "C:\\ocloc", None, "zebin"),   # default on Windows with an ocloc
-    ("win32", None, None, "spv"),            # no ocloc: default off
-    ("win32", "C:\\ocloc", False, "spv"),    # turned off
-    ("linux", None, None, "spv"),            # default off elsewhere (stand-in starts at spv)
-])
+@pytest.mark.parametrize(
+    "platform, ocloc, zebin, expected",
+    [
+        ("win32", "C:\\ocloc", None, "zebin"),  # default on Windows with an ocloc
+        ("win32", None, None, "spv"),  # no ocloc: default off
+        ("win32", "C:\\ocloc", False, "spv"),  # turned off
+        ("linux", None, None, "spv"),  # default off elsewhere (stand-in starts at spv)
+    ],
+)
 def test_zebin_switch_follows_the_default_and_is_undone(monkeypatch, platform, ocloc, zebin, expected):
     torch = fake_torch(monkeypatch)
     fake_backend(monkeypatch)
     utils = _fake_inductor(monkeypatch)
     monkeypatch.setattr(sys, "platform", platform)
     monkeypatch.setenv("PATH", "C:\\ocloc" if platform == "win32" else "/usr/bin")
-    result = torch_install.install(zebin, verbose=False, libraries=libsycl(9),
-                                   find_ocloc=lambda: (ocloc, f"ocloc in {ocloc}"))
+    result = torch_install.install(
+        zebin, verbose=False, libraries=libsycl(9), find_ocloc=lambda: (ocloc, f"ocloc in {ocloc}")
+    )
     assert result.installed and torch._C._StaticXpuLauncher is _Launcher
     assert utils.XPU_KERNEL_FORMAT == expected and utils.GPU_KERNEL_BIN_EXTS["xpu"] == f".{expected}"
     if expected == "zebin":
-        assert result.message.endswith("; Inductor XPU kernel format: zebin (zebin: Triton-XPU makes it "
-                                       "with ocloc in C:\\ocloc)")
+        assert result.message.endswith(
+            "; Inductor XPU kernel format: zebin (zebin: Triton-XPU makes it with ocloc in C:\\ocloc)"
+        )
     undone = xpu_static_launcher.uninstall(verbose=False)
     assert utils.XPU_KERNEL_FORMAT == "spv" and utils.GPU_KERNEL_BIN_EXTS["xpu"] == ".spv"
     assert ("back to spv" in undone.message) is (expected == "zebin")
@@ -227,43 +237,58 @@ def test_zebin_forced_on_off_windows(monkeypatch):
     assert utils.XPU_KERNEL_FORMAT == "spv"
 
 
-@pytest.mark.parametrize("names, majors", [
-    (["libsycl.so.9"], {9}),
-    (["/usr/lib/libsycl.so.8.0.0"], {8}),
-    (["C:\\env\\Library\\bin\\sycl8.dll"], {8}),
-    (["SYCL7D.DLL"], {7}),
-    (["libsycl-preview.so.9", "sycl9-preview.dll", "libsycl.so", "libsycl-jit.so.23.1", "mysycl8.dll"], set()),
-    (["libsycl.so.8", "sycl9.dll"], {8, 9}),
-])
-def test_sycl_majors_from_library_names(names: List[str], majors):
+@pytest.mark.parametrize(
+    "names, majors",
+    [
+        (["libsycl.so.9"], {9}),
+        (["/usr/lib/libsycl.so.8.0.0"], {8}),
+        (["C:\\env\\Library\\bin\\sycl8.dll"], {8}),
+        (["SYCL7D.DLL"], {7}),
+        (["libsycl-preview.so.9", "sycl9-preview.dll", "libsycl.so", "libsycl-jit.so.23.1", "mysycl8.dll"], set()),
+        (["libsycl.so.8", "sycl9.dll"], {8, 9}),
+    ],
+)
+def test_sycl_majors_from_library_names(names: list[str], majors):
     assert torch_install.sycl_majors(names) == majors
 
 
 def test_linux_maps_parser(tmp_path: Path):
     maps = tmp_path / "maps"
-    maps.write_text(textwrap.dedent("""\
+    maps.write_text(
+        textwrap.dedent("""\
         7f00-7f01 r-xp 00000000 08:01 123 /env/lib/libsycl.so.9.0.0
         7f01-7f02 r--p 00000000 08:01 124 /usr/lib/x86_64-linux-gnu/libc.so.6
         7f02-7f03 rw-p 00000000 00:00 0
         7ffd-7ffe rw-p 00000000 00:00 0 [stack]
-        """))
+        """)
+    )
     assert torch_install.linux_loaded_libraries(str(maps)) == ["libc.so.6", "libsycl.so.9.0.0"]
     assert torch_install.linux_loaded_libraries(str(tmp_path / "absent")) == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/maps")
 def test_real_process_probe_sees_the_environments_libsycl():
-    libs = sorted(p for p in (Path(sys.prefix) / "lib").glob("libsycl.so.*")
-                  if torch_install.sycl_majors([p.name]) and p.name.count(".") == 2)
+    libs = sorted(
+        p
+        for p in (Path(sys.prefix) / "lib").glob("libsycl.so.*")
+        if torch_install.sycl_majors([p.name]) and p.name.count(".") == 2
+    )
     if not libs:
         pytest.skip("intel-sycl-rt is not installed in this environment")
     lib = libs[0]
-    code = ("import ctypes, sys; from xpu_static_launcher import torch_install as t; "
-            "before = t.sycl_majors(t.loaded_libraries()); ctypes.CDLL(sys.argv[1]); "
-            "print(sorted(before), sorted(t.sycl_majors(t.loaded_libraries())))")
+    code = (
+        "import ctypes, sys; from xpu_static_launcher import torch_install as t; "
+        "before = t.sycl_majors(t.loaded_libraries()); ctypes.CDLL(sys.argv[1]); "
+        "print(sorted(before), sorted(t.sycl_majors(t.loaded_libraries())))"
+    )
     env_path = str(Path(xpu_static_launcher.__file__).parents[1])
-    proc = subprocess.run([sys.executable, "-c", code, str(lib)], capture_output=True, text=True,
-                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(lib)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     major = int(lib.name.split(".")[2])
     assert proc.stdout.split() == ["[]", f"[{major}]"]
@@ -278,9 +303,11 @@ def test_bad_format_variable_still_installs_and_says_so(monkeypatch):
     assert result.installed and result.zebin is None
     # The stand-in Inductor stays at spv: the launcher is set, nothing launches statically.
     assert result.status == "installed-spirv" and not result.static
-    assert result.message.endswith("; Inductor XPU kernel format unchanged: TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' "
-                                   "is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it; "
-                                   "so Inductor launches no kernel statically")
+    assert result.message.endswith(
+        "; Inductor XPU kernel format unchanged: TORCHINDUCTOR_XPU_KERNEL_FORMAT='ptx' "
+        "is not a kernel format Inductor knows; set it to 'zebin' or 'spv', or unset it; "
+        "so Inductor launches no kernel statically"
+    )
     assert utils.XPU_KERNEL_FORMAT == "spv"
     assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
     assert not hasattr(torch._C, "_StaticXpuLauncher")
@@ -291,26 +318,35 @@ def test_windows_without_a_zebin_compiler_is_installed_spirv_with_the_fix(monkey
     fake_backend(monkeypatch)
     utils = _fake_inductor(monkeypatch)
     monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(inductor_format, "find_driver_compiler",
-                        lambda: (False, "this Triton-XPU cannot compile with the GPU driver"))
+    monkeypatch.setattr(
+        inductor_format, "find_driver_compiler", lambda: (False, "this Triton-XPU cannot compile with the GPU driver")
+    )
     result = torch_install.install(libraries=libsycl(9), find_ocloc=lambda: (None, "ocloc was not found"))
     assert result.status == "installed-spirv" and result.installed and not result.static
     assert torch._C._StaticXpuLauncher is _Launcher and utils.XPU_KERNEL_FORMAT == "spv"
-    line = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
-            "Inductor launches none of them statically: kept SPIR-V (.spv), which cannot be launched statically: "
-            "ocloc was not found; this Triton-XPU cannot compile with the GPU driver; install the intel_ocloc "
-            "wheel (scripts/ocloc_wheel.py) or oneAPI's ocloc, so that Triton-XPU can make zebins")
+    line = (
+        "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but kernels stay SPIR-V, so "
+        "Inductor launches none of them statically: kept SPIR-V (.spv), which cannot be launched statically: "
+        "ocloc was not found; this Triton-XPU cannot compile with the GPU driver; install the intel_ocloc "
+        "wheel (scripts/ocloc_wheel.py) or oneAPI's ocloc, so that Triton-XPU can make zebins"
+    )
     assert result.message == line
     assert capsys.readouterr().err == f"xpu_static_launcher: {line}\n"
     assert xpu_static_launcher.uninstall(verbose=False).status == "uninstalled"
     assert not hasattr(torch._C, "_StaticXpuLauncher")
 
 
-@pytest.mark.parametrize("zebin, why", [
-    (False, "the zebin switch is off (zebin=False or check --no-zebin); leave it on"),
-    (None, "torch._inductor.utils.XPU_KERNEL_FORMAT is 'spv' although zebin is the default off Windows; "
-           "call xpu_static_launcher.enable_zebin() or install(zebin=True)"),
-])
+@pytest.mark.parametrize(
+    "zebin, why",
+    [
+        (False, "the zebin switch is off (zebin=False or check --no-zebin); leave it on"),
+        (
+            None,
+            "torch._inductor.utils.XPU_KERNEL_FORMAT is 'spv' although zebin is the default off Windows; "
+            "call xpu_static_launcher.enable_zebin() or install(zebin=True)",
+        ),
+    ],
+)
 def test_spirv_after_install_names_the_reason(monkeypatch, zebin, why):
     fake_torch(monkeypatch)
     fake_backend(monkeypatch)
@@ -364,7 +400,7 @@ _RUNTIME_HEURISTICS = textwrap.dedent("""\
                 return check_can_launch()
             except CannotStaticallyLaunchKernel:
                 return None
-    """)
+    """)  # noqa: E501 - upstream's line, as Inductor has it
 
 
 def _fake_runtime(monkeypatch) -> types.SimpleNamespace:
@@ -378,15 +414,22 @@ def _fake_runtime(monkeypatch) -> types.SimpleNamespace:
     result = heuristics.StaticTritonCompileResult
     kernel = launcher.StaticallyLaunchedXpuKernel
     return types.SimpleNamespace(
-        heuristics=heuristics, launcher=launcher,
+        heuristics=heuristics,
+        launcher=launcher,
         refuses=lambda: result.can_statically_launch(None, {}, {"device_type": "xpu"}, None) is None,
-        targets=lambda: [kernel.__dict__["__init__"], kernel.__dict__["load_kernel"],
-                         result.__dict__["can_statically_launch"]])
+        targets=lambda: [
+            kernel.__dict__["__init__"],
+            kernel.__dict__["load_kernel"],
+            result.__dict__["can_statically_launch"],
+        ],
+    )
 
 
-SPIRV_LINE = ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor's XPU kernels stay "
-              "SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver at first load, kept "
-              "afterwards)")
+SPIRV_LINE = (
+    "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor's XPU kernels stay "
+    "SPIR-V and are launched statically as SPIR-V (compiled by the GPU driver at first load, kept "
+    "afterwards)"
+)
 
 
 @pytest.fixture
@@ -433,8 +476,10 @@ def test_spirv_backend_zebin_opt_in_with_ocloc_still_switches(spirv_backend, mon
     monkeypatch.setenv(inductor_format.ENV_VAR, "zebin")
     result = torch_install.install(verbose=False, libraries=libsycl(9), find_ocloc=lambda: ("C:\\ocloc", "ocloc X"))
     assert result.status == "installed" and result.zebin is not None and result.zebin.changed
-    assert result.message == ("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor XPU "
-                              "kernel format: zebin (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin; Triton-XPU makes it with ocloc X)")
+    assert result.message == (
+        "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; Inductor XPU "
+        "kernel format: zebin (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin; Triton-XPU makes it with ocloc X)"
+    )
     assert env.utils.XPU_KERNEL_FORMAT == "zebin" and env.utils.GPU_KERNEL_BIN_EXTS["xpu"] == ".zebin"
     assert inductor_spirv.is_enabled()
     undone = xpu_static_launcher.uninstall(verbose=False)
@@ -445,20 +490,26 @@ def test_spirv_backend_zebin_opt_in_with_ocloc_still_switches(spirv_backend, mon
 def test_spirv_backend_zebin_opt_in_without_a_zebin_compiler_stays_spirv_and_static(spirv_backend, monkeypatch):
     env = spirv_backend
     monkeypatch.setenv(inductor_format.ENV_VAR, "zebin")
-    result = torch_install.install(verbose=False, libraries=libsycl(9),
-                                   find_ocloc=lambda: (None, "ocloc was not found"))
+    result = torch_install.install(
+        verbose=False, libraries=libsycl(9), find_ocloc=lambda: (None, "ocloc was not found")
+    )
     assert result.status == "installed" and result.static and result.zebin is None
-    assert result.message == (SPIRV_LINE + " (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin is not applied: Triton-XPU has "
-                                           "no zebin compiler here (ocloc was not found; no driver compiler))")
+    assert result.message == (
+        SPIRV_LINE + " (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin is not applied: Triton-XPU has "
+        "no zebin compiler here (ocloc was not found; no driver compiler))"
+    )
     assert env.utils.XPU_KERNEL_FORMAT == "spv" and not env.runtime.refuses()
 
 
 def test_spirv_backend_with_zebin_forced_and_no_compiler_says_so_and_stays_static(spirv_backend):
-    result = torch_install.install(True, verbose=False, libraries=libsycl(9),
-                                   find_ocloc=lambda: (None, "ocloc was not found"))
+    result = torch_install.install(
+        True, verbose=False, libraries=libsycl(9), find_ocloc=lambda: (None, "ocloc was not found")
+    )
     assert result.status == "installed" and result.zebin is not None and not result.zebin.changed
-    assert result.message.startswith(SPIRV_LINE + " (zebin was asked for, but Inductor keeps SPIR-V: kept SPIR-V "
-                                                  "(.spv): ocloc was not found; no driver compiler; install the ")
+    assert result.message.startswith(
+        SPIRV_LINE + " (zebin was asked for, but Inductor keeps SPIR-V: kept SPIR-V "
+        "(.spv): ocloc was not found; no driver compiler; install the "
+    )
     assert "cannot be launched statically" not in result.message
 
 
@@ -467,8 +518,9 @@ def test_spirv_backend_off_windows_with_zebin(spirv_backend, monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
     env.utils.XPU_KERNEL_FORMAT = "zebin"
     monkeypatch.setenv(inductor_format.ENV_VAR, "zebin")  # torch reads it itself off Windows
-    result = torch_install.install(verbose=False, libraries=libsycl(9),
-                                   find_ocloc=lambda: pytest.fail("ocloc looked up off Windows"))
+    result = torch_install.install(
+        verbose=False, libraries=libsycl(9), find_ocloc=lambda: pytest.fail("ocloc looked up off Windows")
+    )
     assert result.status == "installed" and result.spirv_launch and result.zebin is None
     assert result.message == "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher"
 
@@ -483,9 +535,11 @@ def test_spirv_backend_on_a_torch_it_cannot_change_falls_back_to_zebin(spirv_bac
     if ocloc is None:
         assert not result.static and env.utils.XPU_KERNEL_FORMAT == "spv"
         assert "; but kernels stay SPIR-V, so Inductor launches none of them statically: kept SPIR-V" in result.message
-        assert result.message.endswith(" (this backend loads SPIR-V, but torch's Inductor cannot be imported "
-                                       f"(import of {inductor_spirv.LAUNCHER} halted; None in sys.modules); "
-                                       "nothing changed)")
+        assert result.message.endswith(
+            " (this backend loads SPIR-V, but torch's Inductor cannot be imported "
+            f"(import of {inductor_spirv.LAUNCHER} halted; None in sys.modules); "
+            "nothing changed)"
+        )
     else:
         assert result.static and env.utils.XPU_KERNEL_FORMAT == "zebin"
         assert "Inductor XPU kernel format: zebin" in result.message
@@ -502,10 +556,13 @@ def test_backend_without_loads_spirv_keeps_todays_behaviour(spirv_backend, value
     else:
         env.backend.LOADS_SPIRV = value
     stock = env.runtime.targets()
-    result = torch_install.install(verbose=False, libraries=libsycl(9),
-                                   find_ocloc=lambda: (None, "ocloc was not found"))
+    result = torch_install.install(
+        verbose=False, libraries=libsycl(9), find_ocloc=lambda: (None, "ocloc was not found")
+    )
     assert result.status == "installed-spirv" and result.spirv is None and not result.spirv_launch
-    assert result.message.startswith("installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but "
-                                     "kernels stay SPIR-V, so Inductor launches none of them statically: ")
+    assert result.message.startswith(
+        "installed the SYCL backend (libsycl 9) as torch._C._StaticXpuLauncher; but "
+        "kernels stay SPIR-V, so Inductor launches none of them statically: "
+    )
     assert env.runtime.refuses() and all(a is b for a, b in zip(env.runtime.targets(), stock))
     assert "Inductor refuses SPIR-V" not in xpu_static_launcher.uninstall(verbose=False).message

@@ -44,8 +44,7 @@ class Subclass(torch.Tensor):
 
 def test_plain_tensors_read_as_data_ptr(probe):
     base = torch.arange(16, dtype=torch.float32)
-    for tensor in (base, base[3:], base.view(4, 4)[:, 1], torch.empty(0),
-                   torch.nn.Parameter(torch.ones(4))):
+    for tensor in (base, base[3:], base.view(4, 4)[:, 1], torch.empty(0), torch.nn.Parameter(torch.ones(4))):
         assert probe.address(tensor) == tensor.data_ptr()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from importlib import metadata
 from types import SimpleNamespace
-from typing import Dict, List, Optional
 
 import pytest
 
@@ -17,14 +16,15 @@ support.setup_environment()
 _missing = support.missing_prerequisites()
 
 
-def fake_distributions(monkeypatch: pytest.MonkeyPatch, versions: Dict[str, str],
-                       torch_requires: Optional[List[str]]) -> None:
+def fake_distributions(
+    monkeypatch: pytest.MonkeyPatch, versions: dict[str, str], torch_requires: list[str] | None
+) -> None:
     def version(name: str) -> str:
         if name in versions:
             return versions[name]
         raise metadata.PackageNotFoundError(name)
 
-    def requires(name: str) -> Optional[List[str]]:
+    def requires(name: str) -> list[str] | None:
         if name == "torch" and torch_requires is not None:
             return torch_requires
         raise metadata.PackageNotFoundError(name)
@@ -33,22 +33,36 @@ def fake_distributions(monkeypatch: pytest.MonkeyPatch, versions: Dict[str, str]
     monkeypatch.setattr(triton_release.metadata, "requires", requires)
 
 
-XPU_TORCH_REQUIRES = ["filelock", "pytorch-triton-xpu==3.7.2+git5fcc14d9; platform_system == \"Linux\"",
-                      "intel-sycl-rt==2025.3.3"]
+XPU_TORCH_REQUIRES = [
+    "filelock",
+    'pytorch-triton-xpu==3.7.2+git5fcc14d9; platform_system == "Linux"',
+    "intel-sycl-rt==2025.3.3",
+]
 
 
-@pytest.mark.parametrize("versions, requires, version, source", [
-    # The installed Triton wins: it is what cold starts run.
-    ({"triton-xpu": "3.3.0b1"}, XPU_TORCH_REQUIRES, "3.3.0b1", "installed triton-xpu 3.3.0b1"),
-    ({"pytorch-triton-xpu": "3.9.0+git00b9d1ae"}, None, "3.9.0+git00b9d1ae",
-     "installed pytorch-triton-xpu 3.9.0+git00b9d1ae"),
-    # No Triton: what the installed torch pins (torch 2.13 XPU pins 3.7.2).
-    ({}, XPU_TORCH_REQUIRES, "3.7.2+git5fcc14d9",
-     "pytorch-triton-xpu 3.7.2+git5fcc14d9, pinned by the installed torch (no Triton installed)"),
-    ({}, ["triton-xpu==3.9.1"], "3.9.1", "triton-xpu 3.9.1, pinned by the installed torch (no Triton installed)"),
-    # A CPU torch pins none.
-    ({}, ["filelock"], None, "no Triton installed and torch pins none"),
-])
+@pytest.mark.parametrize(
+    "versions, requires, version, source",
+    [
+        # The installed Triton wins: it is what cold starts run.
+        ({"triton-xpu": "3.3.0b1"}, XPU_TORCH_REQUIRES, "3.3.0b1", "installed triton-xpu 3.3.0b1"),
+        (
+            {"pytorch-triton-xpu": "3.9.0+git00b9d1ae"},
+            None,
+            "3.9.0+git00b9d1ae",
+            "installed pytorch-triton-xpu 3.9.0+git00b9d1ae",
+        ),
+        # No Triton: what the installed torch pins (torch 2.13 XPU pins 3.7.2).
+        (
+            {},
+            XPU_TORCH_REQUIRES,
+            "3.7.2+git5fcc14d9",
+            "pytorch-triton-xpu 3.7.2+git5fcc14d9, pinned by the installed torch (no Triton installed)",
+        ),
+        ({}, ["triton-xpu==3.9.1"], "3.9.1", "triton-xpu 3.9.1, pinned by the installed torch (no Triton installed)"),
+        # A CPU torch pins none.
+        ({}, ["filelock"], None, "no Triton installed and torch pins none"),
+    ],
+)
 def test_the_release_is_the_installed_triton_else_torchs_pin(monkeypatch, versions, requires, version, source):
     fake_distributions(monkeypatch, versions, requires)
     assert triton_release.triton_release() == (version, source)
@@ -73,7 +87,8 @@ def test_apply_to_tells_the_backend_and_says_so(monkeypatch):
     backend = FakeBackend()
     fake_distributions(monkeypatch, {"triton-xpu": "3.9.0"}, None)
     assert triton_release.apply_to(backend) == (
-        "n_regs/n_spills as Triton-XPU 3.9.0 reports them (per-lane: installed triton-xpu 3.9.0)")
+        "n_regs/n_spills as Triton-XPU 3.9.0 reports them (per-lane: installed triton-xpu 3.9.0)"
+    )
     fake_distributions(monkeypatch, {}, ["filelock"])
     assert triton_release.apply_to(backend).startswith("n_regs/n_spills as Triton-XPU before 3.9 reports them")
     assert backend.told == ["3.9.0"]
@@ -84,8 +99,9 @@ def test_apply_to_tells_the_backend_and_says_so(monkeypatch):
 def test_the_launcher_reports_each_rule_for_the_same_spilling_kernel(zebin_corpus, records):
     """One row per rule of the table, on the real launcher and test driver:
     the spilling kernel (SIMD 32, 65536 spill bytes) and a 256-GRF build."""
-    from xpu_static_launcher import _launcher, launcher
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
+
+    from xpu_static_launcher import _launcher, launcher
 
     spill = str(zebin_corpus / "spill_pvc_grf128.zebin")
     large = str(zebin_corpus / "add_pvc_grf256.zebin")

@@ -38,15 +38,31 @@ def triton_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_cases(tmp_path: Path, triton_cache: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
-    env = triton_xpu.environment("v1", triton_cache, dict(
-        extra,
-        # Windows' kernel format, read by torch itself at import.
-        TORCHINDUCTOR_XPU_KERNEL_FORMAT="spv",
-        XSL_TEST_DRIVER_REJECT_FLAG=REJECTED_FLAG,
-        # The run's own kept native binaries.
-        XSL_KERNEL_CACHE_DIR=str(tmp_path / "kernel-cache")))
-    cmd = [str(triton_xpu.triton_python()), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "--basetemp", str(tmp_path / "inner"), str(CASES), *args]
+    env = triton_xpu.environment(
+        "v1",
+        triton_cache,
+        dict(
+            extra,
+            # Windows' kernel format, read by torch itself at import.
+            TORCHINDUCTOR_XPU_KERNEL_FORMAT="spv",
+            XSL_TEST_DRIVER_REJECT_FLAG=REJECTED_FLAG,
+            # The run's own kept native binaries.
+            XSL_KERNEL_CACHE_DIR=str(tmp_path / "kernel-cache"),
+        ),
+    )
+    cmd = [
+        str(triton_xpu.triton_python()),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        "--basetemp",
+        str(tmp_path / "inner"),
+        str(CASES),
+        *args,
+    ]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
 
 

@@ -39,8 +39,18 @@ def triton_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("adapter", list(triton_xpu.ADAPTERS))
 def test_triton_launch_path(adapter: str, triton_cache_dir: Path, tmp_path: Path) -> None:
     env = triton_xpu.environment(adapter, triton_cache_dir)
-    cmd = [str(triton_xpu.triton_python()), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "--basetemp", str(tmp_path / "inner"), str(CASES)]
+    cmd = [
+        str(triton_xpu.triton_python()),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        "--basetemp",
+        str(tmp_path / "inner"),
+        str(CASES),
+    ]
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]

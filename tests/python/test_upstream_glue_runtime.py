@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -26,7 +25,7 @@ PROJECT_ONLY_CASES = 2
 BACKEND_ONLY_CASES = 4
 
 
-def upstream_tree() -> Optional[Path]:
+def upstream_tree() -> Path | None:
     """The tree the build took upstream's xpu.cpp from (its CMake cache)."""
     cache = support.BUILD_DIR / "CMakeCache.txt"
     if not cache.is_file():
@@ -35,13 +34,15 @@ def upstream_tree() -> Optional[Path]:
     return Path(match.group(1)) if match else None
 
 
-def _missing() -> Optional[str]:
+def _missing() -> str | None:
     why = glue_support.missing() or support.missing_prerequisites()
     if why:
         return why
     if upstream_tree() is None or not list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_upstream_launcher*")):
-        return ("no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch tree "
-                "with the PR stack applied> and build xsl_upstream_launcher_test")
+        return (
+            "no upstream build: configure with -DXSL_PYTORCH_UPSTREAM_SOURCES=<PyTorch tree "
+            "with the PR stack applied> and build xsl_upstream_launcher_test"
+        )
     return None
 
 
@@ -60,8 +61,11 @@ def test_upstream_launcher_on_the_sycl_runtime(name, tmp_path):
     tree = upstream_tree()
     assert tree is not None
     source = (tree / "torch/csrc/inductor/static_launcher/xpu.cpp").read_text()
-    config.update(XSL_GLUE_UNDER_TEST="upstream", XSL_GLUE_EXPECT_TORCH=expected_torch(),
-                  XSL_UPSTREAM_CAPSULE_FIX="1" if '"(Nii)"' in source else "0")
+    config.update(
+        XSL_GLUE_UNDER_TEST="upstream",
+        XSL_GLUE_EXPECT_TORCH=expected_torch(),
+        XSL_UPSTREAM_CAPSULE_FIX="1" if '"(Nii)"' in source else "0",
+    )
     output = glue_support.run_cases(config, tmp_path / "inner")
     # Only the project-only and backend-only cases skip.
     skipped = re.findall(r"SKIPPED \[(\d+)\]", output)

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 import pytest
 
@@ -22,19 +22,28 @@ PACKAGE_PARENT = str(Path(xpu_static_launcher.__file__).resolve().parents[1])
 
 
 def static_run(**kw: Any) -> bench.LaunchTiming:
-    return bench.LaunchTiming(**dict(dict(launcher="static launch", calls=1000, kernels=4, seconds=0.02, static=4,
-                                          fallback=0), **kw))
+    return bench.LaunchTiming(
+        **dict(dict(launcher="static launch", calls=1000, kernels=4, seconds=0.02, static=4, fallback=0), **kw)
+    )
 
 
 def triton_run(**kw: Any) -> bench.LaunchTiming:
-    return bench.LaunchTiming(**dict(dict(launcher="Triton's launch", calls=1000, kernels=4, seconds=0.05,
-                                          static=0, fallback=4), **kw))
+    return bench.LaunchTiming(
+        **dict(dict(launcher="Triton's launch", calls=1000, kernels=4, seconds=0.05, static=0, fallback=4), **kw)
+    )
 
 
 def start(label: str, **kw: Any) -> bench.StartTiming:
     cold = label == "cold start"
-    base = dict(label=label, seconds=20.0 if cold else 2.5, process_seconds=26.0 if cold else 7.25,
-                fx_hits=0 if cold else 1, fx_misses=1 if cold else 0, static=4, fallback=0)
+    base = dict(
+        label=label,
+        seconds=20.0 if cold else 2.5,
+        process_seconds=26.0 if cold else 7.25,
+        fx_hits=0 if cold else 1,
+        fx_misses=1 if cold else 0,
+        static=4,
+        fallback=0,
+    )
     return bench.StartTiming(**dict(base, **kw))
 
 
@@ -49,10 +58,11 @@ class Clock:
         return self.now
 
 
-def bench_lines(launches: Dict[bool, bench.LaunchTiming], starts: Dict[str, bench.StartTiming]) -> tuple:
-    lines: List[str] = []
-    rc = bench.run_bench(lambda static: launches[static], lambda label: starts[label], out=lines.append,
-                         clock=Clock(), calls=1000)
+def bench_lines(launches: dict[bool, bench.LaunchTiming], starts: dict[str, bench.StartTiming]) -> tuple:
+    lines: list[str] = []
+    rc = bench.run_bench(
+        lambda static: launches[static], lambda label: starts[label], out=lines.append, clock=Clock(), calls=1000
+    )
     return rc, lines
 
 
@@ -79,8 +89,10 @@ RATIOS = [
 
 
 def test_progress_table_and_ratios():
-    rc, lines = bench_lines({True: static_run(), False: triton_run()},
-                            {"cold start": start("cold start"), "warm start": start("warm start")})
+    rc, lines = bench_lines(
+        {True: static_run(), False: triton_run()},
+        {"cold start": start("cold start"), "warm start": start("warm start")},
+    )
     assert rc == 0
     assert lines == PROGRESS + TABLE + RATIOS
 
@@ -89,11 +101,11 @@ def test_the_table_is_aligned():
     header = TABLE[0]
     for column in ("launchers set up", "timed", "seconds"):
         start_at = header.index(column)
-        assert all(line[start_at - 2:start_at] == "  " and line[start_at] != " " for line in TABLE[1:])
+        assert all(line[start_at - 2 : start_at] == "  " and line[start_at] != " " for line in TABLE[1:])
 
 
 def test_progress_is_flushed_as_it_happens(capsys):
-    seen: List[str] = []
+    seen: list[str] = []
 
     def launches(static: bool) -> bench.LaunchTiming:
         seen.append(capsys.readouterr().out)  # what the user sees while the run goes on
@@ -108,60 +120,93 @@ def test_a_run_that_fails_is_one_line_after_the_progress():
     def cold_fails(label: str) -> bench.StartTiming:
         raise bench.BenchError("the cold start process failed (exit code 1) and said: boom")
 
-    lines: List[str] = []
-    rc = bench.run_bench(lambda static: static_run() if static else triton_run(), cold_fails, out=lines.append,
-                         clock=Clock(), calls=1000)
+    lines: list[str] = []
+    rc = bench.run_bench(
+        lambda static: static_run() if static else triton_run(), cold_fails, out=lines.append, clock=Clock(), calls=1000
+    )
     assert rc == 1
-    assert lines == PROGRESS[:3] + ["verify --bench: FAILED: the cold start process failed (exit code 1) and said: "
-                                    "boom"]
+    assert lines == PROGRESS[:3] + [
+        "verify --bench: FAILED: the cold start process failed (exit code 1) and said: boom"
+    ]
 
 
-@pytest.mark.parametrize("launches, line", [
-    ({True: static_run(static=0, fallback=4), False: triton_run()},
-     "verify --bench: FAILED: the static run set up no static launch (4 Triton), so there is nothing to compare; "
-     "verify without --bench says why"),
-    ({True: static_run(), False: triton_run(static=2, fallback=2)},
-     "verify --bench: FAILED: the Triton run still set up 2 static launch(es) with use_static_triton_launcher=False, "
-     "so there is nothing to compare"),
-])
+@pytest.mark.parametrize(
+    "launches, line",
+    [
+        (
+            {True: static_run(static=0, fallback=4), False: triton_run()},
+            "verify --bench: FAILED: the static run set up no static launch (4 Triton), "
+            "so there is nothing to compare; verify without --bench says why",
+        ),
+        (
+            {True: static_run(), False: triton_run(static=2, fallback=2)},
+            "verify --bench: FAILED: the Triton run still set up 2 static launch(es) "
+            "with use_static_triton_launcher=False, so there is nothing to compare",
+        ),
+    ],
+)
 def test_runs_that_compare_a_launcher_with_itself_fail(launches, line):
     rc, lines = bench_lines(launches, {"cold start": start("cold start"), "warm start": start("warm start")})
     assert rc == 1 and lines[-1] == line and lines[:5] == PROGRESS and len(lines) == 11
 
 
 def test_a_run_that_measured_nothing_fails():
-    rc, lines = bench_lines({True: static_run(), False: triton_run(seconds=0.0)},
-                            {"cold start": start("cold start"), "warm start": start("warm start")})
-    assert rc == 1 and lines[5:] == ["verify --bench: FAILED: a run measured no time or no kernel, so no ratio can "
-                                     "be taken"]
+    rc, lines = bench_lines(
+        {True: static_run(), False: triton_run(seconds=0.0)},
+        {"cold start": start("cold start"), "warm start": start("warm start")},
+    )
+    assert rc == 1 and lines[5:] == [
+        "verify --bench: FAILED: a run measured no time or no kernel, so no ratio can be taken"
+    ]
 
 
 def test_a_warm_start_that_missed_the_cache_says_so():
-    rc, lines = bench_lines({True: static_run(), False: triton_run()},
-                            {"cold start": start("cold start"), "warm start": start("warm start", fx_hits=0,
-                                                                                     fx_misses=1)})
+    rc, lines = bench_lines(
+        {True: static_run(), False: triton_run()},
+        {"cold start": start("cold start"), "warm start": start("warm start", fx_hits=0, fx_misses=1)},
+    )
     assert rc == 0
-    assert lines[-3] == ("bench: note: the warm start missed the FX graph cache, so it compiled again (is "
-                         "TORCHINDUCTOR_FORCE_DISABLE_CACHES or TORCHINDUCTOR_FX_GRAPH_CACHE=0 set?)")
+    assert lines[-3] == (
+        "bench: note: the warm start missed the FX graph cache, so it compiled again (is "
+        "TORCHINDUCTOR_FORCE_DISABLE_CACHES or TORCHINDUCTOR_FX_GRAPH_CACHE=0 set?)"
+    )
 
 
 # --- the child process's result line
+
 
 def test_child_result_line_is_read():
     data = {"seconds": 3.5, "fx_hits": 1, "fx_misses": 0, "static": 4, "fallback": 0}
     out = "noise\n" + bench.RESULT_MARKER + json.dumps(data) + "\n"
     assert bench.parse_child("warm start", out, "a warning\n", 0, 9.0) == bench.StartTiming(
-        "warm start", 3.5, 9.0, 1, 0, 4, 0)
+        "warm start", 3.5, 9.0, 1, 0, 4, 0
+    )
 
 
-@pytest.mark.parametrize("stdout, stderr, code, line", [
-    (bench.RESULT_MARKER + json.dumps({"error": "install() gave no-backend: ..."}) + "\n", "", 1,
-     "the cold start process failed: install() gave no-backend: ..."),
-    ("", "Traceback (most recent call last):\n  ...\nImportError: DLL load failed\n", 1,
-     "the cold start process failed (exit code 1) and said: ImportError: DLL load failed"),
-    ("", "", -11, "the cold start process failed (exit code -11) and said: no output"),
-    ("all fine but no result\n", "", 0, "the cold start process failed (exit code 0) and said: all fine but no result"),
-])
+@pytest.mark.parametrize(
+    "stdout, stderr, code, line",
+    [
+        (
+            bench.RESULT_MARKER + json.dumps({"error": "install() gave no-backend: ..."}) + "\n",
+            "",
+            1,
+            "the cold start process failed: install() gave no-backend: ...",
+        ),
+        (
+            "",
+            "Traceback (most recent call last):\n  ...\nImportError: DLL load failed\n",
+            1,
+            "the cold start process failed (exit code 1) and said: ImportError: DLL load failed",
+        ),
+        ("", "", -11, "the cold start process failed (exit code -11) and said: no output"),
+        (
+            "all fine but no result\n",
+            "",
+            0,
+            "the cold start process failed (exit code 0) and said: all fine but no result",
+        ),
+    ],
+)
 def test_child_failures_are_one_line(stdout, stderr, code, line):
     with pytest.raises(bench.BenchError) as err:
         bench.parse_child("cold start", stdout, stderr, code, 1.0)
@@ -189,8 +234,9 @@ def test_a_start_that_does_not_finish_is_one_line(tmp_path):
 
 # --- options
 
-def parsed(argv: List[str], monkeypatch) -> Dict[str, Any]:
-    got: Dict[str, Any] = {}
+
+def parsed(argv: list[str], monkeypatch) -> dict[str, Any]:
+    got: dict[str, Any] = {}
 
     def fake_run(install_first: bool = True, bench: Any = None, **_: Any) -> int:
         got.update(install_first=install_first, bench=bench)
@@ -209,8 +255,10 @@ def test_verify_without_bench_runs_no_bench(monkeypatch):
 
 def test_verify_bench_options(monkeypatch):
     assert parsed(["verify", "--bench"], monkeypatch)["bench"] == bench.Options()
-    got = parsed(["verify", "--no-install", "--bench", "--bench-calls", "500", "--bench-dir", "C:\\b",
-                  "--bench-keep"], monkeypatch)
+    got = parsed(
+        ["verify", "--no-install", "--bench", "--bench-calls", "500", "--bench-dir", "C:\\b", "--bench-keep"],
+        monkeypatch,
+    )
     assert got == {"install_first": False, "bench": bench.Options(500, "C:\\b", True, False)}
 
 
@@ -229,19 +277,20 @@ def test_verify_help_describes_every_option(capsys):
     with pytest.raises(SystemExit):
         cli.main(["verify", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for option, words in (("--no-install", "do not run install() first"),
-                          ("--bench", "static launch vs Triton's launch (host time per launch) and a cold vs a "
-                                      "warm start"),
-                          ("--bench-calls N", "calls of the compiled model timed per launcher (default 2000"),
-                          ("--bench-dir DIR", "where to make the new folder for the cold and warm starts' caches"),
-                          ("--bench-keep", "keep that folder afterwards")):
+    for option, words in (
+        ("--no-install", "do not run install() first"),
+        ("--bench", "static launch vs Triton's launch (host time per launch) and a cold vs a warm start"),
+        ("--bench-calls N", "calls of the compiled model timed per launcher (default 2000"),
+        ("--bench-dir DIR", "where to make the new folder for the cold and warm starts' caches"),
+        ("--bench-keep", "keep that folder afterwards"),
+    ):
         assert option in text and words in text, option
 
 
 def test_the_bench_runs_only_after_verify_passed(monkeypatch):
     from test_verify_command import fake_modules, importer
 
-    calls: List[Any] = []
+    calls: list[Any] = []
 
     def the_bench(torch: Any) -> int:
         calls.append(torch)
@@ -249,7 +298,7 @@ def test_the_bench_runs_only_after_verify_passed(monkeypatch):
 
     modules = fake_modules()
     monkeypatch.setattr(verify, "count_launches", lambda torch, fn, *a: verify.Launches(static=["K"]))
-    lines: List[str] = []
+    lines: list[str] = []
     assert verify.run(install_first=False, out=lines.append, import_module=importer(modules), bench=the_bench) == 7
     assert calls == [modules["torch"]]
     monkeypatch.setattr(verify, "count_launches", lambda torch, fn, *a: verify.Launches(fallback=["k"]))
@@ -260,14 +309,17 @@ def test_the_bench_runs_only_after_verify_passed(monkeypatch):
 def test_a_folder_that_cannot_be_made_is_one_line(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    lines: List[str] = []
+    lines: list[str] = []
     run = bench.runner(bench.Options(folder=str(blocker / "sub")), out=lines.append)
     assert run(None) == 1
-    assert lines == [f"verify --bench: FAILED: cannot make a folder for the caches in {blocker / 'sub'}: "
-                     "Not a directory; name another with --bench-dir"]
+    assert lines == [
+        f"verify --bench: FAILED: cannot make a folder for the caches in {blocker / 'sub'}: "
+        "Not a directory; name another with --bench-dir"
+    ]
 
 
 # --- the real runs, on the CPU
+
 
 def test_static_flag_is_the_installed_torchs():
     pytest.importorskip("torch")
@@ -284,26 +336,30 @@ def test_every_run_end_to_end_on_the_cpu(tmp_path):
     and a warm start in new processes sharing a new cache folder); no launcher
     is counted there, so the bench ends by saying it has nothing to compare."""
     torch = pytest.importorskip("torch")
-    lines: List[str] = []
-    run = bench.runner(bench.Options(calls=30, folder=str(tmp_path), install_first=False, device="cpu"),
-                       out=lines.append)
+    lines: list[str] = []
+    run = bench.runner(
+        bench.Options(calls=30, folder=str(tmp_path), install_first=False, device="cpu"), out=lines.append
+    )
     assert run(torch) == 1
     progress, table, last = lines[:5], lines[5:10], lines[10:]
-    assert [line.split("] ", 1)[1] for line in progress] == [line.split("] ", 1)[1].replace("1000", "30")
-                                                             for line in PROGRESS]
-    seconds = [float(line[len("bench ["):].split(" s]")[0]) for line in progress]
+    assert [line.split("] ", 1)[1] for line in progress] == [
+        line.split("] ", 1)[1].replace("1000", "30") for line in PROGRESS
+    ]
+    seconds = [float(line[len("bench [") :].split(" s]")[0]) for line in progress]
     assert seconds == sorted(seconds) and seconds[0] < 1
     assert table[0].split() == ["run", "launchers", "set", "up", "timed", "seconds"]
     labels = ("static launch", "Triton's launch", "cold start", "warm start")
-    assert [row[:len(label)] for row, label in zip(table[1:], labels, strict=True)] == list(labels)
+    assert [row[: len(label)] for row, label in zip(table[1:], labels, strict=True)] == list(labels)
     assert all("0 static, 0 Triton" in row for row in table[1:])
     for row in table[1:3]:
         assert "30 calls x 4 kernels: " in row and " us per launch" in row
     assert "FX graph cache 0 hit, 1 miss" in table[3] and "FX graph cache 1 hit, 0 miss" in table[4]
     cold, warm = (float(row.split()[-3]) for row in table[3:5])
     assert 0 < warm < cold
-    assert last == ["verify --bench: FAILED: the static run set up no static launch (0 Triton), so there is nothing "
-                    "to compare; verify without --bench says why"]
+    assert last == [
+        "verify --bench: FAILED: the static run set up no static launch (0 Triton), so there is nothing "
+        "to compare; verify without --bench says why"
+    ]
     assert list(tmp_path.iterdir()) == []  # the caches' folder is removed
 
 
@@ -318,7 +374,7 @@ def test_the_child_says_what_install_refused(tmp_path):
 
 @pytest.mark.parametrize("keep", [False, True])
 def test_the_caches_folder_is_removed_unless_kept(monkeypatch, tmp_path, keep):
-    made: List[str] = []
+    made: list[str] = []
 
     def fake_bench(time_launches: Any, time_start: Any, **kw: Any) -> int:
         made.extend(str(p) for p in tmp_path.iterdir())
@@ -326,7 +382,7 @@ def test_the_caches_folder_is_removed_unless_kept(monkeypatch, tmp_path, keep):
 
     monkeypatch.setattr(bench, "run_bench", fake_bench)
     monkeypatch.setitem(sys.modules, "torch._inductor.config", object())
-    lines: List[str] = []
+    lines: list[str] = []
     assert bench.runner(bench.Options(folder=str(tmp_path), keep=keep), out=lines.append)(None) == 0
     assert len(made) == 1 and Path(made[0]).name.startswith("xslbench-")
     assert Path(made[0]).exists() is keep

@@ -38,16 +38,25 @@ def readelf_needed(path: Path) -> list:
     return [line.split("[", 1)[1].split("]", 1)[0] for line in output.splitlines() if "(NEEDED)" in line]
 
 
-@pytest.mark.skipif(not LIBSTDCXX.exists() or shutil.which("readelf") is None,
-                    reason="needs Debian's libstdc++.so.6 and readelf")
+@pytest.mark.skipif(
+    not LIBSTDCXX.exists() or shutil.which("readelf") is None, reason="needs Debian's libstdc++.so.6 and readelf"
+)
 def test_elf_imports_are_read_as_readelf_reads_them():
     assert build_wheel.elf_needed(LIBSTDCXX.read_bytes()) == readelf_needed(LIBSTDCXX)
 
 
 def python_files() -> dict:
-    return {f"xpu_static_launcher/{name}": b"# stand-in\n" for name in
-            ("__init__.py", "torch_install.py", "_sycl_launcher.py", "_backend_choice.py", "_version.py",
-             "ocloc_discovery.py")}
+    return {
+        f"xpu_static_launcher/{name}": b"# stand-in\n"
+        for name in (
+            "__init__.py",
+            "torch_install.py",
+            "_sycl_launcher.py",
+            "_backend_choice.py",
+            "_version.py",
+            "ocloc_discovery.py",
+        )
+    }
 
 
 def test_a_pure_wheel_without_backends_is_refused(tmp_path):
@@ -151,11 +160,15 @@ def kernel32_only_dll(tmp_path) -> bytes:
     if not MINGW_GCC:
         pytest.skip("needs mingw-w64 (Debian package g++-mingw-w64-x86-64-posix)")
     source = tmp_path / "k.c"
-    source.write_text("__declspec(dllimport) unsigned long __stdcall GetTickCount(void);\n"
-                      "int __stdcall DllMain(void *h, unsigned long r, void *p) {\n"
-                      "  (void)h; (void)r; (void)p; return GetTickCount() != 0;\n}\n")
-    subprocess.run([MINGW_GCC, "-shared", "-nostdlib", "-e", "DllMain", "-o", str(tmp_path / "k.dll"),
-                    str(source), "-lkernel32"], check=True)
+    source.write_text(
+        "__declspec(dllimport) unsigned long __stdcall GetTickCount(void);\n"
+        "int __stdcall DllMain(void *h, unsigned long r, void *p) {\n"
+        "  (void)h; (void)r; (void)p; return GetTickCount() != 0;\n}\n"
+    )
+    subprocess.run(
+        [MINGW_GCC, "-shared", "-nostdlib", "-e", "DllMain", "-o", str(tmp_path / "k.dll"), str(source), "-lkernel32"],
+        check=True,
+    )
     return (tmp_path / "k.dll").read_bytes()
 
 
@@ -185,8 +198,11 @@ def test_a_windows_module_importing_beyond_python_sycl_and_the_crt_is_refused(tm
     files = python_files()
     files["xpu_static_launcher/_launcher.cp311-win_amd64.pyd"] = WINE_DLLS[0].read_bytes()
     wheel = build_wheel.write_wheel(tmp_path, files, "1.2.3", "cp311-cp311-win_amd64")
-    with pytest.raises(build_wheel.WheelError, match=r"_launcher.cp311-win_amd64.pyd imports ntdll.dll, "
-                                                     r"ucrtbase.dll \(allowed: python311.dll, KERNEL32"):
+    with pytest.raises(
+        build_wheel.WheelError,
+        match=r"_launcher.cp311-win_amd64.pyd imports ntdll.dll, "
+        r"ucrtbase.dll \(allowed: python311.dll, KERNEL32",
+    ):
         build_wheel.check_wheel(wheel, majors=())
 
 
@@ -197,8 +213,10 @@ def test_tree_arguments_name_a_pinned_major():
             build_wheel.parse_tree(bad)
 
 
-@pytest.mark.skipif(not WINDOWS_WHEEL, reason="XSL_WINDOWS_WHEEL is not set (scripts/dev.sh test builds the "
-                                              "win_amd64 wheel with MSVC under wine)")
+@pytest.mark.skipif(
+    not WINDOWS_WHEEL,
+    reason="XSL_WINDOWS_WHEEL is not set (scripts/dev.sh test builds the win_amd64 wheel with MSVC under wine)",
+)
 def test_the_built_windows_wheel():
     report = build_wheel.check_wheel(Path(WINDOWS_WHEEL))
     assert report.tag == "cp311-cp311-win_amd64"

@@ -44,22 +44,34 @@ def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     venv = tmp_path_factory.mktemp("wheel-venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = str(venv / "bin" / "python")
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     # Every site folder this environment sees, with those its own .pth
     # files add (the dev.sh venvs chain to the project venv that way).
     folders = [sysconfig.get_paths()["purelib"]] + [
-        entry for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
+        entry for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))
+    ]
     Path(site, "xsl-base-environment.pth").write_text("\n".join(dict.fromkeys(folders)) + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
-                    "--no-index", WHEEL], check=True, env=dict(os.environ, PIP_CONSTRAINT=os.devnull))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", WHEEL],
+        check=True,
+        env=dict(os.environ, PIP_CONSTRAINT=os.devnull),
+    )
     return python
 
 
 @pytest.mark.parametrize("name", ["v1-two-devices", "v2-two-devices"])
 def test_the_wheel_runs_the_glue_cases_through_install(wheel_python, name, tmp_path):
-    config = dict(CONFIGS[name], XSL_GLUE_UNDER_TEST="backend", XSL_PACKAGE_FROM_ENVIRONMENT="1",
-                  XSL_GLUE_EXPECT_TORCH=expected_torch())
+    config = dict(
+        CONFIGS[name],
+        XSL_GLUE_UNDER_TEST="backend",
+        XSL_PACKAGE_FROM_ENVIRONMENT="1",
+        XSL_GLUE_EXPECT_TORCH=expected_torch(),
+    )
     output = glue_support.run_cases(config, tmp_path / "inner", python=wheel_python)
     # Every case runs for the backend with two devices, install() included,
     # but the SPIR-V ones on adapter v2, whose test device is Xe2: Debian's

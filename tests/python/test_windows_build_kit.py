@@ -41,10 +41,12 @@ PyAPI_FUNC(int) PyArg_ParseTuple(PyObject *, const char *, ...);
 def test_module_definition_marks_data_adds_size_t_renames_and_drops_non_python_names(tmp_path: Path) -> None:
     (tmp_path / "modsupport.h").write_text(
         "#ifdef PY_SSIZE_T_CLEAN\n#define PyArg_ParseTuple _PyArg_ParseTuple_SizeT\n#endif\n"
-        "PyAPI_FUNC(int) PyArg_ParseTuple(PyObject *, const char *, ...);\n")
+        "PyAPI_FUNC(int) PyArg_ParseTuple(PyObject *, const char *, ...);\n"
+    )
     (tmp_path / "cpython").mkdir()
     (tmp_path / "cpython" / "stubs.h").write_text(
-        "PyAPI_FUNC(int) pthread_create(void);\nPyAPI_DATA(PyObject *) PyExc_TypeError;\n")
+        "PyAPI_FUNC(int) pthread_create(void);\nPyAPI_DATA(PyObject *) PyExc_TypeError;\n"
+    )
     text = kit.module_definition(tmp_path)
     assert text.splitlines() == [
         "LIBRARY python311.dll",
@@ -59,16 +61,24 @@ def test_deb_src_entries_mirror_the_deb_entries(tmp_path: Path) -> None:
     (tmp_path / "debian.sources").write_text(
         "Types: deb\n# a comment\nURIs: http://archive.example/debian\nSuites: bookworm bookworm-updates\n"
         "Components: main\nSigned-By: /usr/share/keyrings/k.gpg\n\n"
-        "Types: deb-src\nURIs: http://archive.example/other\nSuites: x\nComponents: main\n")
+        "Types: deb-src\nURIs: http://archive.example/other\nSuites: x\nComponents: main\n"
+    )
     assert kit.deb_src_entries(tmp_path) == (
         "Types: deb-src\nURIs: http://archive.example/debian\nSuites: bookworm bookworm-updates\n"
-        "Components: main\nSigned-By: /usr/share/keyrings/k.gpg\n")
+        "Components: main\nSigned-By: /usr/share/keyrings/k.gpg\n"
+    )
     assert kit.deb_src_entries(tmp_path / "missing") == ""
 
 
 def test_wheel_members_unpacked() -> None:
-    torch = {"torch/include/c10/core/Device.h", "torch/lib/c10.lib", "torch/lib/torch_cpu.dll",
-             "torch/lib/c10.dll", "torch/lib/libshm/socket.h", "torch/_C.pyi"}
+    torch = {
+        "torch/include/c10/core/Device.h",
+        "torch/lib/c10.lib",
+        "torch/lib/torch_cpu.dll",
+        "torch/lib/c10.dll",
+        "torch/lib/libshm/socket.h",
+        "torch/_C.pyi",
+    }
     picked = {m: kit.wanted_member("torch", m, torch) for m in sorted(torch)}
     assert picked == {
         "torch/_C.pyi": None,
@@ -79,12 +89,24 @@ def test_wheel_members_unpacked() -> None:
         "torch/lib/torch_cpu.dll": None,
     }
     data = "intel_sycl_rt-2026.2.0.data/data/Library/"
-    sycl = {data + "bin/sycl9.dll", data + "bin/sycl9d.dll", data + "bin/libmmd.dll", data + "bin/sycl-jit.dll",
-            data + "lib/sycl.lib", data + "lib/sycld.lib", data + "lib/libsycl-crt-nvptx64-nvidia-cuda.bc",
-            "intel_sycl_rt-2026.2.0.dist-info/METADATA", "intel_sycl_rt-2026.2.0.data/data/include/ur_api.h"}
+    sycl = {
+        data + "bin/sycl9.dll",
+        data + "bin/sycl9d.dll",
+        data + "bin/libmmd.dll",
+        data + "bin/sycl-jit.dll",
+        data + "lib/sycl.lib",
+        data + "lib/sycld.lib",
+        data + "lib/libsycl-crt-nvptx64-nvidia-cuda.bc",
+        "intel_sycl_rt-2026.2.0.dist-info/METADATA",
+        "intel_sycl_rt-2026.2.0.data/data/include/ur_api.h",
+    }
     kept = sorted(r for m in sycl if (r := kit.wanted_member("intel-sycl-rt", m, sycl)))
-    assert kept == ["Library/bin/libmmd.dll", "Library/bin/sycl9.dll", "Library/include/ur_api.h",
-                    "Library/lib/sycl.lib"]
+    assert kept == [
+        "Library/bin/libmmd.dll",
+        "Library/bin/sycl9.dll",
+        "Library/include/ur_api.h",
+        "Library/lib/sycl.lib",
+    ]
 
 
 def test_specs_must_be_pinned() -> None:

@@ -21,7 +21,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Set
 
 import pytest
 
@@ -46,16 +45,16 @@ SYCL_BACKEND = re.compile(r"^_sycl_launcher_sycl(\d+)$")
 TORCH_OWN_EXPORT = re.compile(r"^\?\S*@(c10|caffe2)@@")
 
 
-def parse_exports(listing: str) -> List[str]:
+def parse_exports(listing: str) -> list[str]:
     """Names in `dumpbin /exports` output ("ordinal hint RVA name ...")."""
     return re.findall(r"^\s+\d+\s+[0-9A-Fa-f]+\s+[0-9A-Fa-f]{8}\s+(\S+)", listing, re.M)
 
 
-def parse_dependents(listing: str) -> List[str]:
+def parse_dependents(listing: str) -> list[str]:
     """DLLs under "Image has the following [delay load] dependencies:"."""
-    names: List[str] = []
+    names: list[str] = []
     for section in re.split(r"Image has the following (?:delay load )?dependencies:", listing)[1:]:
-        in_section: List[str] = []
+        in_section: list[str] = []
         for line in section.splitlines()[1:]:
             if not line.strip():
                 if in_section:
@@ -71,13 +70,14 @@ def parse_dependents(listing: str) -> List[str]:
 
 def dumpbin(build: Path, *args: str) -> str:
     tool = build / "msvc-wine" / "bin" / "dumpbin"
-    result = subprocess.run([str(tool), "/nologo", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=300)
+    result = subprocess.run(
+        [str(tool), "/nologo", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300
+    )
     assert result.returncode == 0, f"dumpbin {' '.join(args)} failed:\n{result.stdout}"
     return result.stdout
 
 
-def modules_of(build: Path) -> List[Path]:
+def modules_of(build: Path) -> list[Path]:
     """The package's modules (<build>/python) and the glue's (tests/windows_sycl)."""
     folders = (build / "python", build / "tests" / "windows_sycl")
     return sorted(p for folder in folders for p in folder.rglob("*.pyd") if "CMakeFiles" not in p.parts)
@@ -85,10 +85,12 @@ def modules_of(build: Path) -> List[Path]:
 
 def test_parsers_read_dumpbin_output() -> None:
     listing = (
-        "Dump of file x.pyd\n\nFile Type: DLL\n\n  Section contains the following exports for _zebin.cp311-win_amd64.pyd\n\n"
+        "Dump of file x.pyd\n\nFile Type: DLL\n\n"
+        "  Section contains the following exports for _zebin.cp311-win_amd64.pyd\n\n"
         "    ordinal hint RVA      name\n\n          1    0 000037BF PyInit__zebin = @ILT+10170(PyInit__zebin)\n\n"
         "  Image has the following dependencies:\n\n    python311.dll\n    KERNEL32.dll\n\n"
-        "  Image has the following delay load dependencies:\n\n    sycl9.dll\n\n  Summary\n\n        1000 .data\n")
+        "  Image has the following delay load dependencies:\n\n    sycl9.dll\n\n  Summary\n\n        1000 .data\n"
+    )
     assert parse_exports(listing) == ["PyInit__zebin"]
     assert parse_dependents(listing) == ["python311.dll", "KERNEL32.dll", "sycl9.dll"]
 
@@ -130,7 +132,7 @@ def test_the_package_modules_were_built() -> None:
 
 
 def test_modules_export_only_pyinit_and_import_only_what_they_may(build: Path) -> None:
-    problems: Dict[str, str] = {}
+    problems: dict[str, str] = {}
     modules = modules_of(build)
     assert modules, f"no .pyd in {build}"
     for module in modules:
@@ -152,17 +154,25 @@ def test_modules_export_only_pyinit_and_import_only_what_they_may(build: Path) -
         dependents = [d.lower() for d in parse_dependents(dumpbin(build, "/dependents", str(module)))]
         allowed = [PYTHON, CRT]
         unexpected = [
-            d for d in dependents
-            if not (any(p.match(d) for p in allowed) or d == "kernel32.dll"
-                    or (uses_sycl and SYCL.match(d)) or (uses_torch and d in TORCH))
+            d
+            for d in dependents
+            if not (
+                any(p.match(d) for p in allowed)
+                or d == "kernel32.dll"
+                or (uses_sycl and SYCL.match(d))
+                or (uses_torch and d in TORCH)
+            )
         ]
         pythons = [d for d in dependents if PYTHON.match(d)]
         sycls = [d for d in dependents if SYCL.match(d)]
         if "ze_loader.dll" in dependents:
             problems[str(module)] = "imports ze_loader.dll (it must be loaded at run time)"
         elif unexpected:
-            problems[str(module)] = f"imports {unexpected} beyond Python, the C runtime, KERNEL32" + (
-                ", SYCL" if uses_sycl else "") + (", torch" if uses_torch else "")
+            problems[str(module)] = (
+                f"imports {unexpected} beyond Python, the C runtime, KERNEL32"
+                + (", SYCL" if uses_sycl else "")
+                + (", torch" if uses_torch else "")
+            )
         elif len(pythons) != 1:
             problems[str(module)] = f"imports {pythons}, expected one python3X.dll"
         elif uses_sycl and len(sycls) != 1:
@@ -186,17 +196,33 @@ def test_the_pe_reader_reads_delay_load_imports(build: Path, tmp_path: Path) -> 
     # A delay-loaded sycl9.dll is as much a dependency as an imported one.
     tools = build / "msvc-wine" / "bin"
     (tmp_path / "sycl9.def").write_text("LIBRARY sycl9.dll\nEXPORTS\n    sycl_probe\n")
-    (tmp_path / "probe.c").write_text("int sycl_probe(void);\n"
-                                      "__declspec(dllexport) int probe(void) { return sycl_probe(); }\n")
+    (tmp_path / "probe.c").write_text(
+        "int sycl_probe(void);\n__declspec(dllexport) int probe(void) { return sycl_probe(); }\n"
+    )
 
     def tool(name: str, *args: str) -> None:
-        result = subprocess.run([str(tools / name), "/nologo", *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, timeout=300, cwd=tmp_path)
+        result = subprocess.run(
+            [str(tools / name), "/nologo", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
         assert result.returncode == 0, f"{name} {' '.join(args)}:\n{result.stdout}"
 
     tool("lib", "/machine:x64", f"/def:{tmp_path}/sycl9.def", f"/out:{tmp_path}/sycl9.lib")
-    tool("cl", "/LD", f"{tmp_path}/probe.c", f"/Fo{tmp_path}/probe.obj", f"/Fe{tmp_path}/probe.dll", "/link",
-         f"{tmp_path}/sycl9.lib", "delayimp.lib", "/DELAYLOAD:sycl9.dll")
+    tool(
+        "cl",
+        "/LD",
+        f"{tmp_path}/probe.c",
+        f"/Fo{tmp_path}/probe.obj",
+        f"/Fe{tmp_path}/probe.dll",
+        "/link",
+        f"{tmp_path}/sycl9.lib",
+        "delayimp.lib",
+        "/DELAYLOAD:sycl9.dll",
+    )
     listing = dumpbin(build, "/dependents", str(tmp_path / "probe.dll"))
     assert "delay load dependencies" in listing and "sycl9.dll" in parse_dependents(listing)
     assert build_wheel.pe_imports((tmp_path / "probe.dll").read_bytes()) == parse_dependents(listing)
@@ -206,7 +232,8 @@ def test_c10_xpu_def_lists_the_imported_c10_xpu_symbols(tmp_path: Path) -> None:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "c10_xpu_def", Path(__file__).resolve().parents[1] / "windows_sycl" / "c10_xpu_def.py")
+        "c10_xpu_def", Path(__file__).resolve().parents[1] / "windows_sycl" / "c10_xpu_def.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -215,7 +242,8 @@ def test_c10_xpu_def_lists_the_imported_c10_xpu_symbols(tmp_path: Path) -> None:
         "009 00000000 UNDEF  notype       External     | __imp_?queue@XPUStream@xpu@c10@@QEBAAEAV0_V1@sycl@@XZ\n"
         "00A 00000000 UNDEF  notype       External     | __imp_?warn@c10@@YAXAEBVWarning@1@@Z\n"
         "00B 00000000 UNDEF  notype       External     | __imp_PyLong_FromLong\n"
-        "00C 00000000 SECT1  notype ()    External     | ?device_count@xpu@c10@@YACXZ\n")
+        "00C 00000000 SECT1  notype ()    External     | ?device_count@xpu@c10@@YACXZ\n"
+    )
     assert module.c10_xpu_imports([listing]) == [
         "?get_raw_device@xpu@c10@@YAAEAVdevice@_V1@sycl@@C@Z",
         "?queue@XPUStream@xpu@c10@@QEBAAEAV0_V1@sycl@@XZ",

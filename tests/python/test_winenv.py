@@ -28,7 +28,9 @@ def test_the_old_way_fails_on_a_non_ascii_profile():
 
 
 def test_non_ascii_values_survive_the_utf16_capture():
-    out = utf16("vcvars banner\r\nXSL-ENV-BEGIN \r\n" f"USERPROFILE={PROFILE}\r\nPath=C:\\VS;C:\\Straße\r\n=C:=C:\\x\r\nEMPTY=\r\n")
+    out = utf16(
+        f"vcvars banner\r\nXSL-ENV-BEGIN \r\nUSERPROFILE={PROFILE}\r\nPath=C:\\VS;C:\\Straße\r\n=C:=C:\\x\r\nEMPTY=\r\n"
+    )
     env = winenv.parse_set_output(out)
     assert env == {"USERPROFILE": PROFILE, "Path": "C:\\VS;C:\\Straße", "EMPTY": ""}
 
@@ -46,8 +48,11 @@ def test_no_marker_is_none():
 
 
 def test_decode_output_tells_utf16_from_8bit():
-    assert winenv.decode_output(utf16("Das System kann den Pfad nicht finden. Jürgen")) == "Das System kann den Pfad nicht finden. Jürgen"
-    assert winenv.decode_output("plain ü".encode("utf-8")) == "plain ü"
+    assert (
+        winenv.decode_output(utf16("Das System kann den Pfad nicht finden. Jürgen"))
+        == "Das System kann den Pfad nicht finden. Jürgen"
+    )
+    assert winenv.decode_output("plain ü".encode()) == "plain ü"
     assert winenv.decode_output(b"") == ""
     assert "Pfad" in winenv.decode_output(b"Pfad \x81")  # not UTF-8: still text, no exception
 
@@ -71,7 +76,7 @@ def test_capture_passes_the_command_and_reports_failures_in_one_line():
     assert env["USERPROFILE"] == PROFILE and seen == [(winenv.capture_command([("C:\\a.bat", "")]), 12)]
 
     def failing(command, timeout):
-        return (1, b"", utf16("Der Befehl \"C:\\a.bat\" ist falsch geschrieben (Jürgen).\r\n"))
+        return (1, b"", utf16('Der Befehl "C:\\a.bat" ist falsch geschrieben (Jürgen).\r\n'))
 
     with pytest.raises(winenv.CaptureError) as failure:
         winenv.capture(failing, [("C:\\a.bat", "")])

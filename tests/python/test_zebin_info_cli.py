@@ -5,31 +5,40 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 import pytest
 
 from zebin_support import load_manifest, run_zebin_info
 
-KERNEL_KEYS = {"name", "simd_size", "grf_count", "spill_size", "private_size", "slm_size",
-               "barrier_count", "required_sub_group_size", "threads_per_warp", "args"}
+KERNEL_KEYS = {
+    "name",
+    "simd_size",
+    "grf_count",
+    "spill_size",
+    "private_size",
+    "slm_size",
+    "barrier_count",
+    "required_sub_group_size",
+    "threads_per_warp",
+    "args",
+}
 ARG_KEYS = {"index", "kind", "size", "type_size", "name", "type_name"}
 
 
 @pytest.fixture(scope="module")
-def files(zebin_corpus: Path) -> List[Dict[str, Any]]:
+def files(zebin_corpus: Path) -> list[dict[str, Any]]:
     return load_manifest(zebin_corpus)["files"]
 
 
-def pick(files: List[Dict[str, Any]], **want: Any) -> Dict[str, Any]:
+def pick(files: list[dict[str, Any]], **want: Any) -> dict[str, Any]:
     for entry in files:
         if all(entry.get(k) == v or entry["kernels"][0].get(k) == v for k, v in want.items()):
             return entry
     pytest.skip(f"no corpus file with {want}")
 
 
-def test_json_schema_and_pvc_256_grf(exe: Path, zebin_corpus: Path,
-                                     files: List[Dict[str, Any]]) -> None:
+def test_json_schema_and_pvc_256_grf(exe: Path, zebin_corpus: Path, files: list[dict[str, Any]]) -> None:
     entry = pick(files, device="pvc", grf_mode=256, name="add", input="opencl_c")
     result = run_zebin_info(exe, "--json", str(zebin_corpus / entry["file"]))
     assert result.returncode == 0, result.stderr
@@ -44,13 +53,12 @@ def test_json_schema_and_pvc_256_grf(exe: Path, zebin_corpus: Path,
     assert set(kernel) == KERNEL_KEYS
     assert kernel["grf_count"] == 256
     assert kernel["name"] == "add"
-    assert [a["kind"] for a in kernel["args"]] == [
-        "global_pointer", "global_pointer", "global_pointer", "by_value"]
+    assert [a["kind"] for a in kernel["args"]] == ["global_pointer", "global_pointer", "global_pointer", "by_value"]
     assert all(set(a) == ARG_KEYS for a in kernel["args"])
     assert [a["name"] for a in kernel["args"]] == ["a", "b", "out", "n"]
 
 
-def test_text_output(exe: Path, zebin_corpus: Path, files: List[Dict[str, Any]]) -> None:
+def test_text_output(exe: Path, zebin_corpus: Path, files: list[dict[str, Any]]) -> None:
     entry = pick(files, name="slm_reduce", grf_mode=128)
     result = run_zebin_info(exe, str(zebin_corpus / entry["file"]))
     assert result.returncode == 0, result.stderr
@@ -59,8 +67,7 @@ def test_text_output(exe: Path, zebin_corpus: Path, files: List[Dict[str, Any]])
     assert "arg 2: local_pointer, 0 bytes, scratch" in result.stdout
 
 
-def test_several_files_one_json_line_each(exe: Path, zebin_corpus: Path,
-                                          files: List[Dict[str, Any]]) -> None:
+def test_several_files_one_json_line_each(exe: Path, zebin_corpus: Path, files: list[dict[str, Any]]) -> None:
     paths = [str(zebin_corpus / e["file"]) for e in files[:5]]
     result = run_zebin_info(exe, "--json", *paths)
     assert result.returncode == 0, result.stderr
@@ -68,7 +75,7 @@ def test_several_files_one_json_line_each(exe: Path, zebin_corpus: Path,
     assert [d["file"] for d in docs] == paths
 
 
-def test_kernel_filter(exe: Path, zebin_corpus: Path, files: List[Dict[str, Any]]) -> None:
+def test_kernel_filter(exe: Path, zebin_corpus: Path, files: list[dict[str, Any]]) -> None:
     entry = pick(files, name="many_args")
     path = str(zebin_corpus / entry["file"])
     result = run_zebin_info(exe, "--json", "--kernel", "many_args", path)
@@ -77,12 +84,12 @@ def test_kernel_filter(exe: Path, zebin_corpus: Path, files: List[Dict[str, Any]
     missing = run_zebin_info(exe, "--kernel", "nope", path)
     assert missing.returncode == 1
     assert missing.stdout == ""
-    assert missing.stderr.strip() == (
-        f"{path}: kernel 'nope' not found; the zebin has: many_args")
+    assert missing.stderr.strip() == (f"{path}: kernel 'nope' not found; the zebin has: many_args")
 
 
-def test_bad_files_exit_1_with_one_line(exe: Path, tmp_path: Path, zebin_corpus: Path,
-                                        files: List[Dict[str, Any]]) -> None:
+def test_bad_files_exit_1_with_one_line(
+    exe: Path, tmp_path: Path, zebin_corpus: Path, files: list[dict[str, Any]]
+) -> None:
     good = zebin_corpus / files[0]["file"]
     data = good.read_bytes()
     cases = {
@@ -100,7 +107,8 @@ def test_bad_files_exit_1_with_one_line(exe: Path, tmp_path: Path, zebin_corpus:
         assert len(lines) == 1 and str(path) in lines[0], (name, result.stderr)
     assert "is empty" in run_zebin_info(exe, str(tmp_path / "empty.zebin")).stderr
     assert run_zebin_info(exe, str(tmp_path / "text.zebin")).stderr.startswith(
-        f"{tmp_path / 'text.zebin'}: not an ELF file")
+        f"{tmp_path / 'text.zebin'}: not an ELF file"
+    )
     missing = run_zebin_info(exe, str(tmp_path / "missing.zebin"))
     assert missing.returncode == 1
     assert len(missing.stderr.splitlines()) == 1
@@ -120,8 +128,7 @@ def test_usage_errors_exit_2(exe: Path) -> None:
 
 def test_help_shows_every_option_and_the_exit_codes(exe: Path) -> None:
     text = run_zebin_info(exe, "--help").stdout
-    assert text.startswith(
-        "usage: zebin-info [--json] [--kernel NAME] [--load [--device N]] [--] FILE...\n")
+    assert text.startswith("usage: zebin-info [--json] [--kernel NAME] [--load [--device N]] [--] FILE...\n")
     for option in ("--json", "--kernel NAME", "--load", "--device N", "--version", "--  "):
         assert f"\n  {option}" in text, option
     assert "2 usage error; 3 --load without Level Zero" in text
@@ -131,15 +138,18 @@ def test_help_shows_every_option_and_the_exit_codes(exe: Path) -> None:
 
 
 def test_version_comes_from_pyproject(exe: Path) -> None:
-    version = next(line.split('"')[1] for line in
-                   (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text().splitlines()
-                   if line.startswith("version = "))
+    version = next(
+        line.split('"')[1]
+        for line in (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text().splitlines()
+        if line.startswith("version = ")
+    )
     result = run_zebin_info(exe, "--version")
     assert result.returncode == 0 and result.stdout == f"zebin-info {version}\n"
 
 
-def test_dash_is_refused_and_double_dash_ends_options(exe: Path, tmp_path: Path, zebin_corpus: Path,
-                                                      files: List[Dict[str, Any]]) -> None:
+def test_dash_is_refused_and_double_dash_ends_options(
+    exe: Path, tmp_path: Path, zebin_corpus: Path, files: list[dict[str, Any]]
+) -> None:
     stdin = run_zebin_info(exe, "-")
     assert stdin.returncode == 2 and stdin.stdout == ""
     assert stdin.stderr.startswith("zebin-info: reading stdin is not supported ('-'): pass the zebin's file name")
@@ -155,8 +165,7 @@ def test_dash_is_refused_and_double_dash_ends_options(exe: Path, tmp_path: Path,
     assert missing.returncode == 1 and "'-x.zebin' not found" in missing.stderr
 
 
-def test_never_killed_by_a_signal(exe: Path, tmp_path: Path, zebin_corpus: Path,
-                                  files: List[Dict[str, Any]]) -> None:
+def test_never_killed_by_a_signal(exe: Path, tmp_path: Path, zebin_corpus: Path, files: list[dict[str, Any]]) -> None:
     data = (zebin_corpus / files[0]["file"]).read_bytes()
     paths = []
     for i, cut in enumerate(range(0, len(data), max(1, len(data) // 64))):

@@ -7,22 +7,21 @@ import random
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
-from zebin_support import (SPILL_REGEX, load_manifest, pyelftools_sections,
-                           pyelftools_ze_info, readelf_sections)
+from zebin_support import SPILL_REGEX, load_manifest, pyelftools_sections, pyelftools_ze_info, readelf_sections
 
 zebin = pytest.importorskip("xpu_static_launcher.zebin")
 
 
 @pytest.fixture(scope="module")
-def manifest(zebin_corpus: Path) -> Dict[str, Any]:
+def manifest(zebin_corpus: Path) -> dict[str, Any]:
     return load_manifest(zebin_corpus)
 
 
-def test_values_match_the_kernel_sources(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_values_match_the_kernel_sources(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     assert len(manifest["files"]) >= 8
     inputs = {(e["input"], e["grf_mode"]) for e in manifest["files"]}
     assert ("spirv", 128) in inputs and ("opencl_c", 256) in inputs, inputs
@@ -40,35 +39,35 @@ def test_values_match_the_kernel_sources(zebin_corpus: Path, manifest: Dict[str,
             assert k["required_sub_group_size"] == expected["required_sub_group_size"], where
             if expected["simd_size"] is not None:
                 assert k["simd_size"] == expected["simd_size"], where
-            assert k["threads_per_warp"] == (expected["required_sub_group_size"]
-                                             or k["simd_size"]), where
+            assert k["threads_per_warp"] == (expected["required_sub_group_size"] or k["simd_size"]), where
             assert [a["kind"] for a in k["args"]] == [a["kind"] for a in expected["args"]], where
-            assert [a["type_size"] for a in k["args"]] == \
-                [a["type_size"] for a in expected["args"]], where
+            assert [a["type_size"] for a in k["args"]] == [a["type_size"] for a in expected["args"]], where
             if expected["private_or_spill"] is not None:
                 assert (k["spill_size"] + k["private_size"] > 0) == expected["private_or_spill"], where
 
 
-def test_kernel_summary_agrees_with_read_zebin(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_kernel_summary_agrees_with_read_zebin(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     for entry in manifest["files"]:
         data = (zebin_corpus / entry["file"]).read_bytes()
         full = zebin.read_zebin(data)
         assert zebin.kernel_summary(data) == [
-            (k["name"], k["simd_size"], k["grf_count"], k["spill_size"]) for k in full["kernels"]]
+            (k["name"], k["simd_size"], k["grf_count"], k["spill_size"]) for k in full["kernels"]
+        ]
 
 
-def test_section_table_matches_pyelftools(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_section_table_matches_pyelftools(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     for entry in manifest["files"]:
         data = (zebin_corpus / entry["file"]).read_bytes()
         ours = zebin.read_zebin(data)["sections"]
         theirs = pyelftools_sections(data)
-        assert [(s["name"], s["type"], s["size"]) for s in ours] == \
-            [(s["name"], s["type"], s["size"]) for s in theirs], entry["file"]
+        assert [(s["name"], s["type"], s["size"]) for s in ours] == [
+            (s["name"], s["type"], s["size"]) for s in theirs
+        ], entry["file"]
         assert [s["offset"] for s in ours][1:] == [s["offset"] for s in theirs][1:]
 
 
 @pytest.mark.skipif(shutil.which("readelf") is None, reason="binutils readelf not installed")
-def test_section_table_matches_readelf(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_section_table_matches_readelf(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     for entry in manifest["files"][:12]:
         path = zebin_corpus / entry["file"]
         ours = zebin.read_zebin(path.read_bytes())["sections"]
@@ -80,18 +79,19 @@ def test_section_table_matches_readelf(zebin_corpus: Path, manifest: Dict[str, A
                 assert a["offset"] == b["offset"], (entry["file"], index)
 
 
-def test_raw_ze_info_bytes_match_pyelftools(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_raw_ze_info_bytes_match_pyelftools(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     for entry in manifest["files"]:
         data = (zebin_corpus / entry["file"]).read_bytes()
         sections = {s["name"]: s for s in zebin.read_zebin(data)["sections"]}
         ze_info = sections[".ze_info"]
         assert ze_info["type"] == 0xFF000011
-        raw = data[ze_info["offset"]:ze_info["offset"] + ze_info["size"]]
+        raw = data[ze_info["offset"] : ze_info["offset"] + ze_info["size"]]
         assert raw == pyelftools_ze_info(data), entry["file"]
 
 
 def test_spill_differs_from_tritons_regex_only_where_ze_info_has_no_spill_key(
-        zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+    zebin_corpus: Path, manifest: dict[str, Any]
+) -> None:
     # Triton's regex looks for `spill_size`; zeinfo < 1.39 has none, and then
     # the scratch slot 0 size is the spill space. Where the key exists the
     # two must agree.
@@ -105,22 +105,24 @@ def test_spill_differs_from_tritons_regex_only_where_ze_info_has_no_spill_key(
             assert all(k["execution_env_spill_size"] is None for k in kernels)
 
 
-def test_notes_match_pyelftools(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_notes_match_pyelftools(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     import io
 
     from elftools.elf.elffile import ELFFile
 
     data = (zebin_corpus / manifest["files"][0]["file"]).read_bytes()
     section = ELFFile(io.BytesIO(data)).get_section_by_name(".note.intelgt.compat")
-    theirs = [(n["n_name"], n["n_type"] if isinstance(n["n_type"], int) else None,
-               n["n_descsz"]) for n in section.iter_notes()]
+    theirs = [
+        (n["n_name"], n["n_type"] if isinstance(n["n_type"], int) else None, n["n_descsz"])
+        for n in section.iter_notes()
+    ]
     ours = zebin.read_zebin(data)["notes"]
     assert [(o, len(d)) for o, _, d in ours] == [(name, size) for name, _, size in theirs]
     assert {t for _, t, _ in ours} >= {1, 2, 4}
     assert all(o == "IntelGT" for o, _, _ in ours)
 
 
-def test_accepts_any_bytes_like(zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_accepts_any_bytes_like(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     data = (zebin_corpus / manifest["files"][0]["file"]).read_bytes()
     expected = zebin.kernel_summary(data)
     assert zebin.kernel_summary(bytearray(data)) == expected
@@ -129,8 +131,7 @@ def test_accepts_any_bytes_like(zebin_corpus: Path, manifest: Dict[str, Any]) ->
         zebin.kernel_summary("not bytes")  # type: ignore[arg-type]
 
 
-def test_bad_input_raises_value_error_with_the_readers_message(
-        zebin_corpus: Path, manifest: Dict[str, Any]) -> None:
+def test_bad_input_raises_value_error_with_the_readers_message(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
     data = (zebin_corpus / manifest["files"][0]["file"]).read_bytes()
     with pytest.raises(ValueError, match="not an ELF file"):
         zebin.read_zebin(b"")
@@ -162,9 +163,25 @@ def test_legacy_patch_token_binary_gets_its_own_message(tmp_path: Path) -> None:
         pytest.skip("ocloc not installed")
     source = Path(__file__).resolve().parents[1] / "kernels" / "add.cl"
     # Without -ze-allow-zebin, ocloc 22.x writes the legacy format.
-    subprocess.run([ocloc, "compile", "-file", str(source), "-device", "tgllp",
-                    "-output", "legacy", "-output_no_suffix", "-out_dir", str(tmp_path),
-                    "-q"], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            ocloc,
+            "compile",
+            "-file",
+            str(source),
+            "-device",
+            "tgllp",
+            "-output",
+            "legacy",
+            "-output_no_suffix",
+            "-out_dir",
+            str(tmp_path),
+            "-q",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     data = (tmp_path / "legacy").read_bytes()
     if int.from_bytes(data[16:18], "little") != 0xFF04:
         pytest.skip("this ocloc writes zebin by default")

@@ -21,8 +21,8 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 PATCH_DIR = REPO / "patches" / "triton-xpu"
@@ -37,10 +37,10 @@ class Hunk:
     def __init__(self, old_start: int, old_count: int, new_start: int, new_count: int) -> None:
         self.old_start, self.old_count = old_start, old_count
         self.new_start, self.new_count = new_start, new_count
-        self.body: List[str] = []  # ' ', '-' or '+' then the line
+        self.body: list[str] = []  # ' ', '-' or '+' then the line
 
 
-def base() -> Dict[str, str]:
+def base() -> dict[str, str]:
     fields = {}
     for line in (PATCH_DIR / "BASE").read_text().splitlines():
         key, _, value = line.partition(":")
@@ -48,16 +48,16 @@ def base() -> Dict[str, str]:
     return fields
 
 
-def patches() -> List[Path]:
+def patches() -> list[Path]:
     """The series in order, as BASE lists it."""
     return [PATCH_DIR / name for name in base()["patches"].split()]
 
 
-def file_hunks(patch: Path) -> Dict[str, Tuple[bool, List[Hunk]]]:
+def file_hunks(patch: Path) -> dict[str, tuple[bool, list[Hunk]]]:
     """path -> (created by the patch, its hunks)."""
-    result: Dict[str, Tuple[bool, List[Hunk]]] = {}
+    result: dict[str, tuple[bool, list[Hunk]]] = {}
     lines = patch.read_text().splitlines()
-    current: Optional[List[Hunk]] = None
+    current: list[Hunk] | None = None
     for i, line in enumerate(lines):
         if line.startswith("+++ b/"):
             current = []
@@ -68,8 +68,7 @@ def file_hunks(patch: Path) -> Dict[str, Tuple[bool, List[Hunk]]]:
             match = HUNK_HEADER.match(line)
             if match:
                 old_start, old_count, new_start, new_count = match.groups()
-                current.append(Hunk(int(old_start), int(old_count or 1), int(new_start),
-                                    int(new_count or 1)))
+                current.append(Hunk(int(old_start), int(old_count or 1), int(new_start), int(new_count or 1)))
             elif current and line[:1] in (" ", "-", "+"):
                 current[-1].body.append(line)
             elif current and line == "":
@@ -77,7 +76,7 @@ def file_hunks(patch: Path) -> Dict[str, Tuple[bool, List[Hunk]]]:
     return result
 
 
-def old_line_of(hunks: List[Hunk], new_line: int) -> Optional[int]:
+def old_line_of(hunks: list[Hunk], new_line: int) -> int | None:
     """The line of the file before the patch that became `new_line` after it
     (1-based), or None if the patch added it."""
     delta = 0
@@ -104,12 +103,12 @@ def old_line_of(hunks: List[Hunk], new_line: int) -> Optional[int]:
     return new_line - delta
 
 
-def needed_base_lines(series: Sequence[Path]) -> Dict[str, Set[int]]:
+def needed_base_lines(series: Sequence[Path]) -> dict[str, set[int]]:
     """For each pinned file the series changes: the lines (1-based) that some
     hunk of some patch reads, as lines of the pinned file."""
     per_patch = [file_hunks(patch) for patch in series]
-    needed: Dict[str, Set[int]] = {}
-    created: Set[str] = set()
+    needed: dict[str, set[int]] = {}
+    created: set[str] = set()
     for index, files in enumerate(per_patch):
         for path, (is_new, hunks) in files.items():
             if is_new:
@@ -130,9 +129,9 @@ def needed_base_lines(series: Sequence[Path]) -> Dict[str, Set[int]]:
     return needed
 
 
-def fixture_text(upstream: str, lines: Set[int]) -> str:
+def fixture_text(upstream: str, lines: set[int]) -> str:
     source = upstream.splitlines(keepends=True)
-    out: List[str] = []
+    out: list[str] = []
     previous = 0
     for number in sorted(lines):
         if number != previous + 1:
@@ -144,11 +143,12 @@ def fixture_text(upstream: str, lines: Set[int]) -> str:
     return "".join(out)
 
 
-def upstream_files(mirror: Path, commit: str, paths: Sequence[str]) -> Dict[str, str]:
+def upstream_files(mirror: Path, commit: str, paths: Sequence[str]) -> dict[str, str]:
     """The files at `commit` of a clone (or bare mirror) of Triton-XPU."""
-    archive = subprocess.run(["git", f"--git-dir={git_dir(mirror)}", "archive", commit, *paths],
-                             stdout=subprocess.PIPE, check=True).stdout
-    files: Dict[str, str] = {}
+    archive = subprocess.run(
+        ["git", f"--git-dir={git_dir(mirror)}", "archive", commit, *paths], stdout=subprocess.PIPE, check=True
+    ).stdout
+    files: dict[str, str] = {}
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         for member in tar.getmembers():
             if member.isfile():
@@ -162,19 +162,20 @@ def git_dir(mirror: Path) -> Path:
     return mirror / ".git" if (mirror / ".git").exists() else mirror
 
 
-def fixture_from_mirror(mirror: Path) -> Dict[str, str]:
+def fixture_from_mirror(mirror: Path) -> dict[str, str]:
     """The fixture's files as derived from the pinned commit: path -> text."""
     needed = needed_base_lines(patches())
     upstream = upstream_files(mirror, base()["commit"], sorted(needed))
     return {path: fixture_text(upstream[path], lines) for path, lines in needed.items()}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     write = sub.add_parser("write-fixture", help="rewrite patches/triton-xpu/fixture from the pinned commit")
-    write.add_argument("--mirror", type=Path, required=True,
-                       help="a clone or bare mirror of intel/intel-xpu-backend-for-triton")
+    write.add_argument(
+        "--mirror", type=Path, required=True, help="a clone or bare mirror of intel/intel-xpu-backend-for-triton"
+    )
     args = parser.parse_args(argv)
     if not git_dir(args.mirror).exists():
         print(f"triton_patch_support: {args.mirror} is not a git clone or mirror", file=sys.stderr)

@@ -19,8 +19,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any
 
 import glue_support
 import launcher_support as support
@@ -30,7 +31,7 @@ TRITON_DIR = REPO / "tests" / "triton_xpu"
 TRITON_VERSION = "3.3.0b1"
 
 # The adapter under test, chosen by the devices' IP version.
-ADAPTERS: Dict[str, Dict[str, str]] = {
+ADAPTERS: dict[str, dict[str, str]] = {
     "v1": {"XSL_TEST_DRIVER_IP_VERSION": glue_support.XE_HPC, "XSL_TRITON_EXPECT_ADAPTER": "v1"},
     "v2": {"XSL_TEST_DRIVER_IP_VERSION": glue_support.XE2, "XSL_TRITON_EXPECT_ADAPTER": "v2"},
 }
@@ -41,21 +42,23 @@ def triton_python() -> Path:
     return Path(given) if given else REPO / ".venv-triton" / "bin" / "python3"
 
 
-def _triton_missing() -> Optional[str]:
+def _triton_missing() -> str | None:
     python = triton_python()
     if not python.is_file():
-        return (f"no triton-xpu Python at {python}: scripts/dev.sh test makes .venv-triton, "
-                "or set XSL_TRITON_PYTHON")
+        return f"no triton-xpu Python at {python}: scripts/dev.sh test makes .venv-triton, or set XSL_TRITON_PYTHON"
     probe = subprocess.run(
         [str(python), "-c", "import importlib.metadata as m; print(m.version('triton-xpu'))"],
-        capture_output=True, text=True, timeout=120)
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     found = probe.stdout.strip()
     if probe.returncode != 0 or found != TRITON_VERSION:
         return f"{python} has no triton-xpu {TRITON_VERSION} ({found or probe.stderr.strip()[-200:]})"
     return None
 
 
-def _runtime_missing() -> Optional[str]:
+def _runtime_missing() -> str | None:
     """The parts of the glue's runtime build used here: the package's SYCL
     backend, the test helpers module (queues, device memory) and the stand-in
     loader."""
@@ -71,18 +74,24 @@ def _runtime_missing() -> Optional[str]:
     return None
 
 
-def missing() -> Optional[str]:
+def missing() -> str | None:
     """Why Triton-XPU's launch path cannot run here, or None."""
     return _runtime_missing() or support.missing_prerequisites() or _triton_missing()
 
 
-def environment(adapter: str, triton_cache: Path, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+def environment(adapter: str, triton_cache: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The child's environment: the glue's (stand-in loader first), the
     adapter's device, a Triton cache, and Triton's SPIR-V path by default."""
-    env = glue_support.glue_environment(dict(
-        ADAPTERS[adapter], XSL_TRITON_XPU_RUNTIME="1", TRITON_CACHE_DIR=str(triton_cache),
-        # No line information: the SPIR-V committed under tests/kernels/triton.
-        TRITON_DISABLE_LINE_INFO="1", **(extra or {})))
+    env = glue_support.glue_environment(
+        dict(
+            ADAPTERS[adapter],
+            XSL_TRITON_XPU_RUNTIME="1",
+            TRITON_CACHE_DIR=str(triton_cache),
+            # No line information: the SPIR-V committed under tests/kernels/triton.
+            TRITON_DISABLE_LINE_INFO="1",
+            **(extra or {}),
+        )
+    )
     env.pop("TRITON_XPU_GEN_NATIVE_CODE", None)
     return env
 
@@ -90,9 +99,14 @@ def environment(adapter: str, triton_cache: Path, extra: Optional[Dict[str, str]
 RESULT_PREFIX = "result: "
 
 
-def bench_in_child(script: str, argv: List[str], build_dir: str, adapter: str,
-                   extra: Optional[Dict[str, str]] = None,
-                   expect_result: bool = True) -> Optional[Dict[str, Any]]:
+def bench_in_child(
+    script: str,
+    argv: list[str],
+    build_dir: str,
+    adapter: str,
+    extra: dict[str, str] | None = None,
+    expect_result: bool = True,
+) -> dict[str, Any] | None:
     """Runs a benchmark script's measurement in a child with triton-xpu's
     Python (the library search path is read at process start); prints its
     lines and returns its result line's JSON, or None (with the reason on
@@ -104,13 +118,12 @@ def bench_in_child(script: str, argv: List[str], build_dir: str, adapter: str,
         return None
     # Kept between runs: Triton's native modules and the kernels' zebins.
     cache = Path(build_dir) / "triton-xpu-bench"
-    env = environment(adapter, cache / "triton",
-                      dict(extra or {}, XSL_TRITON_NATIVE_CACHE=str(cache / "native")))
+    env = environment(adapter, cache / "triton", dict(extra or {}, XSL_TRITON_NATIVE_CACHE=str(cache / "native")))
     child = subprocess.run([str(triton_python()), script] + argv, env=env, stdout=subprocess.PIPE, text=True)
     result = None
     for line in child.stdout.splitlines():
         if line.startswith(RESULT_PREFIX):
-            result = json.loads(line[len(RESULT_PREFIX):])
+            result = json.loads(line[len(RESULT_PREFIX) :])
         else:
             print(f"[{adapter}] {line}")
     if child.returncode != 0 or (result is None and expect_result):
@@ -122,16 +135,18 @@ def bench_in_child(script: str, argv: List[str], build_dir: str, adapter: str,
 def perf_profile(run: Callable[[], None], output: Path) -> None:
     """`perf record` of this process while `run` runs, then the top shared
     objects and symbols by share of samples (for the benchmarks' --profile)."""
-    recorder = subprocess.Popen(["perf", "record", "-q", "-F", "2999", "-o", str(output),
-                                 "-p", str(os.getpid())])
+    recorder = subprocess.Popen(["perf", "record", "-q", "-F", "2999", "-o", str(output), "-p", str(os.getpid())])
     time.sleep(1.0)  # perf attaches
     run()
     recorder.send_signal(signal.SIGINT)
     recorder.wait()
     for keys, rows in (("dso", 12), ("dso,sym", 25)):
-        report = subprocess.run(["perf", "report", "-i", str(output), "--stdio", "--no-children",
-                                 "--sort", keys, "--percent-limit", "0.5"],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+        report = subprocess.run(
+            ["perf", "report", "-i", str(output), "--stdio", "--no-children", "--sort", keys, "--percent-limit", "0.5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        ).stdout
         lines = [line for line in report.splitlines() if line.strip() and not line.startswith("#")]
         print(f"profile by {keys}:")
         for line in lines[:rows]:

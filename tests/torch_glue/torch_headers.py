@@ -20,7 +20,6 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-
 # Inductor sources the patchset tests read from releases not installed here.
 PYTHON_FILES = ("_inductor/utils.py", "_inductor/runtime/static_triton_launcher.py")
 # Every Inductor module that names the XPU kernel format or its file extension
@@ -34,7 +33,18 @@ def _download(version: str, tmp: str) -> Path | None:
     env = dict(os.environ)
     # A machine-wide pip constraint may cap torch below the wanted release.
     env["PIP_CONSTRAINT"] = os.devnull
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", tmp, f"torch=={version}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "-q",
+        "-d",
+        tmp,
+        f"torch=={version}",
+    ]
     result = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wheels = list(Path(tmp).glob("torch-*.whl"))
     if result.returncode != 0 or not wheels:
@@ -53,7 +63,7 @@ def _extract(wheel_path: Path, version: str, dest: Path, with_headers: bool) -> 
         for member in wheel.namelist():
             if member.endswith("/") or not member.startswith("torch/"):
                 continue
-            name = member[len("torch/"):]
+            name = member[len("torch/") :]
             wanted = name in PYTHON_FILES or (with_headers and name.startswith("include/"))
             if name.startswith("_inductor/") and name.endswith(".py"):
                 scanned += 1
@@ -65,8 +75,12 @@ def _extract(wheel_path: Path, version: str, dest: Path, with_headers: bool) -> 
                 out = staging / name
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_bytes(wheel.read(member))
-    index = {"torch": version, "scanned_inductor_modules": scanned, "names": list(FORMAT_NAMES),
-             "files": sorted(readers)}
+    index = {
+        "torch": version,
+        "scanned_inductor_modules": scanned,
+        "names": list(FORMAT_NAMES),
+        "files": sorted(readers),
+    }
     (staging / FORMAT_INDEX).parent.mkdir(parents=True, exist_ok=True)
     (staging / FORMAT_INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
     (dest / version).mkdir(parents=True, exist_ok=True)
@@ -95,8 +109,10 @@ def fetch(version: str, dest: Path, wheel: Path | None = None) -> int:
             if wheel is None:
                 return 1
         elif not wheel.is_file():
-            print(f"error: --wheel {wheel} does not exist; pass a torch-{version} wheel or leave --wheel out",
-                  file=sys.stderr)
+            print(
+                f"error: --wheel {wheel} does not exist; pass a torch-{version} wheel or leave --wheel out",
+                file=sys.stderr,
+            )
             return 1
         # An existing header tree is left as it is (builds may be reading it).
         _extract(wheel, version, dest, with_headers=not have_headers)
@@ -107,7 +123,9 @@ def fetch(version: str, dest: Path, wheel: Path | None = None) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    get = sub.add_parser("fetch", help="unpack torch/include and the Inductor files the tests read, of a torch release from PyPI")
+    get = sub.add_parser(
+        "fetch", help="unpack torch/include and the Inductor files the tests read, of a torch release from PyPI"
+    )
     get.add_argument("--version", required=True, help="torch release, e.g. 2.15.0")
     get.add_argument("--dest", type=Path, required=True, help="folder for <version>/include")
     get.add_argument("--wheel", type=Path, help="a torch wheel already on disk instead of pip download")

@@ -18,9 +18,10 @@ import contextlib
 import hashlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,7 @@ import launcher_support as support  # noqa: E402
 torch = pytest.importorskip("torch")
 sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
 import _xsl_torch_glue as glue  # noqa: E402
+
 import torch_xpu_standin  # noqa: E402
 
 torch_xpu_standin.install(torch, glue)
@@ -89,7 +91,7 @@ class Records(support.DriverRecords):
     """The stand-in loader build's launch records, read after every queue is
     drained."""
 
-    def launch(self, index: int) -> Dict[str, Any]:
+    def launch(self, index: int) -> dict[str, Any]:
         glue.wait_all()
         record = super().launch(index)
         del record["command_list"]
@@ -106,11 +108,10 @@ def records() -> Records:
 
 
 @pytest.fixture(scope="module")
-def entries(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Path]:
+def entries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Native cache entries (metadata + pvc zebin) of every kernel here."""
     root = tmp_path_factory.mktemp("native-cache")
-    sources = [SOURCES[name] for name in GRIDS] + [
-        SOURCES["vector_add"].with_options(grf_mode="large")]
+    sources = [SOURCES[name] for name in GRIDS] + [SOURCES["vector_add"].with_options(grf_mode="large")]
     with native_code(False):
         made = triton_cache.make_cache(sources, root)
     return dict(zip(list(GRIDS) + [LARGE], made))
@@ -132,7 +133,7 @@ def source_of(name: str) -> triton_cache.KernelSource:
     return SOURCES["vector_add"].with_options(grf_mode="large") if name == LARGE else SOURCES[name]
 
 
-def load_triton(name: str, entries: Dict[str, Path]) -> Any:
+def load_triton(name: str, entries: dict[str, Path]) -> Any:
     with native_code(True):
         kernel = triton_cache.load_entry(source_of(name), entries[name])
         kernel._init_handles()  # load_binary, as the first launch does
@@ -148,14 +149,14 @@ def load_static(kernel: Any) -> Any:
     return static
 
 
-def arguments(name: str) -> Tuple[List[Any], List[Any], List[bytes]]:
+def arguments(name: str) -> tuple[list[Any], list[Any], list[bytes]]:
     """(every argument as Triton 3.3's launcher takes it, constexprs
     included; the runtime arguments Inductor's static launch takes; the bytes
     each runtime argument must arrive as)."""
     source = SOURCES[name]
-    every: List[Any] = []
-    runtime: List[Any] = []
-    expected: List[bytes] = []
+    every: list[Any] = []
+    runtime: list[Any] = []
+    expected: list[bytes] = []
     for i, (param, ty) in enumerate(source.signature.items()):
         if ty == "constexpr":
             every.append(source.constants[param])
@@ -172,15 +173,14 @@ def arguments(name: str) -> Tuple[List[Any], List[Any], List[bytes]]:
     return every, runtime, expected
 
 
-def check_launch(record: Dict[str, Any], kernel: Any, grid: Tuple[int, int, int],
-                 expected: List[bytes]) -> None:
+def check_launch(record: dict[str, Any], kernel: Any, grid: tuple[int, int, int], expected: list[bytes]) -> None:
     md = kernel.metadata
     assert record["kernel_name"] == md.name
     assert record["group_count"] == grid
     assert record["group_size"] == (md.num_warps * md.threads_per_warp, 1, 1)
     args = record["args"]
     assert all(a["is_set"] for a in args)
-    assert [a["bytes"] for a in args[:len(expected)]] == expected
+    assert [a["bytes"] for a in args[: len(expected)]] == expected
     if md.shared > 0:
         # Triton's dynamic shared memory: a trailing local argument of that size.
         assert len(args) == len(expected) + 1
@@ -200,19 +200,19 @@ def test_triton_takes_the_xpu_path() -> None:
     assert props["sub_group_sizes"] == (16, 32)
 
 
-def test_compiled_spirv_is_the_committed_one(entries: Dict[str, Path]) -> None:
+def test_compiled_spirv_is_the_committed_one(entries: dict[str, Path]) -> None:
     # The served device gives the SPIR-V make_triton_spirv.py committed, so the
     # zebins are the corpus's (ocloc, pvc) for the same kernels.
     for name in ("vector_add", "softmax", "spill"):
         with native_code(False):
             compiled = triton_cache.compile_spirv(SOURCES[name])
-        assert hashlib.sha256(compiled.asm["spv"]).hexdigest() == \
-            triton_cache.committed_spirv_sha256(name), name
+        assert hashlib.sha256(compiled.asm["spv"]).hexdigest() == triton_cache.committed_spirv_sha256(name), name
 
 
 @pytest.mark.parametrize("name", list(GRIDS))
-def test_compiled_kernel_launches_through_tritons_launcher(name: str, entries: Dict[str, Path],
-                                                           records: Records) -> None:
+def test_compiled_kernel_launches_through_tritons_launcher(
+    name: str, entries: dict[str, Path], records: Records
+) -> None:
     kernel = load_triton(name, entries)
     every, _, expected = arguments(name)
     grid = GRIDS[name]
@@ -229,8 +229,7 @@ def test_compiled_kernel_launches_through_tritons_launcher(name: str, entries: D
 
 
 @pytest.mark.parametrize("name", list(GRIDS) + [LARGE])
-def test_static_launch_matches_tritons(name: str, entries: Dict[str, Path],
-                                       records: Records) -> None:
+def test_static_launch_matches_tritons(name: str, entries: dict[str, Path], records: Records) -> None:
     """Inductor's StaticallyLaunchedXpuKernel over Triton's CompiledKernel:
     the same n_regs/n_spills as load_binary, the same launch record."""
     kernel = load_triton(name, entries)
@@ -260,7 +259,7 @@ def test_static_launch_matches_tritons(name: str, entries: Dict[str, Path],
     static.close()
 
 
-def test_kernel_metadata_must_be_a_tuple(entries: Dict[str, Path]) -> None:
+def test_kernel_metadata_must_be_a_tuple(entries: dict[str, Path]) -> None:
     """Triton 3.3's launcher checks PyTuple_Check on the kernel metadata
     (meaning cluster_dims): CompiledKernel's KernelMetadata namedtuple
     passes, any other object is refused."""
@@ -283,8 +282,10 @@ def test_jit_call_compiles_spirv_in_the_driver(records: Records) -> None:
             source.fn[(3,)](*every[:-1], BLOCK_SIZE=every[-1], num_warps=4)
         except RuntimeError as error:
             if ADAPTER == "v2":
-                pytest.skip("the test driver compiles SPIR-V with Debian's ocloc 22.43, which "
-                            f"does not know the Xe2 device adapter v2 needs: {error}")
+                pytest.skip(
+                    "the test driver compiles SPIR-V with Debian's ocloc 22.43, which "
+                    f"does not know the Xe2 device adapter v2 needs: {error}"
+                )
             raise
     assert records.count() == 1
     record = records.launch(0)

@@ -24,8 +24,33 @@ def add8(out_ptr, a1, a2, a3, a4, a5, a6, n_elements, BLOCK_SIZE: tl.constexpr):
 
 
 @triton.jit
-def add24(out_ptr, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,
-          a16, a17, a18, a19, a20, a21, a22, n_elements, BLOCK_SIZE: tl.constexpr):
+def add24(
+    out_ptr,
+    a1,
+    a2,
+    a3,
+    a4,
+    a5,
+    a6,
+    a7,
+    a8,
+    a9,
+    a10,
+    a11,
+    a12,
+    a13,
+    a14,
+    a15,
+    a16,
+    a17,
+    a18,
+    a19,
+    a20,
+    a21,
+    a22,
+    n_elements,
+    BLOCK_SIZE: tl.constexpr,
+):
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offsets < n_elements
     acc = _sum6(a1, a2, a3, a4, a5, a6, offsets, mask)

@@ -25,8 +25,9 @@ import copy
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Dict, Iterator
+from typing import Any
 
 import pytest
 
@@ -40,11 +41,12 @@ if os.environ.get("XSL_TRITON_XPU_RUNTIME") != "1":
 # Triton-XPU's launch path as launch_cases.py sets it up (served torch.xpu,
 # the test helpers module, Triton's driver); its helpers are reused here.
 pytest.register_assert_rewrite("launch_cases")
+from triton.runtime.cache import get_cache_manager  # noqa: E402
+
 import launch_cases as lc  # noqa: E402
 import test_inductor_spirv as releases  # noqa: E402  (the 2.15.0 stand-in modules)
 import triton_cache  # noqa: E402
 import xpu_static_launcher  # noqa: E402
-from triton.runtime.cache import get_cache_manager  # noqa: E402
 from xpu_static_launcher import _sycl_launcher, inductor_spirv  # noqa: E402
 from xpu_static_launcher import compile as ocloc_compile  # noqa: E402
 from xpu_static_launcher.inductor_spirv import HEURISTICS, LAUNCHER, REFUSAL  # noqa: E402
@@ -73,7 +75,7 @@ def raw_stream() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def compiled() -> Dict[str, Any]:
+def compiled() -> dict[str, Any]:
     """triton.compile's CompiledKernels, binary SPIR-V, in Triton's cache."""
     kernels = {name: triton_cache.compile_spirv(lc.source_of(name)) for name in KERNELS}
     for kernel in kernels.values():
@@ -100,16 +102,17 @@ class Inductor:
     def can_launch(self, kernel: Any) -> Any:
         config = importlib.import_module("torch._inductor.config")
         hints = importlib.import_module("torch._inductor.runtime.hints")
-        settings = {"use_static_triton_launcher": True, "strict_static_triton_launcher": True,
-                    "cpp_wrapper": False}
+        settings = {"use_static_triton_launcher": True, "strict_static_triton_launcher": True, "cpp_wrapper": False}
         with config.patch(settings):
             return self.heuristics.StaticTritonCompileResult.can_statically_launch(
-                kernel, {}, {"device_type": "xpu", "device": 0}, hints.HeuristicType.POINTWISE)
+                kernel, {}, {"device_type": "xpu", "device": 0}, hints.HeuristicType.POINTWISE
+            )
 
 
 @pytest.fixture(params=["2.13.0", "2.15.0"])
-def inductor(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-             compiled: Dict[str, Any]) -> Iterator[Inductor]:
+def inductor(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, compiled: dict[str, Any]
+) -> Iterator[Inductor]:
     """The release's Inductor (2.15.0's as stand-in modules under the real
     names), then xpu_static_launcher.install() on it; uninstall() after."""
     version: str = request.param
@@ -145,8 +148,9 @@ def kept_native_binaries() -> int:
 
 
 @pytest.mark.parametrize("name", KERNELS)
-def test_inductor_launches_tritons_spirv(name: str, inductor: Inductor, compiled: Dict[str, Any],
-                                         records: lc.Records) -> None:
+def test_inductor_launches_tritons_spirv(
+    name: str, inductor: Inductor, compiled: dict[str, Any], records: lc.Records
+) -> None:
     kernel = compiled[name]
     static = inductor.can_launch(kernel)
     assert type(static) is inductor.launcher.StaticallyLaunchedXpuKernel
@@ -190,8 +194,9 @@ def in_hostile_cache(monkeypatch: pytest.MonkeyPatch, cache: Path, kernel: Any, 
 
 
 @pytest.mark.parametrize("case", HOSTILE)
-def test_hostile_spirv_gives_one_clear_error(case: str, inductor: Inductor, compiled: Dict[str, Any],
-                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_hostile_spirv_gives_one_clear_error(
+    case: str, inductor: Inductor, compiled: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     kernel = copy.copy(compiled["vector_add"])  # the module's kernel stays as it is
     garbage = bytes(range(256)) * 4
     if case == "spirv-header-then-garbage":  # Triton's own 5-word header
@@ -219,12 +224,13 @@ def test_hostile_spirv_gives_one_clear_error(case: str, inductor: Inductor, comp
     assert static.function is None
 
 
-def test_a_zebin_named_spv_loads_as_a_zebin(inductor: Inductor, compiled: Dict[str, Any],
-                                            records: lc.Records, monkeypatch: pytest.MonkeyPatch,
-                                            tmp_path: Path) -> None:
+def test_a_zebin_named_spv_loads_as_a_zebin(
+    inductor: Inductor, compiled: dict[str, Any], records: lc.Records, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     kernel = compiled["vector_add"]
-    built = ocloc_compile.compile_spirv(kernel.asm["spv"], triton_cache.ZEBIN_DEVICE, "",
-                                        backend="ocloc", retry_large_grf=False)
+    built = ocloc_compile.compile_spirv(
+        kernel.asm["spv"], triton_cache.ZEBIN_DEVICE, "", backend="ocloc", retry_large_grf=False
+    )
     assert built["zebin"].startswith(b"\x7fELF")
     path = in_hostile_cache(monkeypatch, tmp_path, kernel, built["zebin"])
     static = inductor.can_launch(copy.copy(kernel))

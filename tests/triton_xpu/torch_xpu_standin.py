@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Optional
+from typing import Any
 
 # What get_device_capability returns: the target make_triton_spirv.py
 # compiled the committed SPIR-V for (a generic Intel GPU without DPAS or 2D
@@ -39,7 +39,7 @@ def install(torch: Any, glue: Any) -> None:
     `glue` (_xsl_torch_glue, imported after torch)."""
     xpu = torch.xpu
 
-    def current_stream(device: Optional[int] = None) -> SimpleNamespace:
+    def current_stream(device: int | None = None) -> SimpleNamespace:
         return SimpleNamespace(sycl_queue=glue.current_raw_stream(device or 0))
 
     xpu.is_available = lambda: True

@@ -23,7 +23,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 TRITON_KERNELS = REPO / "tests" / "kernels" / "triton"
@@ -40,8 +40,9 @@ class KernelSource:
     parameter in order, 'constexpr' for constexprs), constexpr values and
     compile options."""
 
-    def __init__(self, name: str, fn: Any, signature: Dict[str, str],
-                 constants: Dict[str, Any], options: Dict[str, Any]) -> None:
+    def __init__(
+        self, name: str, fn: Any, signature: dict[str, str], constants: dict[str, Any], options: dict[str, Any]
+    ) -> None:
         self.name = name
         self.fn = fn
         self.signature = signature
@@ -53,33 +54,36 @@ class KernelSource:
 
         return ASTSource(self.fn, dict(self.signature), dict(self.constants))
 
-    def runtime_types(self) -> List[str]:
+    def runtime_types(self) -> list[str]:
         return [t for t in self.signature.values() if t != "constexpr"]
 
-    def with_options(self, **options: Any) -> "KernelSource":
-        return KernelSource(self.name, self.fn, self.signature, self.constants,
-                            dict(self.options, **options))
+    def with_options(self, **options: Any) -> KernelSource:
+        return KernelSource(self.name, self.fn, self.signature, self.constants, dict(self.options, **options))
 
 
-def kernel_sources() -> Dict[str, KernelSource]:
+def kernel_sources() -> dict[str, KernelSource]:
     """The committed test kernels (tests/kernels/triton/kernels.py) and the 8-
     and 24-argument kernels (launch_kernels.py), by name."""
     for folder in (TRITON_KERNELS, Path(__file__).resolve().parent):
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
     import kernels
+
     import launch_kernels
 
-    found = {spec.name: KernelSource(spec.name, spec.fn, spec.signature, spec.constants,
-                                     spec.options) for spec in kernels.KERNELS}
+    found = {
+        spec.name: KernelSource(spec.name, spec.fn, spec.signature, spec.constants, spec.options)
+        for spec in kernels.KERNELS
+    }
     for fn in (launch_kernels.add8, launch_kernels.add24):
         types = ["*fp32"] * (len(fn.arg_names) - 2) + ["i32", "constexpr"]
-        found[fn.__name__] = KernelSource(fn.__name__, fn, dict(zip(fn.arg_names, types)),
-                                          {"BLOCK_SIZE": 256}, {"num_warps": 4})
+        found[fn.__name__] = KernelSource(
+            fn.__name__, fn, dict(zip(fn.arg_names, types)), {"BLOCK_SIZE": 256}, {"num_warps": 4}
+        )
     return found
 
 
-def committed_spirv_sha256(name: str) -> Optional[str]:
+def committed_spirv_sha256(name: str) -> str | None:
     """The sha256 of tests/kernels/triton/<name>.spv, if committed."""
     path = TRITON_KERNELS / f"{name}.json"
     return json.loads(path.read_text())["spv_sha256"] if path.is_file() else None
@@ -93,7 +97,8 @@ def compile_spirv(source: KernelSource) -> Any:
     from triton.runtime import driver
 
     assert os.environ.get(NATIVE_CODE_ENV, "") in ("", "0"), (
-        f"{NATIVE_CODE_ENV} is set: Triton would run ocloc -o, which ocloc 22.43 rejects")
+        f"{NATIVE_CODE_ENV} is set: Triton would run ocloc -o, which ocloc 22.43 rejects"
+    )
     target = driver.active.get_current_target()
     return triton.compile(source.ast_source(), target=target, options=dict(source.options))
 
@@ -107,15 +112,17 @@ def write_native_entry(compiled: Any, root: Path) -> Path:
     metadata = json.loads(_metadata_text(compiled))
     metadata["generate_native_code"] = True
     flags = compiled.metadata.build_flags
-    built = zebin_compile.compile_spirv(compiled.asm["spv"], ZEBIN_DEVICE, flags, backend="ocloc",
-                                        retry_large_grf=False)
+    built = zebin_compile.compile_spirv(
+        compiled.asm["spv"], ZEBIN_DEVICE, flags, backend="ocloc", retry_large_grf=False
+    )
     # Triton-XPU 3.3's make_spv: when ocloc's log says "spilled", build again
     # with large GRF and keep that flag in the metadata (load_binary's n_regs
     # reads it).
     if "spilled" in built["log"] and LARGE_GRF_FLAG not in flags:
         flags += " " + LARGE_GRF_FLAG
-        built = zebin_compile.compile_spirv(compiled.asm["spv"], ZEBIN_DEVICE, flags,
-                                            backend="ocloc", retry_large_grf=False)
+        built = zebin_compile.compile_spirv(
+            compiled.asm["spv"], ZEBIN_DEVICE, flags, backend="ocloc", retry_large_grf=False
+        )
     metadata["build_flags"] = flags
     entry = root / compiled.hash
     entry.mkdir(parents=True, exist_ok=True)
@@ -134,11 +141,10 @@ def _metadata_text(compiled: Any) -> str:
     return Path(path).read_text()
 
 
-def entry_files(entry: Path) -> Dict[str, str]:
+def entry_files(entry: Path) -> dict[str, str]:
     """The metadata group of a cache entry, as Triton's cache hands it to
     CompiledKernel: file name -> path."""
-    return {path.name: str(path) for path in sorted(entry.iterdir())
-            if path.suffix in (".json", ".spv")}
+    return {path.name: str(path) for path in sorted(entry.iterdir()) if path.suffix in (".json", ".spv")}
 
 
 def load_entry(source: KernelSource, entry: Path) -> Any:
@@ -148,13 +154,14 @@ def load_entry(source: KernelSource, entry: Path) -> Any:
     from triton.compiler import CompiledKernel
 
     assert os.environ.get(NATIVE_CODE_ENV) == "1", (
-        f"set {NATIVE_CODE_ENV}=1 before loading zebins: load_binary reads it")
+        f"set {NATIVE_CODE_ENV}=1 before loading zebins: load_binary reads it"
+    )
     kernel = CompiledKernel(source.ast_source(), entry_files(entry), entry.name)
     kernel._cubin_path = str(entry / f"{kernel.metadata.name}.spv")
     return kernel
 
 
-def make_cache(sources: List[KernelSource], root: Path) -> List[Path]:
+def make_cache(sources: list[KernelSource], root: Path) -> list[Path]:
     """Compile each source (SPIR-V, then the pvc zebin) into native entries
     under root; entries already there are reused (the entry's folder is the
     SPIR-V compile's hash). Returns them in order."""

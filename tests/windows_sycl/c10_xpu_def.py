@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence
 
 # dumpbin /symbols: "... UNDEF  notype       External     | __imp_?name@xpu@c10@@..."
 _IMPORTED = re.compile(r"\bUNDEF\b.*\bExternal\s+\|\s+__imp_(\S+)")
@@ -27,7 +27,7 @@ _IMPORTED = re.compile(r"\bUNDEF\b.*\bExternal\s+\|\s+__imp_(\S+)")
 _C10_XPU = re.compile(r"^\?[^@]+@(?:[^@]+@)*xpu@c10@@")
 
 
-def c10_xpu_imports(symbol_listings: Iterable[str]) -> List[str]:
+def c10_xpu_imports(symbol_listings: Iterable[str]) -> list[str]:
     names = set()
     for listing in symbol_listings:
         for line in listing.splitlines():
@@ -37,15 +37,14 @@ def c10_xpu_imports(symbol_listings: Iterable[str]) -> List[str]:
     return sorted(names)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("listings", nargs="+", type=Path, help="`dumpbin /symbols` output of the glue's objects")
     parser.add_argument("--out", type=Path, required=True, help="the .def to write")
     args = parser.parse_args(argv)
     names = c10_xpu_imports(path.read_text(encoding="utf-8", errors="replace") for path in args.listings)
     if not names:
-        print(f"c10_xpu_def: no imported c10::xpu symbol in {', '.join(map(str, args.listings))}",
-              file=sys.stderr)
+        print(f"c10_xpu_def: no imported c10::xpu symbol in {', '.join(map(str, args.listings))}", file=sys.stderr)
         return 1
     text = "LIBRARY c10_xpu.dll\nEXPORTS\n" + "".join(f"    {name}\n" for name in names)
     if not args.out.exists() or args.out.read_text(encoding="utf-8") != text:
