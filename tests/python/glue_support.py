@@ -67,15 +67,24 @@ def glue_environment(config: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def pytest_child(
+    python: str, cases: Path, basetemp: Path, env: dict[str, str], *args: str, timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    """A cases file run by pytest in a child process of `python` (its own
+    environment: the library search path is read at process start), every
+    skip listed with its reason (-rs)."""
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "--basetemp", str(basetemp), str(cases)]
+    return subprocess.run([*cmd, *args], env=env, capture_output=True, text=True, timeout=timeout)
+
+
 def run_cases(config: dict[str, str], basetemp: Path, python: str = sys.executable) -> str:
     """Run glue_runtime_cases.py in a child process of `python` with
     glue_environment(config); returns its output after checking that it
     passed."""
-    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "--basetemp", str(basetemp), str(CASES)]
     env = glue_environment(config)
     # The kept native binaries of SPIR-V loads: the run's own folder.
     env.setdefault("XSL_KERNEL_CACHE_DIR", str(basetemp.parent / "kernel-cache"))
-    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    result = pytest_child(python, CASES, basetemp, env)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]

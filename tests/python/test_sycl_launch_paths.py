@@ -8,7 +8,6 @@ the PyTorch glue and the package's torch-free backend.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -34,19 +33,7 @@ def test_sycl_launch_paths_on_adapter_v2(launcher, tmp_path):
     env = glue_support.glue_environment(
         {"XSL_TEST_DRIVER_IP_VERSION": glue_support.XE2, "XSL_GLUE_UNDER_TEST": launcher}
     )
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-rs",
-        "--basetemp",
-        str(tmp_path / "inner"),
-        str(CASES),
-    ]
-    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    result = glue_support.pytest_child(sys.executable, CASES, tmp_path / "inner", env)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     assert " passed" in result.stdout and " skipped" not in result.stdout, output[-3000:]

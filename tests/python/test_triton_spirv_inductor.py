@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import glue_support
 import triton_xpu_support as triton_xpu
 
 CASES = triton_xpu.TRITON_DIR / "spirv_inductor_cases.py"
@@ -50,20 +51,9 @@ def run_cases(tmp_path: Path, triton_cache: Path, *args: str, **extra: str) -> s
             XSL_KERNEL_CACHE_DIR=str(tmp_path / "kernel-cache"),
         ),
     )
-    cmd = [
-        str(triton_xpu.triton_python()),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-rs",
-        "--basetemp",
-        str(tmp_path / "inner"),
-        str(CASES),
-        *args,
-    ]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+    return glue_support.pytest_child(
+        str(triton_xpu.triton_python()), CASES, tmp_path / "inner", env, *args, timeout=1200
+    )
 
 
 def test_inductor_launches_triton_spirv_statically(tmp_path: Path, triton_cache_dir: Path) -> None:

@@ -11,12 +11,12 @@ native modules with the C++ compiler it finds (clang++ or g++ here).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import glue_support
 import triton_xpu_support as triton_xpu
 
 CASES = triton_xpu.TRITON_DIR / "launch_cases.py"
@@ -39,19 +39,7 @@ def triton_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("adapter", list(triton_xpu.ADAPTERS))
 def test_triton_launch_path(adapter: str, triton_cache_dir: Path, tmp_path: Path) -> None:
     env = triton_xpu.environment(adapter, triton_cache_dir)
-    cmd = [
-        str(triton_xpu.triton_python()),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-rs",
-        "--basetemp",
-        str(tmp_path / "inner"),
-        str(CASES),
-    ]
-    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+    result = glue_support.pytest_child(str(triton_xpu.triton_python()), CASES, tmp_path / "inner", env, timeout=1200)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     assert " passed" in result.stdout and " failed" not in result.stdout, output[-3000:]
