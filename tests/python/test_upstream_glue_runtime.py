@@ -19,10 +19,14 @@ import glue_support
 import launcher_support as support
 from test_glue_sycl_runtime import CONFIGS, IN_ORDER_FLAG_LAYER, expected_torch, validation_layer_version
 
-# How many cases of glue_runtime_cases.py are marked PROJECT_ONLY and
-# BACKEND_ONLY (the package's SYCL backend: devices, context, install()).
-PROJECT_ONLY_CASES = 2
-BACKEND_ONLY_CASES = 4
+# The cases of glue_runtime_cases.py that skip for upstream's xpu.cpp: those
+# marked PROJECT_ONLY and BACKEND_ONLY (the package's SYCL backend: devices,
+# context, install()), and the SPIR-V comparisons (4 kernels x 2 GRF modes;
+# upstream loads zebins only). test_the_skip_counts_follow_the_cases keeps
+# them equal to the cases file, also where no upstream tree is built.
+PROJECT_ONLY_CASES = 3
+BACKEND_ONLY_CASES = 5
+SPIRV_CASES = 8
 
 
 def upstream_tree() -> Path | None:
@@ -46,9 +50,7 @@ def _missing() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
-
-
+@pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
 @pytest.mark.parametrize("name", ["v1-two-devices", "v2-two-devices", "v1-validation"])
 def test_upstream_launcher_on_the_sycl_runtime(name, tmp_path):
     config = dict(CONFIGS[name])
@@ -69,4 +71,19 @@ def test_upstream_launcher_on_the_sycl_runtime(name, tmp_path):
     output = glue_support.run_cases(config, tmp_path / "inner")
     # Only the project-only and backend-only cases skip.
     skipped = re.findall(r"SKIPPED \[(\d+)\]", output)
-    assert sum(map(int, skipped)) == PROJECT_ONLY_CASES + BACKEND_ONLY_CASES, output[-3000:]
+    assert sum(map(int, skipped)) == PROJECT_ONLY_CASES + BACKEND_ONLY_CASES + SPIRV_CASES, output[-3000:]
+
+
+def test_the_skip_counts_follow_the_cases():
+    cases = glue_support.CASES.read_text(encoding="utf-8")
+    assert len(re.findall(r"^@PROJECT_ONLY\b", cases, re.M)) == PROJECT_ONLY_CASES
+    assert len(re.findall(r"^@BACKEND_ONLY\b", cases, re.M)) == BACKEND_ONLY_CASES
+    spirv = re.search(
+        r'((?:@pytest\.mark\.parametrize\("\w+", \[[^\]]*\]\)\n)+)def test_spirv_reports_what_the_driver_compiled',
+        cases,
+    )
+    assert spirv is not None
+    combinations = 1
+    for values in re.findall(r"\[([^\]]*)\]", spirv.group(1)):
+        combinations *= len(values.split(","))
+    assert combinations == SPIRV_CASES
