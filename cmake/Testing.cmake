@@ -44,6 +44,8 @@ function(xsl_add_gtest target)
       EXTRA_ARGS --gtest_brief=1
       DISCOVERY_MODE PRE_TEST
       ${_filter}
-      PROPERTIES ENVIRONMENT "${_environment}")
+      # The cases of one binary share its folders and files, as they did
+      # when the binary ran them one after another: never two at once.
+      PROPERTIES ENVIRONMENT "${_environment}" RESOURCE_LOCK "${target}")
   endif()
 endfunction()

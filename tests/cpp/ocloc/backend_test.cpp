@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -20,6 +21,22 @@
 namespace xsl {
 namespace ocloc {
 namespace {
+
+void setEnv(const char* name, const std::string& value) {
+#ifdef _WIN32
+  _putenv_s(name, value.c_str());
+#else
+  setenv(name, value.c_str(), 1);
+#endif
+}
+
+void unsetEnv(const char* name) {
+#ifdef _WIN32
+  _putenv_s(name, "");
+#else
+  unsetenv(name);
+#endif
+}
 
 std::string spirv() {
   const uint32_t words[] = {0x07230203u, 0x00010000u, 0, 1, 0};
@@ -152,8 +169,31 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(OclocBackend, SubprocessLeavesNoTemporaryFolders) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path temp = fs::temp_directory_path(ec);
+  // A temporary folder of this test's own (TMPDIR, TMP on Windows): other
+  // tests running at the same time make and remove theirs in the shared one.
+  const fs::path temp =
+      fs::temp_directory_path(ec) / "xsl_subprocess_temp_test";
   ASSERT_FALSE(ec);
+  fs::remove_all(temp, ec);
+  ASSERT_TRUE(fs::create_directories(temp, ec)) << ec.message();
+#ifdef _WIN32
+  const char* const variable = "TMP";
+#else
+  const char* const variable = "TMPDIR";
+#endif
+  const auto previous = getEnvUtf8(variable);
+  setEnv(variable, temp.string());
+  struct Restore {
+    const char* variable;
+    const std::optional<std::string>& previous;
+    ~Restore() {
+      if (previous) {
+        setEnv(variable, *previous);
+      } else {
+        unsetEnv(variable);
+      }
+    }
+  } restore{variable, previous};
   auto count = [&]() {
     size_t n = 0;
     for (const auto& entry : fs::directory_iterator(temp, ec)) {
@@ -199,22 +239,6 @@ TEST(OclocBackend, MissingProgramsAndLibrariesAreErrors) {
 namespace xsl {
 namespace ocloc {
 namespace {
-
-void setEnv(const char* name, const std::string& value) {
-#ifdef _WIN32
-  _putenv_s(name, value.c_str());
-#else
-  setenv(name, value.c_str(), 1);
-#endif
-}
-
-void unsetEnv(const char* name) {
-#ifdef _WIN32
-  _putenv_s(name, "");
-#else
-  unsetenv(name);
-#endif
-}
 
 // The host discovery end to end: an install laid out like oneAPI on
 // Windows (found through ONEAPI_ROOT), like a prefix with lib/ on Linux
