@@ -322,7 +322,33 @@ bool isIgnoredPayloadKey(std::string_view key) {
        "is_constant"});
 }
 
+// The .ze_info versions the GPU driver's own decoder takes (compute-runtime,
+// zeinfo_decoder.h: zeInfoDecoderVersion 1.73 as of 2026-08): another major
+// version is refused, a newer minor one decoded with a warning.
+constexpr uint32_t kZeInfoMajor = 1;
+constexpr uint32_t kNewestZeInfoMinor = 73;
+
+Status checkVersion(ZeInfo& info) {
+  if (info.version.major != kZeInfoMajor) {
+    return Error(
+        "zeinfo version '" + info.version_text + "': major version " +
+        std::to_string(info.version.major) + " is not 1, the only one known " +
+        "(the GPU driver refuses it too); compile the kernel with a " +
+        "compiler of this driver's generation");
+  }
+  if (info.version.minor > kNewestZeInfoMinor) {
+    info.warnings.push_back(
+        "zeinfo version '" + info.version_text + "' is newer than 1." +
+        std::to_string(kNewestZeInfoMinor) +
+        ", the newest known; keys not known here are ignored");
+  }
+  return Status::success();
+}
+
 Status deriveKernels(ZeInfo& info, MiscInfos& misc) {
+  if (Status version = checkVersion(info); !version) {
+    return version;
+  }
   std::vector<KernelInfo>& kernels = info.kernels;
   for (size_t i = 0; i < kernels.size(); ++i) {
     KernelInfo& kernel = kernels[i];

@@ -70,7 +70,7 @@ TEST(ZebinReader, SpillSizeFromExecutionEnvFromZeInfo139) {
       "    per_thread_memory_buffers:\n"
       "      - type: scratch\n        usage: spill_fill_space\n"
       "        size: 8192\n        slot: 0\n";
-  for (const char* version : {"1.39", "1.40", "1.52", "2.0"}) {
+  for (const char* version : {"1.39", "1.40", "1.52", "1.74"}) {
     SCOPED_TRACE(version);
     Expected<Zebin> zebin =
         readZebin(ZebinWriter()
@@ -240,11 +240,37 @@ TEST(ZebinReader, UnknownKeysAreWarningsNotErrors) {
       "    future_section:\n      - a: 1\nnew_top_level: [1, 2]\n";
   Expected<ZeInfo> info = parseZeInfo(text);
   ASSERT_TRUE(info.ok()) << info.error().message();
-  ASSERT_EQ(info->warnings.size(), 3u);
+  ASSERT_EQ(info->warnings.size(), 4u);
   EXPECT_NE(
       info->warnings[0].find("execution_env.future_knob"), std::string::npos);
   EXPECT_NE(info->warnings[1].find("future_section"), std::string::npos);
   EXPECT_NE(info->warnings[2].find("new_top_level"), std::string::npos);
+  EXPECT_NE(
+      info->warnings[3].find("zeinfo version '1.99' is newer than 1.73"),
+      std::string::npos);
+}
+
+TEST(ZebinReader, VersionsAreTakenAsTheDriversDecoderTakesThem) {
+  // Up to 1.73 silently, a newer minor version with one warning, another
+  // major version refused (compute-runtime's zeinfo decoder does the same).
+  Expected<ZeInfo> known = parseZeInfo(simpleZeInfo({"k"}, "1.73"));
+  ASSERT_TRUE(known.ok()) << known.error().message();
+  EXPECT_TRUE(known->warnings.empty());
+  Expected<ZeInfo> newer = parseZeInfo(simpleZeInfo({"k"}, "1.74"));
+  ASSERT_TRUE(newer.ok()) << newer.error().message();
+  ASSERT_EQ(newer->warnings.size(), 1u);
+  EXPECT_NE(
+      newer->warnings[0].find("zeinfo version '1.74' is newer than 1.73"),
+      std::string::npos);
+  for (const char* version : {"2.0", "0.9"}) {
+    Expected<ZeInfo> other = parseZeInfo(simpleZeInfo({"k"}, version));
+    ASSERT_FALSE(other.ok()) << version;
+    EXPECT_NE(
+        other.error().message().find(
+            std::string("zeinfo version '") + version + "': major version"),
+        std::string::npos)
+        << other.error().message();
+  }
 }
 
 TEST(ZebinReader, OptionalContainerSectionsAreKnown) {
