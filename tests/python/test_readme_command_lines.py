@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from patchset_support import REPO, load_script
-from test_readme_commands import CMD_LANGS, POWERSHELL_LANGS, blocks, command_lines
-
-README = REPO / "README.md"
+from docs_support import CMD_LANGS, POWERSHELL_LANGS, README, blocks, command_lines
+from patchset_support import load_script
 
 
 class Parsed(Exception):

@@ -5,26 +5,14 @@ harness's own (PyTorch tag, Python range, architecture, folders, jobs)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from docs_support import CMD_LANGS, DOCS, POWERSHELL_LANGS, README, blocks, command_lines, package_python_ranges
 from patchset_support import REPO, load_script
 
 harness = load_script("harness")
 level_zero_sdk = load_script("level_zero_sdk")
-
-README = REPO / "README.md"
-DOCS = sorted((REPO / "docs").glob("*.md"))
-CMD_LANGS = ("bat", "cmd", "batch")
-POWERSHELL_LANGS = ("powershell", "ps1", "pwsh")
-FENCE = re.compile(r"^```([\w-]*)\s*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
-
-
-def blocks(path: Path) -> list[tuple[str, str, int]]:
-    """(language, body, line) of every fenced block."""
-    text = path.read_text(encoding="utf-8")
-    return [(m.group(1).lower(), m.group(2), text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)]
 
 
 def windows_blocks() -> list[tuple[str, str, str]]:
@@ -34,10 +22,6 @@ def windows_blocks() -> list[tuple[str, str, str]]:
             if lang in CMD_LANGS + POWERSHELL_LANGS:
                 found.append((f"{path.relative_to(REPO)}:{line}", lang, body))
     return found
-
-
-def command_lines(body: str) -> list[str]:
-    return [line.strip() for line in body.splitlines() if line.strip()]
 
 
 def problems_in(lang: str, body: str) -> list[str]:
@@ -133,8 +117,6 @@ def test_pytorch_tag_is_the_harness_default():
 
 def test_python_range_is_the_harness_one():
     # The package's own range (its wheels) is pyproject's: test_release.py.
-    from test_release import package_python_ranges
-
     first, last = harness.python_range(harness.DEFAULT_REF)
     found = [
         (name, m.group(1), m.group(2))

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from docs_support import DOCS, README, package_python_ranges
 from patchset_support import REPO, load_script
 from test_ci_workflows import CI, PINNED, VERSION_COMMENT, WORKFLOWS, all_steps, load
 
@@ -103,31 +104,6 @@ def test_build_wheel_writes_pyproject_requires_python_into_metadata() -> None:
     assert [line for line in lines if line.startswith("Requires-Python:")] == [f"Requires-Python: {requires_python()}"]
 
 
-# Markdown: a new sentence at a blank line, a list item, a heading, a table
-# cell, and after . ; ! or ? with a space. Fenced code blocks are left out.
-FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
-BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|#+|\d+\.)\s)|\s*\|\s*|(?<=[.;!?])\s+")
-RANGE = re.compile(r"(?<![\w.])3\.(\d+)\s*[-\u2013]\s*3\.(\d+)(?!\w|\.\d)")
-PACKAGE_WORD = re.compile(r"\b(?:wheels?|whl|packages?)\b", re.IGNORECASE)
-# "torch 2.15.0 wheels", "PyPI's torch XPU Windows wheels": torch's, not this package's.
-TORCH_QUALIFIED = re.compile(r"\btorch\b(?:\W+\S+){0,3}\W*$", re.IGNORECASE)
-
-
-def package_python_ranges(text: str) -> list[tuple[str, str]]:
-    """(range, sentence) for each 3.X-3.Y a sentence of ``text`` states
-    next to "wheel" or "package" (not a torch release's wheels)."""
-    found = []
-    for block in BREAK.split(FENCE.sub("", text)):
-        sentence = " ".join(block.split())
-        ranges = RANGE.findall(sentence)
-        if not ranges:
-            continue
-        words = [m for m in PACKAGE_WORD.finditer(sentence) if not TORCH_QUALIFIED.search(sentence[: m.start()][-80:])]
-        if words:
-            found += [(f"3.{low}-3.{high}", sentence) for low, high in ranges]
-    return found
-
-
 def test_the_range_finder_tells_the_package_from_torch() -> None:
     text = (
         "The wheels are built for CPython 3.10-3.15, each tagged for its Python.\n\n"
@@ -144,10 +120,10 @@ def test_the_range_finder_tells_the_package_from_torch() -> None:
     ]
 
 
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+MARKDOWN = [README, *DOCS]
 
 
-@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
 def test_the_docs_state_the_package_python_range_of_pyproject(path: Path) -> None:
     wanted = supported_range()
     wrong = [
