@@ -46,6 +46,27 @@ install_debian_packages() {
   fi
 }
 
+# A full test run holds about 17 GiB when done (build trees 4, the four
+# virtual environments 9.5 with torch 2.15.0's CUDA wheel at 6.2, the cached
+# MSVC toolchain, wine prefix and Windows wheels 2) and pip unpacks about 3 GiB
+# more on the way; the main job about 3. Running out of space half-way fails
+# with the linker's "No space left on device", so check first: what the run
+# still has to write (its total less what is on disk already) must fit.
+check_free_space() {
+  local total_gib=$1 have_kib present_kib need_kib
+  have_kib=$(df -Pk "$root" | awk 'NR == 2 { print $4 }')
+  present_kib=$(du -skc "$root"/build "$root"/.venv "$root"/.venv-* "$HOME"/.cache/xsl-msvc \
+    "$HOME"/.cache/xsl-wine "$HOME"/.cache/xsl-windows-kit 2>/dev/null | awk 'END { print $1 }')
+  need_kib=$((total_gib * 1024 * 1024 - present_kib))
+  if [ "$need_kib" -gt "$have_kib" ]; then
+    printf 'error: this run needs about %d GiB more free disk space on %s than it has (%.1f GiB free, %.1f GiB of its %d GiB already there); free some (old clones, build trees or virtual environments elsewhere) and run it again\n' \
+      $(((need_kib - have_kib + 1048575) / 1048576)) "$(df -P "$root" | awk 'NR == 2 { print $6 }')" \
+      "$(awk -v k="$have_kib" 'BEGIN { print k / 1048576 }')" \
+      "$(awk -v k="$present_kib" 'BEGIN { print k / 1048576 }')" "$total_gib" >&2
+    exit 2
+  fi
+}
+
 setup() {
   install_debian_packages "${APT_PACKAGES[@]}"
   use_project_python
@@ -319,7 +340,8 @@ start_latest_torch_install() {
     # refuse the release; this install names its version itself.
     # exec: the background job is pip itself, so stopping it stops pip.
     # The lint tools are left out: the lint runs in .venv only.
-    PIP_CONSTRAINT=/dev/null exec "$latest_torch_venv/bin/python3" -m pip install -q "torch==$LATEST_TORCH" \
+    # --no-cache-dir: pip's cache would keep another 3 GiB of wheels.
+    PIP_CONSTRAINT=/dev/null exec "$latest_torch_venv/bin/python3" -m pip install -q --no-cache-dir "torch==$LATEST_TORCH" \
       $(grep -vE '^\s*(#|$|torch==|ruff==|mypy==)' scripts/requirements-test.txt)
   ) >"$latest_torch_log" 2>&1 &
   latest_torch_pid=$!
@@ -363,8 +385,8 @@ setup_triton_xpu() {
 
 case "${1:-}" in
   setup) setup ;;
-  run) setup; build_preset linux-gcc; run_main ;;
-  test) setup_lint; run_lint; setup; run_tests ;;
+  run) check_free_space 3; setup; build_preset linux-gcc; run_main ;;
+  test) setup_lint; run_lint; check_free_space 20; setup; run_tests ;;
   lint) setup_lint; run_lint ;;
   *) echo "usage: scripts/dev.sh run|test|lint|setup" >&2; exit 2 ;;
 esac
