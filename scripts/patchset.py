@@ -715,6 +715,24 @@ class RunResult:
     written: list[str]
 
 
+def applied_prefix(patches: Sequence[Patch], root: Path) -> int:
+    """How many leading patches of the stack the checkout holds: the largest
+    count whose patches reverse one after another from the last of them. A
+    later patch may rewrite lines an earlier one added, so an earlier patch
+    is only recognized with the later ones walked back."""
+    for count in range(len(patches), 0, -1):
+        tree = Tree(root)
+        for patch in reversed(patches[:count]):
+            state, _, results, _ = plan_patch(patch, tree, reverse=True)
+            if state != UNAPPLIED:
+                break
+            for path, content in results.items():
+                tree.write(path, content)
+        else:
+            return count
+    return 0
+
+
 def run_series(patches: Sequence[Patch], root: Path, reverse: bool = False, check: bool = False) -> RunResult:
     """Applies (or reverses) the series; writes nothing unless every patch fits."""
     tree = Tree(root)
@@ -722,6 +740,10 @@ def run_series(patches: Sequence[Patch], root: Path, reverse: bool = False, chec
     saves: dict[str, bytes] = {}
     entries: list[tuple[str, str]] = []  # (DRIFT | APPLIED = in place | UNAPPLIED = to do, name)
     order = list(reversed(patches)) if reverse else list(patches)
+    if not reverse:
+        done = applied_prefix(patches, root)
+        entries.extend((APPLIED, patch.name) for patch in patches[:done])
+        order = order[done:]
     for patch in order:
         state, issues, results, to_save = plan_patch(patch, tree, reverse)
         entries.append((state, patch.name))
@@ -870,6 +892,9 @@ def export_series(series: Series, root: Path, out_dir: Path) -> list[Path]:
     sections, after checking that those are applied in the checkout."""
     patches = series.patches()
     texts = {p.name: (series.directory / p.name).read_text(encoding="utf-8") for p in patches}
+    done = applied_prefix(patches, root)
+    if done < len(patches):
+        raise PatchError(f"{patches[done].name} is not applied in {root}; run apply first.")
     tree = Tree(root)
     stages: list[dict[str, TextFile | None]] = []
     for patch in reversed(patches):
@@ -1154,7 +1179,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "status":
             tree = Tree(args.checkout)
             ok = True
-            for patch in patches:
+            done = applied_prefix(patches, args.checkout)
+            for patch in patches[:done]:
+                print(f"{APPLIED:<10} {patch.name}")
+            for patch in patches[done:]:
                 state, issues, results, _ = plan_patch(patch, tree, reverse=False)
                 print(f"{state:<10} {patch.name}")
                 _print(issues)
@@ -1163,7 +1191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     tree.write(path, content)
             return 0 if ok else 1
         if not args.reverse:
-            # The launchers share PRs 1-4: one applied over the other would
+            # The launchers share the series' other PRs: one applied over the other would
             # leave a mix that neither reverses cleanly.
             other = launcher_in_place(series, args.checkout, args.patches, args.launcher)
             if other is not None:

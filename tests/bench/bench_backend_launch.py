@@ -40,24 +40,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir",
-        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the glue and backend test modules and the test driver",
-    )
-    parser.add_argument(
-        "--adapter",
-        choices=("v1", "v2"),
-        default="v2",
-        help="Unified Runtime Level Zero adapter to run on (default v2)",
-    )
-    parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=15, help="timed runs of each loop; medians are reported")
-    return parser.parse_args()
-
-
 def measure(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO / "tests" / "python"))
     sys.path.insert(0, str(REPO / "tests" / "bench"))
@@ -114,7 +96,12 @@ def measure(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    args = parse_args()
+    sys.path.insert(0, str(REPO / "tests" / "bench"))
+    from bench_launch import glue_bench_args
+
+    args = glue_bench_args(
+        __doc__ or "", "CMake build dir holding the glue and backend test modules and the test driver", "v2"
+    )
     if os.environ.get("XSL_GLUE_RUNTIME") == "1":
         return measure(args)
     os.environ["XSL_BUILD_DIR"] = args.build_dir

@@ -34,31 +34,12 @@ Usage: python3 tests/bench/bench_glue_launch.py [--build-dir build/linux-gcc]
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir",
-        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the glue runtime module and the test driver",
-    )
-    parser.add_argument(
-        "--adapter",
-        choices=("v1", "v2"),
-        default="v1",
-        help="Unified Runtime Level Zero adapter to run on (default v1)",
-    )
-    parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
-    parser.add_argument("--repeat", type=int, default=15, help="timed runs of each loop; medians are reported")
-    return parser.parse_args()
 
 
 def measure(args: argparse.Namespace) -> int:
@@ -118,14 +99,13 @@ def measure(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    args = parse_args()
-    if os.environ.get("XSL_GLUE_RUNTIME") == "1":
-        return measure(args)
-    os.environ["XSL_BUILD_DIR"] = args.build_dir
-    sys.path.insert(0, str(REPO / "tests" / "python"))
-    import glue_support
+    sys.path.insert(0, str(REPO / "tests" / "bench"))
+    from bench_launch import glue_bench_args, glue_bench_main
 
-    return glue_support.run_bench_in_child(__file__, args.adapter)
+    args = glue_bench_args(
+        __doc__ or "", "CMake build dir holding the glue runtime module and the test driver", "v1", "linux-gcc"
+    )
+    return glue_bench_main(__file__, args, measure)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,37 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def glue_bench_args(doc: str, build_help: str, adapter: str, build: str = "linux-gcc") -> argparse.Namespace:
+    """The options of the benchmarks that run on the real SYCL runtime in a
+    child (glue_bench_main): build dir, adapter, calls and repetitions."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument(
+        "--build-dir", default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / build)), help=build_help
+    )
+    parser.add_argument(
+        "--adapter",
+        choices=("v1", "v2"),
+        default=adapter,
+        help=f"Unified Runtime Level Zero adapter to run on (default {adapter})",
+    )
+    parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs of each loop; medians are reported")
+    return parser.parse_args()
+
+
+def glue_bench_main(script: str, args: argparse.Namespace, measure: Callable[[argparse.Namespace], int]) -> int:
+    """Measures in the child the parent starts with the glue's environment
+    (glue_support.run_bench_in_child: the library path is read at process
+    start); in the parent, starts that child."""
+    if os.environ.get("XSL_GLUE_RUNTIME") == "1":
+        return measure(args)
+    os.environ["XSL_BUILD_DIR"] = args.build_dir  # read when glue_support loads
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    import glue_support
+
+    return glue_support.run_bench_in_child(script, args.adapter)
+
+
 def ns_per_call_runs(loops: dict[str, Callable[[int], None]], calls: int, repeat: int) -> dict[str, list[float]]:
     """CPU ns per call of each loop, one value per repetition. The loops take
     turns within every repetition, so a change in machine load hits all of

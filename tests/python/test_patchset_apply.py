@@ -45,6 +45,7 @@ SUBJECTS = [
     "Enable the XPU static Triton launcher on Windows",
     "Inductor: use zebin for XPU on Windows when ocloc is available",
     "Run test_static_triton_launcher on XPU Windows",
+    "XPU static launcher: cut the per-launch host cost",
 ]
 
 
@@ -61,18 +62,18 @@ def sections(text: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("name", SERIES_NAMES)
-def test_each_series_is_four_format_patch_prs(name):
+def test_each_series_is_five_format_patch_prs(name):
     s = series(name)
     meta = json.loads((s.directory / "series.json").read_text())
     files = sorted(p.name for p in s.directory.glob("*.patch"))
-    assert meta["patches"] == files and [f[:4] for f in files] == ["0001", "0002", "0003", "0004"]
+    assert meta["patches"] == files and [f[:4] for f in files] == ["0001", "0002", "0003", "0004", "0005"]
     subjects = [p.subject for p in s.patches()]
     # The bug fix leads (a cherry-pick candidate); the Windows feature follows.
     assert subjects == SUBJECTS
     for number, path in enumerate(files, start=1):
         text = (s.directory / path).read_text()
         assert text.startswith("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n")
-        assert f"Subject: [PATCH {number}/4] " in text
+        assert f"Subject: [PATCH {number}/5] " in text
         for heading in ("Motivation\n----------", "Changes\n-------", "Test plan\n---------"):
             assert heading in text, (path, heading)
         assert "Xsl-Replaces" not in text
@@ -104,6 +105,28 @@ def test_the_fix_leads_and_stands_alone(name):
         "grid_dimension_over_int32_max_raises",
     ):
         assert f"def test_{test}(self):" in added, test
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES)
+def test_launch_cost_pr_keeps_the_fix_and_touches_the_launch_path_only(name):
+    cost = series(name).patches()[4]
+    assert {f.path for f in cost.files} == {XPU, TEST_MODULE}
+    added = "\n".join(line for f in cost.files for h in f.hunks for line in h.new_lines)
+    removed = "\n".join(line for f in cost.files for h in f.hunks for line in h.old_lines)
+    # Queried at load, not at launch; the pointer check on request; no event;
+    # no argument tuple per launch; the tensor address without a Python call.
+    assert "get_info<sycl::info::kernel::num_args>()" in added and "kernelPtr->get_info" in removed
+    assert 'check_env("TORCHINDUCTOR_STATIC_LAUNCHER_CHECK_POINTERS")' in added
+    assert "sycl::ext::oneapi::experimental::submit(*queuePtr, cgf);" in added
+    assert "queuePtr->submit(cgf);" in removed
+    assert "METH_FASTCALL" in added and '"OLLLiisOK"' in removed
+    assert "THPVariable_Unpack(obj).data_ptr()" in added
+    # PR 1's checks stay as they are.
+    assert "gridXArg <= INT32_MAX" not in removed and "got num_warps=" not in removed
+    assert "def test_pointer_check_on_request(self):" in added
+    text = (series(name).directory / cost.name).read_text()
+    assert "Release notes\n-------------" in text
+    assert ("Series note" in text) == (name != "main-011ab45")
 
 
 @pytest.mark.parametrize("name", SERIES_NAMES)
@@ -190,7 +213,7 @@ def test_git_am_3way_applies_and_git_apply_reverses(tmp_path, name):
     patches = [str(p) for p in sorted(s.directory.glob("*.patch"))]
     result = _git(root, "am", "-3", *patches)
     assert result.returncode == 0, result.stderr
-    log = _git(root, "log", "--format=%s", "-4").stdout.splitlines()
+    log = _git(root, "log", "--format=%s", "-5").stdout.splitlines()
     assert log[::-1] == [p.subject for p in s.patches()]
     for patch in reversed(patches):
         result = _git(root, "apply", "-R", patch)
@@ -205,7 +228,7 @@ def test_apply_is_idempotent_and_reverses_to_the_same_bytes(tmp_path, name):
     patches = series(name).patches()
     check = patchset.run_series(patches, root, check=True)
     assert check.ok and check.written == [] and snapshot(root) == before
-    assert all(line.startswith("would apply") for line in check.lines[:4])
+    assert all(line.startswith("would apply") for line in check.lines[:5])
     first = patchset.run_series(patches, root)
     assert first.ok and first.written
     text = (root / XPU).read_text()
@@ -214,7 +237,7 @@ def test_apply_is_idempotent_and_reverses_to_the_same_bytes(tmp_path, name):
     assert "#if defined(USE_XPU)\n  ASSERT_TRUE(StaticXpuLauncher_init(module));" in (root / MODULE).read_text()
     again = patchset.run_series(patches, root)
     assert again.ok and again.written == []
-    assert all(line.startswith("already applied") for line in again.lines[:4])
+    assert all(line.startswith("already applied") for line in again.lines[:5])
     back = patchset.run_series(patches, root, reverse=True)
     assert back.ok and snapshot(root) == before
 
@@ -360,7 +383,7 @@ def test_cli_apply_check_status_and_series_override(tmp_path):
     assert check.returncode == 0 and check.stdout.startswith("series v2.13.0 (base v2.13.0)")
     assert _run("apply", str(root)).returncode == 0
     status = _run("status", str(root))
-    assert status.returncode == 0 and status.stdout.count("\napplied") == 4
+    assert status.returncode == 0 and status.stdout.count("\napplied") == 5
     wrong = _run("status", "--series", "main-011ab45", str(root))
     assert wrong.returncode == 1 and "drift" in wrong.stdout
     missing = _run("apply", str(tmp_path / "nope"))
@@ -375,7 +398,7 @@ def test_project_launcher_is_an_option_generated_at_apply_time(tmp_path):
     before = snapshot(root)
     result = _run("apply", "--launcher", "project", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "applied          0005-" in result.stdout
+    assert "applied          0006-" in result.stdout
     installed = (root / XPU).read_text()
     assert f"<{manifest.helper_dest}/" in installed and "StaticXpuLauncher_init" in installed
     assert "// TODO: enable on Windows." not in installed
@@ -385,10 +408,10 @@ def test_project_launcher_is_an_option_generated_at_apply_time(tmp_path):
     assert again.returncode == 0 and "Nothing to do" in again.stdout
     assert _run("apply", "--launcher", "project", "--reverse", str(root)).returncode == 0
     assert snapshot(root) == before
-    # Nothing generated is committed: the stacks hold only the four PRs.
+    # Nothing generated is committed: the stacks hold only the five PRs.
     committed = [p.relative_to(PATCH_DIR).as_posix() for p in PATCH_DIR.rglob("*") if p.is_file()]
     assert not any("xsl/" in p or p.endswith(".cpp") or p.endswith(".h") for p in committed)
-    assert all(not p.endswith(".patch") or re.match(r"^[^/]+/000[1-4]-", p) for p in committed), committed
+    assert all(not p.endswith(".patch") or re.match(r"^[^/]+/000[1-5]-", p) for p in committed), committed
 
 
 def test_cli_names_the_other_launchers_stack_and_how_to_reverse_it(tmp_path):

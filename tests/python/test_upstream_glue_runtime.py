@@ -27,6 +27,8 @@ from test_glue_sycl_runtime import CONFIGS, IN_ORDER_FLAG_LAYER, expected_torch,
 PROJECT_ONLY_CASES = 3
 BACKEND_ONLY_CASES = 5
 SPIRV_CASES = 8
+# The launch-cost PR's switch (checked pointers on request).
+POINTER_CHECK_SWITCH = "TORCHINDUCTOR_STATIC_LAUNCHER_CHECK_POINTERS"
 
 
 def upstream_tree() -> Path | None:
@@ -68,6 +70,11 @@ def test_upstream_launcher_on_the_sycl_runtime(name, tmp_path):
         XSL_GLUE_EXPECT_TORCH=expected_torch(),
         XSL_UPSTREAM_CAPSULE_FIX="1" if '"(Nii)"' in source else "0",
     )
+    if POINTER_CHECK_SWITCH in source:
+        # The launch-cost PR: pointers are checked on request only. Adapter
+        # v2 runs with the check off (its default), v1 with it on.
+        on = config["XSL_GLUE_EXPECT_ADAPTER"] == "v1"
+        config["XSL_UPSTREAM_CHECKS_POINTERS"] = config[POINTER_CHECK_SWITCH] = "1" if on else "0"
     output = glue_support.run_cases(config, tmp_path / "inner")
     # Only the project-only and backend-only cases skip.
     skipped = re.findall(r"SKIPPED \[(\d+)\]", output)

@@ -44,11 +44,37 @@ namespace at {
 C10_REGISTER_CLASS(XPUHooksRegistry, XPUHooks, LevelZeroStubXPUHooks)
 } // namespace at
 
+#ifdef XSL_UPSTREAM_BASELINE
+// The baseline tree's xpu.cpp, built with its init function renamed.
+bool XslBaselineStaticXpuLauncher_init(PyObject* module);
+
+namespace {
+bool addBaseline(PyObject* module) {
+  PyObject* baseline = PyModule_New("_xsl_upstream_launcher.baseline");
+  if (baseline == nullptr) {
+    return false;
+  }
+  if (!XslBaselineStaticXpuLauncher_init(baseline) ||
+      PyModule_AddObject(module, "baseline", baseline) < 0) {
+    Py_DECREF(baseline);
+    return false;
+  }
+  return true;
+}
+} // namespace
+#endif
+
 PyMODINIT_FUNC PyInit__xsl_upstream_launcher() {
   PyObject* module = PyModule_Create(&module_def);
   if (module != nullptr && !StaticXpuLauncher_init(module)) {
     Py_DECREF(module);
     return nullptr;
   }
+#ifdef XSL_UPSTREAM_BASELINE
+  if (module != nullptr && !addBaseline(module)) {
+    Py_DECREF(module);
+    return nullptr;
+  }
+#endif
   return module;
 }
