@@ -225,12 +225,11 @@ def python_tag(python: str) -> tuple[str, str]:
 
 def wheel_files(packages: Sequence[Path], suffix: str) -> dict[str, bytes]:
     """Archive name -> content: the Python sources, the generated version,
-    ocloc discovery, every backend, the newest line's other modules (files
+    every backend, the newest line's other modules (files
     ending in ``suffix``: .so or .pyd)."""
     files: dict[str, bytes] = {}
     for source in sorted((REPO / "python" / PACKAGE).glob("*.py")):
         files[f"{PACKAGE}/{source.name}"] = source.read_bytes()
-    files[f"{PACKAGE}/ocloc_discovery.py"] = (REPO / "scripts" / "ocloc_discovery.py").read_bytes()
     files[f"{PACKAGE}/_version.py"] = (packages[-1] / "_version.py").read_bytes()
     for index, package in enumerate(packages):
         for module in sorted(package.glob(f"*{suffix}")):

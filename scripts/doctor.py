@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 SCRIPTS = Path(__file__).resolve().parent
+# The package's ocloc discovery, loaded by its path (stdlib only).
+OCLOC_DISCOVERY = SCRIPTS.parent / "python" / "xpu_static_launcher" / "ocloc_discovery.py"
 
 
 def _load_sibling(name: str) -> Any:
@@ -123,7 +125,7 @@ class OclocReport:
 
 
 def _fallback_find_ocloc(env: Mapping[str, str], windows: bool, is_file: Callable[[str], bool]) -> OclocReport:
-    """PATH and oneAPI only; used when scripts/ocloc_discovery.py is absent."""
+    """PATH and oneAPI only; used when the package's ocloc_discovery.py is absent."""
     tried: list[str] = []
     name = "ocloc.exe" if windows else "ocloc"
     sep = ";" if windows else ":"
@@ -187,7 +189,7 @@ class Probes:
             return None
 
     def find_ocloc(self) -> OclocReport:
-        module_path = SCRIPTS / "ocloc_discovery.py"
+        module_path = OCLOC_DISCOVERY
         if module_path.is_file():
             spec = importlib.util.spec_from_file_location("xsl_ocloc_discovery", module_path)
             if spec and spec.loader:
@@ -199,7 +201,7 @@ class Probes:
                     return _report_from_discovery(found)
                 except Exception as err:  # a broken helper must not kill the doctor
                     report = _fallback_find_ocloc(self.env, self.windows, self.is_file)
-                    report.tried.insert(0, f"(scripts/ocloc_discovery.py failed: {err})")
+                    report.tried.insert(0, f"(ocloc_discovery.py failed: {err})")
                     return report
         return _fallback_find_ocloc(self.env, self.windows, self.is_file)
 

@@ -4,7 +4,7 @@
 Python environments on Windows have no ocloc, so Triton-XPU cannot make a
 zebin there. This script takes the ocloc that IS installed (oneAPI on
 Windows, the distribution's intel-opencl-icd on Linux, found the way
-scripts/ocloc_discovery.py finds it, or given with --ocloc) and bundles it:
+xpu_static_launcher's ocloc_discovery finds it, or given with --ocloc) and bundles it:
 
   Windows: ocloc.exe, ocloc64.dll and the IGC / opencl-clang DLLs it loads
            (igc64.dll, igdfcl64.dll, common_clang64.dll, ... and every
@@ -22,7 +22,7 @@ console script `ocloc`, the licence files of everything bundled, the version
 reported by the ocloc itself, and the platform tag win_amd64 or
 manylinux_2_<N>_x86_64 with N the newest glibc symbol version the bundled
 files need. After `pip install <wheel>`, csrc/ocloc and
-scripts/ocloc_discovery.py find it (XSL_OCLOC > wheel > PATH > oneAPI).
+xpu_static_launcher's ocloc_discovery find it (XSL_OCLOC > wheel > PATH > oneAPI).
 
 Stdlib only (plus patchelf and ldd on Linux).
 """
@@ -46,8 +46,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import ocloc_discovery  # noqa: E402
+# The package's ocloc discovery (its package imports the stdlib only), from
+# the source tree.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from xpu_static_launcher import ocloc_discovery  # noqa: E402
 
 DIST_NAME = "xsl_intel_ocloc"  # normalised distribution name
 PACKAGE = "intel_ocloc"

@@ -69,7 +69,7 @@ def is_windows() -> bool:
 def find_ocloc_folder() -> tuple[str | None, str]:
     """The folder of the ocloc executable this package's discovery finds
     (``XSL_OCLOC``, the intel_ocloc wheel, PATH, oneAPI), or None and why."""
-    from . import ocloc_discovery  # type: ignore[attr-defined]  # scripts/ocloc_discovery.py, copied by the build
+    from . import ocloc_discovery
 
     found = ocloc_discovery.find_ocloc(with_version=False)
     if not found.found or not found.path:

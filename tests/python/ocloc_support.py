@@ -14,6 +14,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
+# The package's ocloc discovery (scripts load it by this path too).
+DISCOVERY = REPO / "python" / "xpu_static_launcher" / "ocloc_discovery.py"
 
 BACKEND_AUTO = 0
 BACKEND_LIBRARY = 1

@@ -328,10 +328,11 @@ def test_zebin_by_default_on_windows_with_a_zebin_compiler(monkeypatch, platform
     assert fmt.zebin_by_default(lambda: ocloc, lambda: driver) is expected
 
 
-def test_package_ocloc_discovery_is_the_scripts_one():
+def test_package_ocloc_discovery_is_the_source_one():
     from xpu_static_launcher import ocloc_discovery
 
-    assert Path(ocloc_discovery.__file__).read_bytes() == (REPO / "scripts" / "ocloc_discovery.py").read_bytes()
+    source = REPO / "python" / "xpu_static_launcher" / "ocloc_discovery.py"
+    assert Path(ocloc_discovery.__file__).read_bytes() == source.read_bytes()
     folder, where = fmt.find_ocloc_folder()
     found = ocloc_discovery.find_ocloc(with_version=False)
     assert (folder is None) == (not found.path)

@@ -1,4 +1,4 @@
-"""scripts/ocloc_discovery.py: the order (Windows on Linux via fake probes),
+"""xpu_static_launcher.ocloc_discovery: the order (Windows on Linux via fake probes),
 the error listing every place, and the real machine."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Iterable
 
 import pytest
 
-from ocloc_support import SCRIPTS
+from ocloc_support import DISCOVERY
 
-sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(DISCOVERY.parent))
 import ocloc_discovery as od  # noqa: E402
 
 
@@ -120,17 +120,13 @@ def test_real_machine_and_cli():
     if not found.found:
         pytest.skip(f"no ocloc here: {found.error}")
     assert found.version and found.version[0].isdigit() and found.version == found.version.strip(), found.version
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "ocloc_discovery.py"), "--json"], stdout=subprocess.PIPE, check=True
-    )
+    proc = subprocess.run([sys.executable, str(DISCOVERY), "--json"], stdout=subprocess.PIPE, check=True)
     report = json.loads(proc.stdout)
     assert report["path"] == found.path and report["version"] == found.version
 
 
 def test_cli_fails_with_the_places_tried(tmp_path):
     env = {"PATH": str(tmp_path), "XSL_OCLOC": str(tmp_path / "missing")}
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "ocloc_discovery.py"), "--no-version"], stdout=subprocess.PIPE, env=env
-    )
+    proc = subprocess.run([sys.executable, str(DISCOVERY), "--no-version"], stdout=subprocess.PIPE, env=env)
     assert proc.returncode == 1
     assert b"does not exist" in proc.stdout

@@ -210,7 +210,7 @@ def test_ocloc_style_command_line(tmp_path):
 
 
 def test_discovery_cli_reports_the_driver_last():
-    script = REPO / "scripts" / "ocloc_discovery.py"
+    script = REPO / "python" / "xpu_static_launcher" / "ocloc_discovery.py"
     environ = dict(
         os.environ, ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH), PYTHONPATH=str(PACKAGE_DIR), XSL_ZEBIN_COMPILER="driver"
     )

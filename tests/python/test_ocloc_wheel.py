@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from ocloc_support import REPO, SCRIPTS, capi_library_path, corpus_spirv, ze_info
+from ocloc_support import DISCOVERY, REPO, SCRIPTS, capi_library_path, corpus_spirv, ze_info
 
 sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(DISCOVERY.parent))
 import ocloc_discovery  # noqa: E402
+
 import ocloc_wheel  # noqa: E402
 
 

@@ -24,9 +24,11 @@ The version comes from ``ocloc query OCL_DRIVER_VERSION`` (ocloc 22.43 has
 no --version), run in a private temporary folder because ocloc writes the
 answer to a file there.
 
-API for other scripts::
+The package's module (``python -m xpu_static_launcher.ocloc_discovery
+--tried``); the repository's scripts load this file by its path, and it runs
+as a script too. API::
 
-    from ocloc_discovery import find_ocloc
+    from xpu_static_launcher.ocloc_discovery import find_ocloc
     found = find_ocloc()
     if found.path: print(found.source, found.path, found.version)
     else: print(found.describe())   # lists every place tried
