@@ -56,8 +56,9 @@ install_debian_packages() {
 check_free_space() {
   local total_gib=$1 have_kib present_kib need_kib
   have_kib=$(df -Pk "$root" | awk 'NR == 2 { print $4 }')
-  present_kib=$(du -skc "$root"/build "$root"/.venv "$root"/.venv-* "$HOME"/.cache/xsl-msvc \
-    "$HOME"/.cache/xsl-wine "$HOME"/.cache/xsl-windows-kit 2>/dev/null | awk 'END { print $1 }')
+  # du fails for what a fresh clone does not have yet; its total still counts.
+  present_kib=$({ du -skc "$root"/build "$root"/.venv "$root"/.venv-* "$HOME"/.cache/xsl-msvc \
+    "$HOME"/.cache/xsl-wine "$HOME"/.cache/xsl-windows-kit 2>/dev/null || true; } | awk 'END { print $1 + 0 }')
   need_kib=$((total_gib * 1024 * 1024 - present_kib))
   if [ "$need_kib" -gt "$have_kib" ]; then
     printf 'error: this run needs about %d GiB more free disk space on %s than it has (%.1f GiB free, %.1f GiB of its %d GiB already there); free some (old clones, build trees or virtual environments elsewhere) and run it again\n' \

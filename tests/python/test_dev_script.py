@@ -41,6 +41,7 @@ def _check(tmp_path: Path, free_kib: int, total_gib: int) -> subprocess.Complete
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     script = (
+        "set -euo pipefail\n"  # as scripts/dev.sh runs
         f"{_function('check_free_space')}\n"
         f'root="$1"; PATH="$2:$PATH"; HOME="$3"\n'
         f"check_free_space {total_gib}\n"
