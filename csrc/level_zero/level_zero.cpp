@@ -8,9 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/reuse_pool.h"
-#include "file_io/file_io.h"
-
 namespace xsl {
 namespace level_zero {
 namespace {
@@ -549,25 +546,6 @@ Expected<std::shared_ptr<Module>> Module::create(
   module->ze_info_ = std::move(compiled->ze_info);
   if (native_binary != nullptr) {
     *native_binary = std::move(native);
-  }
-  return module;
-}
-
-Expected<std::shared_ptr<Module>> Module::fromFile(
-    std::shared_ptr<Context> context,
-    const std::string& utf8_path) {
-  // Zebins are read one after another, and create() is done with the
-  // bytes when it returns: the buffer is kept for the next file, unless it
-  // grew for a large one.
-  constexpr size_t kKeptBufferBytes = size_t{16} << 20;
-  static auto* const buffers = new ReusePool<std::string>(4);
-  std::string buffer = buffers->take();
-  Status read = file_io::readFileInto(utf8_path, buffer);
-  Expected<std::shared_ptr<Module>> module = read
-      ? create(std::move(context), buffer, utf8_path)
-      : Expected<std::shared_ptr<Module>>(read.error());
-  if (buffer.capacity() <= kKeptBufferBytes) {
-    buffers->give(std::move(buffer));
   }
   return module;
 }

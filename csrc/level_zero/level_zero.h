@@ -218,12 +218,6 @@ class Module {
       std::string source_name,
       std::string_view build_flags = {},
       std::string* native_binary = nullptr);
-  // create() from the file, read into a buffer each thread keeps for the
-  // next file (file_io::readFileInto): loading many kernels in turn
-  // allocates no new buffer per kernel.
-  static Expected<std::shared_ptr<Module>> fromFile(
-      std::shared_ptr<Context> context,
-      const std::string& utf8_path);
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
   ~Module();

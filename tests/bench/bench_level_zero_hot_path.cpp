@@ -13,9 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "file_io/file_io.h"
 #include "level_zero/level_zero.h"
 
 using namespace xsl::level_zero;
+using xsl::Expected;
+namespace file_io = xsl::file_io;
 
 namespace {
 
@@ -35,7 +38,11 @@ int main(int argc, char** argv) {
   if (!context) {
     return fail(context.error().message());
   }
-  auto module = Module::fromFile(*context, argv[1]);
+  Expected<std::string> bytes = file_io::readFileBytes(argv[1]);
+  if (!bytes) {
+    return fail(bytes.error().message());
+  }
+  auto module = Module::create(*context, *bytes, argv[1]);
   if (!module) {
     return fail(module.error().message());
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "c10_xpu_shim.h"
+#include "file_io/file_io.h"
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
 #include "upstream_style.h"
@@ -72,7 +73,11 @@ PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
       ze_device,
       sycl::get_native<sycl::backend::ext_oneapi_level_zero>(context),
       false);
-  auto module = level_zero::Module::fromFile(ze_context, path);
+  Expected<std::string> bytes = file_io::readFileBytes(path);
+  if (!bytes) {
+    return fail(PyExc_RuntimeError, bytes.error().message());
+  }
+  auto module = level_zero::Module::create(ze_context, *bytes, path);
   if (!module) {
     return fail(PyExc_RuntimeError, module.error().message());
   }

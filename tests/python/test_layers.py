@@ -1,0 +1,98 @@
+"""The layers of csrc/ as the includes draw them (docs/internals.md, "Layers").
+
+Each folder of csrc/ may include from the folders listed for it and from no
+other: a new include across folders fails here until the table (and the
+picture in docs/internals.md) says it is meant. The table is exact, so an
+edge that goes away must leave it too. CPython code is held to the same
+rule at file level: only the files listed may include Python.h or use the
+CPython API.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CSRC = Path(__file__).resolve().parents[2] / "csrc"
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
+
+# folder -> the folders its files include from. The order of the layers,
+# lowest first: common; file_io, zebin, torch_interop; level_zero; launcher,
+# ocloc; sycl_interop; python, torch_glue, tools.
+LAYERS: dict[str, set[str]] = {
+    "common": set(),
+    "file_io": {"common"},
+    "zebin": {"common"},
+    "torch_interop": set(),
+    "level_zero": {"common", "zebin"},
+    "launcher": {"common", "file_io", "level_zero", "zebin"},
+    "ocloc": {"common", "level_zero", "zebin"},
+    "sycl_interop": {"common", "launcher", "level_zero"},
+    "python": {"file_io", "launcher", "level_zero", "ocloc", "sycl_interop", "zebin"},
+    "torch_glue": {"launcher", "sycl_interop", "torch_interop"},
+    "tools": {"common", "file_io", "level_zero", "zebin"},
+}
+RANK = {
+    "common": 0,
+    "file_io": 1,
+    "zebin": 1,
+    "torch_interop": 1,
+    "level_zero": 2,
+    "launcher": 3,
+    "ocloc": 3,
+    "sycl_interop": 4,
+    "python": 5,
+    "torch_glue": 5,
+    "tools": 5,
+}
+# The files outside csrc/python that hold CPython code: the glue (it becomes
+# torch's own xpu.cpp), the glue's tensor read, and one header each of the
+# launcher and the SYCL interop that csrc/python builds its modules from.
+CPYTHON_OUTSIDE_PYTHON = {
+    "launcher/python_bridge.h",
+    "sycl_interop/python_launcher.h",
+    "torch_glue/xpu.cpp",
+    "torch_glue/xpu.h",
+    "torch_interop/tensor_address.h",
+}
+CPYTHON = re.compile(r"#\s*include\s+<Python\.h>|\bPyObject\b")
+
+
+def _sources() -> list[Path]:
+    return sorted(p for p in CSRC.rglob("*") if p.suffix in (".h", ".cpp") and p.is_file())
+
+
+def test_every_folder_is_in_the_table():
+    folders = {p.relative_to(CSRC).parts[0] for p in _sources()}
+    assert folders == set(LAYERS), "add the new folder to LAYERS and RANK (and to docs/internals.md)"
+    assert set(RANK) == set(LAYERS)
+
+
+def test_includes_follow_the_layers():
+    found: dict[str, set[str]] = {folder: set() for folder in LAYERS}
+    where: dict[tuple[str, str], str] = {}
+    for path in _sources():
+        folder = path.relative_to(CSRC).parts[0]
+        for target in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            if target != folder and (CSRC / target).is_dir():
+                found[folder].add(target)
+                where.setdefault((folder, target), str(path.relative_to(CSRC)))
+    for folder, targets in found.items():
+        unexpected = targets - LAYERS[folder]
+        assert not unexpected, {t: where[(folder, t)] for t in unexpected}
+        assert targets == LAYERS[folder], f"{folder} no longer includes {LAYERS[folder] - targets}: update LAYERS"
+
+
+def test_the_table_points_down_only():
+    for folder, targets in LAYERS.items():
+        for target in targets:
+            assert RANK[target] < RANK[folder], (folder, target)
+
+
+def test_cpython_code_stays_where_it_is_listed():
+    holders = {
+        str(path.relative_to(CSRC))
+        for path in _sources()
+        if path.relative_to(CSRC).parts[0] != "python" and CPYTHON.search(path.read_text(encoding="utf-8"))
+    }
+    assert holders == CPYTHON_OUTSIDE_PYTHON
