@@ -418,6 +418,9 @@ DeviceAccess openDevice(uint32_t device_index) {
 
 // ---------------------------------------------------------------- Module
 
+namespace {
+
+// The text of a module build log (empty for null), which is then destroyed.
 std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log) {
   if (log == nullptr) {
     return std::string();
@@ -435,6 +438,52 @@ std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log) {
   }
   api.zeModuleBuildLogDestroy(log);
   return text;
+}
+
+} // namespace
+
+ModuleBuild buildModule(
+    const Context& context,
+    ze_device_handle_t device,
+    std::string_view bytes,
+    bool spirv,
+    const std::string& flags) {
+  const Api& api = context.api();
+  ze_module_desc_t desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+  desc.format = spirv ? ZE_MODULE_FORMAT_IL_SPIRV : ZE_MODULE_FORMAT_NATIVE;
+  desc.inputSize = bytes.size();
+  desc.pInputModule = reinterpret_cast<const uint8_t*>(bytes.data());
+  desc.pBuildFlags = flags.c_str();
+  ModuleBuild built;
+  ze_module_build_log_handle_t log = nullptr;
+  built.result =
+      api.zeModuleCreate(context.handle(), device, &desc, &built.module, &log);
+  if (built.result != ZE_RESULT_SUCCESS) {
+    built.module = nullptr;
+  }
+  built.log = takeBuildLog(api, log);
+  return built;
+}
+
+Expected<std::string> nativeBinary(
+    const Api& api,
+    ze_module_handle_t module,
+    const std::string& what) {
+  std::string native;
+  size_t size = 0;
+  ze_result_t got = api.zeModuleGetNativeBinary(module, &size, nullptr);
+  if (got == ZE_RESULT_SUCCESS && size > 0) {
+    native.assign(size, '\0');
+    got = api.zeModuleGetNativeBinary(
+        module, &size, reinterpret_cast<uint8_t*>(&native[0]));
+    native.resize(size);
+  }
+  if (got != ZE_RESULT_SUCCESS) {
+    return zeError("zeModuleGetNativeBinary", got, what);
+  }
+  return native;
 }
 
 Expected<std::shared_ptr<Module>> Module::create(
@@ -469,24 +518,16 @@ Expected<std::shared_ptr<Module>> Module::create(
   }
 
   const Context& ctx = *module->context_;
-  const Api& api = ctx.api();
   // The flags go to the driver as they are, for both formats, as
   // Triton-XPU's loader passes them; for a native binary the driver keeps
   // the GRF mode the binary was compiled with.
   const std::string flags(build_flags);
-  ze_module_desc_t desc;
-  std::memset(&desc, 0, sizeof(desc));
-  desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
-  desc.format = spirv ? ZE_MODULE_FORMAT_IL_SPIRV : ZE_MODULE_FORMAT_NATIVE;
-  desc.inputSize = bytes.size();
-  desc.pInputModule = reinterpret_cast<const uint8_t*>(bytes.data());
-  desc.pBuildFlags = flags.c_str();
-  ze_module_build_log_handle_t build_log = nullptr;
-  const ze_result_t result = api.zeModuleCreate(
-      ctx.handle(), ctx.device().handle(), &desc, &module->module_, &build_log);
+  ModuleBuild built =
+      buildModule(ctx, ctx.device().handle(), bytes, spirv, flags);
+  const ze_result_t result = built.result;
+  module->module_ = built.module;
   if (result != ZE_RESULT_SUCCESS) {
-    module->module_ = nullptr;
-    const std::string log_text = takeBuildLog(api, build_log);
+    const std::string& log_text = built.log;
     std::string message =
         zeError(
             "zeModuleCreate",
@@ -507,7 +548,6 @@ Expected<std::shared_ptr<Module>> Module::create(
     }
     return Error(std::move(message));
   }
-  static_cast<void>(takeBuildLog(api, build_log));
   if (!spirv) {
     // The ELF view points into the bytes, which go when this returns (the
     // driver keeps what it needs): a module keeps only what outlives them.
@@ -521,31 +561,22 @@ Expected<std::shared_ptr<Module>> Module::create(
   // SPIR-V: the metadata comes from the native binary the driver made, read
   // as a zebin is.
   module->build_options_ = flags;
-  std::string native;
-  size_t size = 0;
-  ze_result_t got =
-      api.zeModuleGetNativeBinary(module->module_, &size, nullptr);
-  if (got == ZE_RESULT_SUCCESS && size > 0) {
-    native.assign(size, '\0');
-    got = api.zeModuleGetNativeBinary(
-        module->module_, &size, reinterpret_cast<uint8_t*>(&native[0]));
-    native.resize(size);
-  }
-  if (got != ZE_RESULT_SUCCESS) {
-    return zeError(
-        "zeModuleGetNativeBinary",
-        got,
-        module->source_name_ + " on " + deviceLabel(ctx.device()));
+  Expected<std::string> native = nativeBinary(
+      ctx.api(),
+      module->module_,
+      module->source_name_ + " on " + deviceLabel(ctx.device()));
+  if (!native) {
+    return std::move(native).error();
   }
   Expected<zebin::Zebin> compiled =
-      zebin::readZebin(native, zebin::ZeInfoDetail::kLaunch);
+      zebin::readZebin(*native, zebin::ZeInfoDetail::kLaunch);
   if (!compiled) {
     return compiled.error().withContext(
         "the native binary the driver compiled from " + module->source_name_);
   }
   module->ze_info_ = std::move(compiled->ze_info);
   if (native_binary != nullptr) {
-    *native_binary = std::move(native);
+    *native_binary = std::move(*native);
   }
   return module;
 }

@@ -195,8 +195,28 @@ DeviceAccess openDevice(uint32_t device_index);
 using zebin::BinaryFormat;
 using zebin::binaryFormat;
 
-// The text of a module build log (empty for null), which is then destroyed.
-std::string takeBuildLog(const Api& api, ze_module_build_log_handle_t log);
+// One zeModuleCreate of `bytes` (SPIR-V or native) with `flags` for
+// `device` (of the context's driver): the module (null unless `result` is
+// success), the result and the driver's build log. Module::create and the
+// driver compiler (ocloc/driver_compiler.h) both build through it.
+struct ModuleBuild {
+  ze_module_handle_t module = nullptr;
+  ze_result_t result = ZE_RESULT_SUCCESS;
+  std::string log;
+};
+ModuleBuild buildModule(
+    const Context& context,
+    ze_device_handle_t device,
+    std::string_view bytes,
+    bool spirv,
+    const std::string& flags);
+
+// The native binary (zebin) the driver made of `module`; `what` names the
+// module in an error.
+Expected<std::string> nativeBinary(
+    const Api& api,
+    ze_module_handle_t module,
+    const std::string& what);
 
 class Module {
  public:

@@ -299,47 +299,32 @@ Expected<CompileResult> DriverCompiler::compile(
       driver_options,
       "the driver",
       [&](const std::string& flags) -> Expected<BuildOutcome> {
-        const level_zero::Api& api = context->api();
-        ze_module_desc_t desc;
-        std::memset(&desc, 0, sizeof(desc));
-        desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
-        desc.format = ZE_MODULE_FORMAT_IL_SPIRV;
-        desc.inputSize = spirv.size();
-        desc.pInputModule = reinterpret_cast<const uint8_t*>(spirv.data());
-        desc.pBuildFlags = flags.c_str();
-        ze_module_handle_t module = nullptr;
-        ze_module_build_log_handle_t log = nullptr;
-        const ze_result_t created = api.zeModuleCreate(
-            context->handle(), device_handle, &desc, &module, &log);
+        level_zero::ModuleBuild built = level_zero::buildModule(
+            *context, device_handle, spirv, true, flags);
         BuildOutcome outcome;
-        outcome.log = level_zero::takeBuildLog(api, log);
-        if (created != ZE_RESULT_SUCCESS) {
-          outcome.status = level_zero::resultName(created);
+        outcome.log = std::move(built.log);
+        if (built.result != ZE_RESULT_SUCCESS) {
+          outcome.status = level_zero::resultName(built.result);
           outcome.failure = "the driver could not build the SPIR-V (" +
-              outcome.status + ": " + level_zero::resultDescription(created) +
-              ") for target '" + options.device + "' on " + deviceText(target) +
+              outcome.status + ": " +
+              level_zero::resultDescription(built.result) + ") for target '" +
+              options.device + "' on " + deviceText(target) +
               " with build flags '" + flags + "'; build log:\n" +
               (outcome.log.empty() ? std::string("(empty)") : outcome.log);
           // Only a build failure may go away with another GRF mode.
           outcome.final_failure =
-              created != ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+              built.result != ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
           return outcome;
         }
-        size_t size = 0;
-        ze_result_t got = api.zeModuleGetNativeBinary(module, &size, nullptr);
-        if (got == ZE_RESULT_SUCCESS) {
-          outcome.binary.assign(size, '\0');
-          got = api.zeModuleGetNativeBinary(
-              module, &size, reinterpret_cast<uint8_t*>(&outcome.binary[0]));
-          outcome.binary.resize(size);
+        Expected<std::string> native = level_zero::nativeBinary(
+            context->api(),
+            built.module,
+            "target '" + options.device + "' on " + deviceText(target));
+        context->api().zeModuleDestroy(built.module);
+        if (!native) {
+          return std::move(native).error();
         }
-        api.zeModuleDestroy(module);
-        if (got != ZE_RESULT_SUCCESS) {
-          return level_zero::zeError(
-              "zeModuleGetNativeBinary",
-              got,
-              "target '" + options.device + "' on " + deviceText(target));
-        }
+        outcome.binary = std::move(*native);
         outcome.built = !outcome.binary.empty();
         if (!outcome.built) {
           outcome.status = "empty native binary";
