@@ -6,6 +6,9 @@
 #                         Python formats, ruff's lint and mypy; each failure
 #                         names the command that fixes it
 #   scripts/dev.sh setup  only install what the build and tests need
+#   scripts/dev.sh fuzz [N]  a long fuzz campaign: the linux-fuzz preset's
+#                         optimized ASan+UBSan fuzzers, N executions each
+#                         (default 10000000), the corpus kept in its build
 # Python packages go into the project virtual environment .venv (created on
 # first use from python3 on PATH), which is then put first on PATH so CMake,
 # the tests and their subprocesses use it. XSL_USE_SYSTEM_PYTHON=1 uses
@@ -385,10 +388,29 @@ setup_triton_xpu() {
   export XSL_REQUIRE_TRITON_XPU=1
 }
 
+# A campaign of N executions per fuzzer (docs/verification.md has the last
+# one's figures). The linux-asan preset's fuzzers (-O0, whole files) run in
+# every test run for 30 s each; these are optimized, and take inputs of at
+# most XSL_FUZZ_MAX_LEN bytes (default 4096: .ze_info documents and ELF
+# headers of that size, at about 3x the executions per second of whole
+# files, so the readers' states are what the executions go to).
+run_fuzz_campaign() {
+  local runs=${1:-10000000}
+  install_debian_packages clang libclang-rt-dev cmake ninja-build python3 intel-opencl-icd
+  log "configure + build: linux-fuzz (fuzzers only)"
+  cmake --preset linux-fuzz >/dev/null
+  cmake --build build/linux-fuzz --target xsl_zebin_fuzzer xsl_kernel_file_fuzzer
+  log "fuzz campaign: $runs executions per fuzzer"
+  XSL_FUZZ_RUNS="$runs" XSL_FUZZ_SEED="${XSL_FUZZ_SEED:-0}" XSL_FUZZ_MAX_LEN="${XSL_FUZZ_MAX_LEN:-4096}" \
+    build/linux-fuzz/tests/fuzz/run_fuzzers.sh
+  log "fuzz campaign done"
+}
+
 case "${1:-}" in
   setup) setup ;;
   run) check_free_space 3; setup; build_preset linux-gcc; run_main ;;
   test) setup_lint; run_lint; check_free_space 18; setup; run_tests ;;
   lint) setup_lint; run_lint ;;
-  *) echo "usage: scripts/dev.sh run|test|lint|setup" >&2; exit 2 ;;
+  fuzz) run_fuzz_campaign "${2:-}" ;;
+  *) echo "usage: scripts/dev.sh run|test|lint|setup|fuzz [executions]" >&2; exit 2 ;;
 esac
