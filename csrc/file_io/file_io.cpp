@@ -1,5 +1,7 @@
 #include "file_io/file_io.h"
 
+#include "common/platform.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -9,8 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #ifdef _WIN32
@@ -141,27 +145,13 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   if (utf8_path.size() > static_cast<size_t>(INT32_MAX)) {
     return Error("path too long");
   }
-  const int input_length = static_cast<int>(utf8_path.size());
-  const int wide_length = MultiByteToWideChar(
-      CP_UTF8,
-      MB_ERR_INVALID_CHARS,
-      utf8_path.data(),
-      input_length,
-      nullptr,
-      0);
-  if (wide_length <= 0) {
+  std::optional<std::wstring> converted = platform::widen(utf8_path);
+  if (!converted) {
     return Error(
         "path " + quoted(utf8_path) +
         " is not valid UTF-8: pass paths as UTF-8 (Python str does this)");
   }
-  std::wstring wide(static_cast<size_t>(wide_length), L'\0');
-  MultiByteToWideChar(
-      CP_UTF8,
-      MB_ERR_INVALID_CHARS,
-      utf8_path.data(),
-      input_length,
-      &wide[0],
-      wide_length);
+  std::wstring wide = std::move(*converted);
   if (wide.find(L'\0') != std::wstring::npos) {
     return Error("path " + quoted(utf8_path) + " contains a NUL character");
   }
@@ -540,14 +530,10 @@ Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir) {
     if ((data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
       continue;
     }
-    const int length = WideCharToMultiByte(
-        CP_UTF8, 0, data.cFileName, -1, nullptr, 0, nullptr, nullptr);
-    if (length <= 1) {
+    std::string name = platform::narrow(data.cFileName);
+    if (name.empty()) {
       continue;
     }
-    std::string name(static_cast<size_t>(length - 1), '\0');
-    WideCharToMultiByte(
-        CP_UTF8, 0, data.cFileName, -1, &name[0], length, nullptr, nullptr);
     DirectoryEntry entry;
     entry.name = std::move(name);
     entry.size =
@@ -576,53 +562,7 @@ Status removeFile(const std::string& utf8_path) {
   return Status::success();
 }
 
-std::string environmentVariable(const char* name) {
-  std::wstring wide_name;
-  for (const char* c = name; *c != '\0'; ++c) {
-    wide_name += static_cast<wchar_t>(static_cast<unsigned char>(*c));
-  }
-  const DWORD needed = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);
-  if (needed == 0) {
-    return std::string();
-  }
-  std::wstring value(needed, L'\0');
-  const DWORD got =
-      GetEnvironmentVariableW(wide_name.c_str(), &value[0], needed);
-  if (got == 0 || got >= needed) {
-    return std::string();
-  }
-  value.resize(got);
-  const int length = WideCharToMultiByte(
-      CP_UTF8,
-      0,
-      value.data(),
-      static_cast<int>(value.size()),
-      nullptr,
-      0,
-      nullptr,
-      nullptr);
-  if (length <= 0) {
-    return std::string();
-  }
-  std::string out(static_cast<size_t>(length), '\0');
-  WideCharToMultiByte(
-      CP_UTF8,
-      0,
-      value.data(),
-      static_cast<int>(value.size()),
-      &out[0],
-      length,
-      nullptr,
-      nullptr);
-  return out;
-}
-
 #else // POSIX
-
-std::string environmentVariable(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::string(value) : std::string();
-}
 
 Status replaceFile(const std::string& utf8_path, std::string_view bytes) {
   const std::string temporary = temporaryName(utf8_path);

@@ -63,11 +63,6 @@ Expected<std::vector<DirectoryEntry>> listFiles(const std::string& utf8_dir);
 // Removes a file; one that does not exist is not an error.
 Status removeFile(const std::string& utf8_path);
 
-// An environment variable as UTF-8 (Windows reads the wide environment, so
-// a non-ASCII folder such as a user profile survives any code page);
-// empty when unset.
-std::string environmentVariable(const char* name);
-
 #ifdef _WIN32
 // The wide path readFileBytes opens: UTF-8 decoded, and for absolute paths of
 // MAX_PATH (260) characters or more, slashes normalised and `\\?\` (or

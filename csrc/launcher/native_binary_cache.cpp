@@ -9,11 +9,18 @@
 #include <vector>
 
 #include "common/content_hash.h"
+#include "common/platform.h"
 #include "file_io/file_io.h"
 
 namespace xsl {
 namespace launcher {
 namespace {
+
+// An environment variable as UTF-8 (the wide environment on Windows, so a
+// non-ASCII user profile survives any code page); empty when unset.
+std::string environmentVariable(const char* name) {
+  return platform::getEnvUtf8(name).value_or(std::string());
+}
 
 // Entry layout (little-endian): magic; ip_version, driver_version (u32);
 // the sizes of the flags, the SPIR-V and the native binary, the SPIR-V's
@@ -67,7 +74,7 @@ std::string joinPath(const std::string& folder, const std::string& name) {
 
 NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
   Settings settings;
-  std::string switch_value = file_io::environmentVariable("XSL_KERNEL_CACHE");
+  std::string switch_value = environmentVariable("XSL_KERNEL_CACHE");
   for (char& c : switch_value) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
@@ -76,17 +83,17 @@ NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
     settings.disabled_why = "XSL_KERNEL_CACHE=" + switch_value;
     return settings;
   }
-  settings.folder = file_io::environmentVariable("XSL_KERNEL_CACHE_DIR");
+  settings.folder = environmentVariable("XSL_KERNEL_CACHE_DIR");
   if (settings.folder.empty()) {
 #ifdef _WIN32
-    const std::string base = file_io::environmentVariable("LOCALAPPDATA");
+    const std::string base = environmentVariable("LOCALAPPDATA");
     if (!base.empty()) {
       settings.folder = joinPath(base, "xpu_static_launcher");
     }
 #else
-    std::string base = file_io::environmentVariable("XDG_CACHE_HOME");
+    std::string base = environmentVariable("XDG_CACHE_HOME");
     if (base.empty()) {
-      const std::string home = file_io::environmentVariable("HOME");
+      const std::string home = environmentVariable("HOME");
       if (!home.empty()) {
         base = joinPath(home, ".cache");
       }
@@ -103,8 +110,7 @@ NativeBinaryCache::Settings NativeBinaryCache::settingsFromEnvironment() {
     return settings;
   }
   settings.max_bytes = kDefaultMaxBytes;
-  const std::string max_mb =
-      file_io::environmentVariable("XSL_KERNEL_CACHE_MAX_MB");
+  const std::string max_mb = environmentVariable("XSL_KERNEL_CACHE_MAX_MB");
   if (!max_mb.empty()) {
     uint64_t value = 0;
     bool digits = max_mb.size() <= 12;

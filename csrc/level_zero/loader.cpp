@@ -5,12 +5,6 @@
 #include <string>
 #include <utility>
 
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <dlfcn.h>
-#endif
-
 #include "level_zero/result.h"
 
 namespace xsl {
@@ -21,50 +15,6 @@ namespace {
 
 constexpr const char* kDefaultLoader = "ze_loader.dll";
 constexpr const char* kInstallHint = "install the Intel GPU driver";
-
-std::wstring widen(const std::string& utf8) {
-  if (utf8.empty()) {
-    return std::wstring();
-  }
-  const int length = MultiByteToWideChar(
-      CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), nullptr, 0);
-  if (length <= 0) {
-    return std::wstring();
-  }
-  std::wstring wide(static_cast<size_t>(length), L'\0');
-  MultiByteToWideChar(
-      CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), &wide[0], length);
-  return wide;
-}
-
-bool isBareFileName(const std::string& name) {
-  return name.find_first_of("/\\:") == std::string::npos;
-}
-
-void* openLibrary(const std::string& name, std::string* failure) {
-  const std::wstring wide = widen(name);
-  // A bare name is looked up in System32 only: never the working directory,
-  // the application directory or PATH, where a stray ze_loader.dll could be.
-  // An explicit path (override only) is loaded from exactly there.
-  const DWORD flags = isBareFileName(name) ? LOAD_LIBRARY_SEARCH_SYSTEM32
-                                           : LOAD_WITH_ALTERED_SEARCH_PATH;
-  HMODULE module =
-      wide.empty() ? nullptr : LoadLibraryExW(wide.c_str(), nullptr, flags);
-  if (module == nullptr) {
-    *failure = "Windows error " +
-        std::to_string(static_cast<unsigned long>(GetLastError()));
-  }
-  return reinterpret_cast<void*>(module);
-}
-
-void* findSymbol(void* library, const char* name) {
-  return reinterpret_cast<void*>(
-      GetProcAddress(reinterpret_cast<HMODULE>(library), name));
-}
-
-void closeLibrary(void* library) {
-  FreeLibrary(reinterpret_cast<HMODULE>(library));
-}
 
 // The Intel GPU driver installs ze_loader.dll itself, so a loader whose
 // zeInit fails means the driver found no GPU it can use.
@@ -81,23 +31,6 @@ constexpr const char* kInstallHint =
     "install the Level Zero loader (Debian/Ubuntu: apt install libze1)";
 constexpr const char* kGpuDriverLibrary = "libze_intel_gpu.so.1";
 
-void* openLibrary(const std::string& name, std::string* failure) {
-  void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    const char* text = dlerror();
-    *failure = text != nullptr ? text : "dlopen failed";
-  }
-  return library;
-}
-
-void* findSymbol(void* library, const char* name) {
-  return dlsym(library, name);
-}
-
-void closeLibrary(void* library) {
-  dlclose(library);
-}
-
 // zeInit fails the same way without a GPU driver and with a driver that
 // found no GPU; whether the driver library is installed tells them apart.
 std::string zeInitFailureReason() {
@@ -107,13 +40,11 @@ std::string zeInitFailureReason() {
         " initialized: check that each path is a Level Zero driver library "
         "and that its devices are present";
   }
-  void* driver = dlopen(kGpuDriverLibrary, RTLD_LAZY | RTLD_LOCAL);
-  if (driver == nullptr) {
+  if (!platform::DynamicLibrary::open(kGpuDriverLibrary)) {
     return std::string("no Intel GPU driver: ") + kGpuDriverLibrary +
         " is not installed; install the Intel GPU driver's Level Zero part "
         "(Debian/Ubuntu: intel-level-zero-gpu or libze-intel-gpu1)";
   }
-  dlclose(driver);
   return std::string("the Intel GPU driver (") + kGpuDriverLibrary +
       ") is installed but found no Intel GPU: check that this machine has "
       "one and that this user may open /dev/dri/renderD* (group render)";
@@ -130,11 +61,7 @@ void resolveInto(Function& slot, void* symbol) {
 
 } // namespace
 
-LoadedApi::~LoadedApi() {
-  if (library_ != nullptr) {
-    closeLibrary(library_);
-  }
-}
+LoadedApi::~LoadedApi() = default;
 
 const char* defaultLoaderName() noexcept {
   return kDefaultLoader;
@@ -151,24 +78,28 @@ std::string loaderName() {
 Expected<std::unique_ptr<LoadedApi>> loadApi(
     const std::string& library_name,
     bool initialize) {
-  std::string failure;
-  void* library = openLibrary(library_name, &failure);
-  if (library == nullptr) {
+  // Windows: a bare name from System32 only, never where a stray
+  // ze_loader.dll could be; a path (the override) from exactly there.
+  Expected<std::unique_ptr<platform::DynamicLibrary>> library =
+      platform::DynamicLibrary::open(
+          library_name, platform::LibrarySearch::kSystemForBareNames);
+  if (!library) {
     return Error(
         "Level Zero loader not found (" + library_name + "): " + kInstallHint +
-        " [" + failure + "]");
+        " [" + library.error().message() + "]");
   }
   std::unique_ptr<LoadedApi> loaded(new LoadedApi());
-  loaded->library_ = library;
+  loaded->library_ = std::move(*library);
+  const platform::DynamicLibrary& symbols = *loaded->library_;
   loaded->library_name_ = library_name;
   Api& table = loaded->api_;
   const char* missing = nullptr;
-#define XSL_ZE_RESOLVE_ENTRY(name)                       \
-  if (missing == nullptr) {                              \
-    resolveInto(table.name, findSymbol(library, #name)); \
-    if (table.name == nullptr) {                         \
-      missing = #name;                                   \
-    }                                                    \
+#define XSL_ZE_RESOLVE_ENTRY(name)                  \
+  if (missing == nullptr) {                         \
+    resolveInto(table.name, symbols.symbol(#name)); \
+    if (table.name == nullptr) {                    \
+      missing = #name;                              \
+    }                                               \
   }
   XSL_ZE_ENTRY_POINTS(XSL_ZE_RESOLVE_ENTRY)
 #undef XSL_ZE_RESOLVE_ENTRY

@@ -21,6 +21,7 @@
 #include <level_zero/ze_api.h>
 
 #include "common/expected.h"
+#include "common/platform.h"
 
 namespace xsl {
 namespace level_zero {
@@ -90,7 +91,7 @@ class LoadedApi {
 
   Api api_;
   std::string library_name_;
-  void* library_ = nullptr; // HMODULE on Windows, dlopen handle elsewhere
+  std::unique_ptr<platform::DynamicLibrary> library_;
 };
 
 // "libze_loader.so.1" / "ze_loader.dll".

@@ -9,11 +9,16 @@
 #include <utility>
 #include <vector>
 
-#include "ocloc/platform.h"
+#include "common/platform.h"
+#include "file_io/file_io.h"
 
 namespace xsl {
 namespace ocloc {
 namespace {
+
+using platform::DynamicLibrary;
+using platform::runProcess;
+using platform::TempDir;
 
 // The ocloc C API (NEO shared/offline_compiler/source/ocloc_api.h), declared
 // here because Windows installs do not ship the header. __cdecl is the only
@@ -63,7 +68,15 @@ Expected<LoadedOcloc*> loadOcloc(const std::string& path) {
   }
   auto library = DynamicLibrary::open(path);
   if (!library) {
-    return library.error();
+#ifdef _WIN32
+    return Error(
+        library.error().message() +
+        "; check that the IGC and opencl-clang DLLs are next to it.");
+#else
+    return Error(
+        library.error().message() +
+        "; check that IGC (libigc, libigdfcl) is installed.");
+#endif
   }
   auto loaded = std::make_unique<LoadedOcloc>();
   loaded->invoke =
@@ -206,8 +219,8 @@ class ExecutableBackend final : public OclocBackend {
       return dir.error();
     }
     // Relative names inside the private folder: short paths, no MAX_PATH.
-    auto written = writeFile(
-        joinPath(dir->path(), kSourceName, isWindows()), std::string(source));
+    auto written = file_io::writeFileBytes(
+        joinPath(dir->path(), kSourceName, isWindows()), source);
     if (!written) {
       return written.error();
     }
@@ -227,7 +240,8 @@ class ExecutableBackend final : public OclocBackend {
         : describeExitCode(process->exit_code, isWindows());
     result.log = std::move(process->output);
     if (result.status.kind == ExitKind::kSuccess) {
-      auto binary = readFile(joinPath(dir->path(), kOutputName, isWindows()));
+      auto binary = file_io::readFileBytes(
+          joinPath(dir->path(), kOutputName, isWindows()));
       if (binary) {
         result.binary = std::move(*binary);
       }
@@ -247,7 +261,8 @@ class ExecutableBackend final : public OclocBackend {
     const ExitMeaning status = process->signal_number > 0
         ? describeSignal(process->signal_number)
         : describeExitCode(process->exit_code, isWindows());
-    auto content = readFile(joinPath(dir->path(), what, isWindows()));
+    auto content =
+        file_io::readFileBytes(joinPath(dir->path(), what, isWindows()));
     if (status.kind != ExitKind::kSuccess || !content) {
       return Error(
           "`" + executable_ + " query " + what + "` failed (" + status.text +

@@ -1,7 +1,7 @@
 #include "ocloc/discovery.h"
 
+#include "common/platform.h"
 #include "common/utf8_path.h"
-#include "ocloc/platform.h"
 
 #include <filesystem>
 #include <string>
@@ -327,7 +327,9 @@ DiscoveryEnvironment DiscoveryEnvironment::host() {
 #ifdef _WIN32
   env.windows = true;
 #endif
-  env.get_env = [](const std::string& name) { return getEnvUtf8(name); };
+  env.get_env = [](const std::string& name) {
+    return platform::getEnvUtf8(name);
+  };
   env.is_file = [](const std::string& path) {
     std::error_code ec;
     return fs::is_regular_file(xsl::pathFromUtf8(path), ec);

@@ -26,7 +26,7 @@ LAYERS: dict[str, set[str]] = {
     "torch_interop": set(),
     "level_zero": {"common", "zebin"},
     "launcher": {"common", "file_io", "level_zero", "zebin"},
-    "ocloc": {"common", "level_zero", "zebin"},
+    "ocloc": {"common", "file_io", "level_zero", "zebin"},
     "sycl_interop": {"common", "launcher", "level_zero"},
     "python": {"file_io", "launcher", "level_zero", "ocloc", "sycl_interop", "zebin"},
     "torch_glue": {"launcher", "sycl_interop", "torch_interop"},

@@ -12,11 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "common/platform.h"
 #include "common/utf8_path.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "ocloc/platform.h"
 
 namespace xsl {
 namespace ocloc {
@@ -181,7 +181,7 @@ TEST(OclocBackend, SubprocessLeavesNoTemporaryFolders) {
 #else
   const char* const variable = "TMPDIR";
 #endif
-  const auto previous = getEnvUtf8(variable);
+  const auto previous = platform::getEnvUtf8(variable);
   setEnv(variable, temp.string());
   struct Restore {
     const char* variable;
@@ -245,7 +245,7 @@ namespace {
 // (found through XSL_OCLOC), opened and used in-process.
 TEST(OclocBackend, HostDiscoveryFindsAFakeInstall) {
   namespace fs = std::filesystem;
-  auto env = getEnvUtf8("XSL_OCLOC");
+  auto env = platform::getEnvUtf8("XSL_OCLOC");
   std::error_code ec;
   const fs::path root = fs::temp_directory_path(ec) / "xsl_fake_ocloc_install";
   fs::remove_all(root, ec);
@@ -266,7 +266,7 @@ TEST(OclocBackend, HostDiscoveryFindsAFakeInstall) {
   ASSERT_FALSE(ec) << ec.message();
 #ifdef _WIN32
   unsetEnv("XSL_OCLOC");
-  auto old_root = getEnvUtf8("ONEAPI_ROOT");
+  auto old_root = platform::getEnvUtf8("ONEAPI_ROOT");
   setEnv("ONEAPI_ROOT", xsl::utf8FromPath(root));
 #else
   setEnv("XSL_OCLOC", xsl::utf8FromPath(bin));

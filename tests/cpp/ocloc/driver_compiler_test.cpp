@@ -13,11 +13,12 @@
 
 #include <gtest/gtest.h>
 
+#include "common/platform.h"
+#include "file_io/file_io.h"
 #include "in_process_ocloc.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
 #include "ocloc/driver_compiler.h"
-#include "ocloc/platform.h"
 #include "ocloc/zebin_compiler.h"
 #include "standin_loader_environment.h"
 #include "test_driver_client.h"
@@ -32,7 +33,7 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 std::string scenario() {
-  return getEnvUtf8("XSL_TEST_SCENARIO").value_or("");
+  return platform::getEnvUtf8("XSL_TEST_SCENARIO").value_or("");
 }
 
 #define SKIP_UNLESS_SCENARIO(name)                                    \
@@ -42,11 +43,11 @@ std::string scenario() {
   }
 
 std::string corpus(const std::string& name) {
-  auto dir = getEnvUtf8("XSL_BINARY_DIR");
+  auto dir = platform::getEnvUtf8("XSL_BINARY_DIR");
   if (!dir) {
     return std::string();
   }
-  auto bytes = readFile(*dir + "/corpus/" + name + ".spv");
+  auto bytes = file_io::readFileBytes(*dir + "/corpus/" + name + ".spv");
   return bytes ? *bytes : std::string();
 }
 

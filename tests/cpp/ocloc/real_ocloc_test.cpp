@@ -9,11 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include "common/platform.h"
+#include "file_io/file_io.h"
 #include "in_process_ocloc.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "ocloc/platform.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
@@ -28,12 +29,12 @@ class RealOcloc : public ::testing::Test {
       GTEST_SKIP() << "no ocloc on this machine: " << found.error().message();
     }
     install_ = *found;
-    auto binary_dir = getEnvUtf8("XSL_BINARY_DIR");
+    auto binary_dir = platform::getEnvUtf8("XSL_BINARY_DIR");
     if (!binary_dir) {
       GTEST_SKIP() << "XSL_BINARY_DIR is not set (run through ctest)";
     }
     corpus_ = *binary_dir + "/corpus/";
-    auto add = readFile(corpus_ + "add.spv");
+    auto add = file_io::readFileBytes(corpus_ + "add.spv");
     if (!add) {
       GTEST_SKIP() << "no SPIR-V corpus in " << corpus_
                    << " (build the xsl_zebin_corpus target)";
@@ -112,7 +113,7 @@ TEST_F(RealOcloc, InProcessAndSubprocessGiveTheSameZeInfo) {
 }
 
 TEST_F(RealOcloc, SpillingKernelIsRebuiltWithLargeGrf) {
-  auto spill = readFile(corpus_ + "spill.spv");
+  auto spill = file_io::readFileBytes(corpus_ + "spill.spv");
   if (!spill) {
     GTEST_SKIP() << "no spill.spv in " << corpus_;
   }

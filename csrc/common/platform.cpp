@@ -1,17 +1,18 @@
-#include "ocloc/platform.h"
+#include "common/platform.h"
 
 #include "common/utf8_path.h"
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -31,27 +32,30 @@ extern char** environ;
 #endif
 
 namespace xsl {
-namespace ocloc {
+namespace platform {
 namespace fs = std::filesystem;
 
-namespace {
-
 #ifdef _WIN32
-std::wstring widen(const std::string& text) {
-  if (text.empty()) {
+std::optional<std::wstring> widen(std::string_view utf8) {
+  if (utf8.empty()) {
     return std::wstring();
   }
-  const int size = MultiByteToWideChar(
-      CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring wide(static_cast<size_t>(size > 0 ? size : 0), L'\0');
-  if (size > 0) {
-    MultiByteToWideChar(
-        CP_UTF8, 0, text.data(), static_cast<int>(text.size()), &wide[0], size);
+  if (utf8.size() > static_cast<size_t>(INT32_MAX)) {
+    return std::nullopt;
   }
+  const int length = static_cast<int>(utf8.size());
+  const int size = MultiByteToWideChar(
+      CP_UTF8, MB_ERR_INVALID_CHARS, utf8.data(), length, nullptr, 0);
+  if (size <= 0) {
+    return std::nullopt;
+  }
+  std::wstring wide(static_cast<size_t>(size), L'\0');
+  MultiByteToWideChar(
+      CP_UTF8, MB_ERR_INVALID_CHARS, utf8.data(), length, &wide[0], size);
   return wide;
 }
 
-std::string narrow(const std::wstring& wide) {
+std::string narrow(std::wstring_view wide) {
   if (wide.empty()) {
     return std::string();
   }
@@ -106,6 +110,14 @@ std::string lastErrorText() {
   }
   return text;
 }
+#endif
+
+namespace {
+
+#ifdef _WIN32
+std::wstring widenOrEmpty(std::string_view utf8) {
+  return widen(utf8).value_or(std::wstring());
+}
 
 // One argument quoted the way CommandLineToArgvW / the MSVC CRT parse it.
 void appendQuotedArgument(std::wstring& command_line, const std::wstring& arg) {
@@ -137,7 +149,7 @@ void appendQuotedArgument(std::wstring& command_line, const std::wstring& arg) {
 
 std::optional<std::string> getEnvUtf8(const std::string& name) {
 #ifdef _WIN32
-  const std::wstring wide_name = widen(name);
+  const std::wstring wide_name = widenOrEmpty(name);
   const DWORD size = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);
   if (size == 0) {
     return std::nullopt;
@@ -198,29 +210,6 @@ TempDir::~TempDir() {
   }
 }
 
-Status writeFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(
-      xsl::pathFromUtf8(path), std::ios::binary | std::ios::trunc);
-  if (!out) {
-    return Error("cannot create " + path + "; check the folder is writable.");
-  }
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) {
-    return Error("cannot write " + path + "; check free disk space.");
-  }
-  return Status::success();
-}
-
-Expected<std::string> readFile(const std::string& path) {
-  std::ifstream in(xsl::pathFromUtf8(path), std::ios::binary);
-  if (!in) {
-    return Error("cannot open " + path + ".");
-  }
-  std::string bytes(
-      (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return bytes;
-}
-
 #ifdef _WIN32
 
 Expected<ProcessResult> runProcess(
@@ -234,7 +223,7 @@ Expected<ProcessResult> runProcess(
     if (i > 0) {
       command_line += L' ';
     }
-    appendQuotedArgument(command_line, widen(argv[i]));
+    appendQuotedArgument(command_line, widenOrEmpty(argv[i]));
   }
   SECURITY_ATTRIBUTES security = {};
   security.nLength = sizeof(security);
@@ -253,8 +242,8 @@ Expected<ProcessResult> runProcess(
   startup.hStdOutput = write_end;
   startup.hStdError = write_end;
   PROCESS_INFORMATION process = {};
-  const std::wstring program = widen(argv[0]);
-  const std::wstring directory = widen(working_dir);
+  const std::wstring program = widenOrEmpty(argv[0]);
+  const std::wstring directory = widenOrEmpty(working_dir);
   const BOOL started = CreateProcessW(
       program.c_str(),
       &command_line[0],
@@ -289,16 +278,19 @@ Expected<ProcessResult> runProcess(
 }
 
 Expected<std::unique_ptr<DynamicLibrary>> DynamicLibrary::open(
-    const std::string& path) {
-  const std::wstring wide = widen(path);
-  // Altered search path: the DLL's own folder is searched for its
-  // dependencies (igc64.dll, common_clang64.dll) before PATH.
-  HMODULE handle =
-      LoadLibraryExW(wide.c_str(), nullptr, LOAD_WITH_ALTERED_SEARCH_PATH);
+    const std::string& path,
+    LibrarySearch search) {
+  const std::optional<std::wstring> wide = widen(path);
+  if (!wide || wide->empty()) {
+    return Error("cannot load " + path + ": not a UTF-8 file name");
+  }
+  const bool bare = path.find_first_of("/\\:") == std::string::npos;
+  const DWORD flags = search == LibrarySearch::kSystemForBareNames && bare
+      ? LOAD_LIBRARY_SEARCH_SYSTEM32
+      : LOAD_WITH_ALTERED_SEARCH_PATH;
+  HMODULE handle = LoadLibraryExW(wide->c_str(), nullptr, flags);
   if (handle == nullptr) {
-    return Error(
-        "cannot load " + path + ": " + lastErrorText() +
-        "; check that the IGC and opencl-clang DLLs are next to it.");
+    return Error("cannot load " + path + ": " + lastErrorText());
   }
   return std::unique_ptr<DynamicLibrary>(
       new DynamicLibrary(reinterpret_cast<void*>(handle), path));
@@ -415,14 +407,14 @@ Expected<ProcessResult> runProcess(
 }
 
 Expected<std::unique_ptr<DynamicLibrary>> DynamicLibrary::open(
-    const std::string& path) {
+    const std::string& path,
+    LibrarySearch /*search*/) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* reason = dlerror();
     return Error(
         "cannot load " + path + ": " +
-        (reason != nullptr ? reason : "unknown dlopen error") +
-        "; check that IGC (libigc, libigdfcl) is installed.");
+        (reason != nullptr ? reason : "unknown dlopen error"));
   }
   return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(handle, path));
 }
@@ -437,5 +429,5 @@ void* DynamicLibrary::symbol(const char* name) const {
 
 #endif
 
-} // namespace ocloc
+} // namespace platform
 } // namespace xsl

@@ -1,19 +1,30 @@
 #pragma once
 
-// The few OS services the ocloc module needs, behind one small interface:
-// environment variables as UTF-8, a private temporary folder, running a
-// program with its output captured, and loading a shared library.
+// The project's one platform layer: UTF-8 <-> UTF-16 on Windows, environment
+// variables as UTF-8, a private temporary folder, running a program with its
+// output captured, and loading a shared library. Files are read and written
+// by file_io (long paths, `\\?\`), which builds on this.
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/expected.h"
 
 namespace xsl {
-namespace ocloc {
+namespace platform {
+
+#ifdef _WIN32
+// UTF-8 -> UTF-16; nullopt for bytes that are not UTF-8. Empty stays empty.
+std::optional<std::wstring> widen(std::string_view utf8);
+// UTF-16 -> UTF-8 (unpaired surrogates become U+FFFD).
+std::string narrow(std::wstring_view wide);
+// GetLastError() as "Windows error <n> (<its message>)".
+std::string lastErrorText();
+#endif
 
 // The variable's value as UTF-8 (wide API on Windows), or nullopt if unset.
 std::optional<std::string> getEnvUtf8(const std::string& name);
@@ -52,13 +63,24 @@ Expected<ProcessResult> runProcess(
     const std::vector<std::string>& argv,
     const std::string& working_dir);
 
-// A shared library loaded at run time: dlopen(RTLD_NOW | RTLD_LOCAL) or
-// LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH, so the IGC and
-// opencl-clang DLLs next to ocloc64.dll are the ones found.
+// Where Windows looks for a library and its dependencies (dlopen(RTLD_NOW |
+// RTLD_LOCAL) elsewhere, either way).
+enum class LibrarySearch {
+  // LOAD_WITH_ALTERED_SEARCH_PATH: the DLLs next to the library first (ocloc:
+  // IGC and opencl-clang beside ocloc64.dll).
+  kNextToIt,
+  // A bare name from System32 only, never the working or application folder
+  // or PATH (LOAD_LIBRARY_SEARCH_SYSTEM32); a path as kNextToIt.
+  kSystemForBareNames,
+};
+
+// A shared library loaded at run time, unloaded with the object. An error
+// says "cannot load <path>: <the system's reason>".
 class DynamicLibrary {
  public:
   static Expected<std::unique_ptr<DynamicLibrary>> open(
-      const std::string& path);
+      const std::string& path,
+      LibrarySearch search = LibrarySearch::kNextToIt);
   ~DynamicLibrary();
   DynamicLibrary(const DynamicLibrary&) = delete;
   DynamicLibrary& operator=(const DynamicLibrary&) = delete;
@@ -76,8 +98,5 @@ class DynamicLibrary {
   std::string path_;
 };
 
-Status writeFile(const std::string& path, const std::string& bytes);
-Expected<std::string> readFile(const std::string& path);
-
-} // namespace ocloc
+} // namespace platform
 } // namespace xsl
