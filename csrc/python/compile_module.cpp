@@ -25,6 +25,7 @@
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
 #include "ocloc/zebin_compiler.h"
+#include "python/module_gil.h"
 
 namespace {
 
@@ -184,5 +185,5 @@ PyModuleDef kModule = {
 } // namespace
 
 PyMODINIT_FUNC PyInit__compile(void) {
-  return PyModule_Create(&kModule);
+  return xsl::python::declareGilUsed(PyModule_Create(&kModule));
 }

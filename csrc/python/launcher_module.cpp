@@ -33,6 +33,7 @@
 #include "launcher/python_bridge.h"
 #include "launcher/ze_launch.h"
 #include "level_zero/level_zero.h"
+#include "python/module_gil.h"
 
 namespace {
 
@@ -542,7 +543,7 @@ PyModuleDef kModule = {
 } // namespace
 
 PyMODINIT_FUNC PyInit__launcher(void) {
-  PyObject* module = PyModule_Create(&kModule);
+  PyObject* module = xsl::python::declareGilUsed(PyModule_Create(&kModule));
   if (module == nullptr) {
     return nullptr;
   }

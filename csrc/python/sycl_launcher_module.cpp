@@ -28,6 +28,7 @@
 #include <string>
 
 #include "launcher/python_bridge.h"
+#include "python/module_gil.h"
 #include "sycl_interop/python_launcher.h"
 #include "sycl_interop/torch_devices.h"
 
@@ -289,7 +290,7 @@ PyModuleDef kModule = {
 
 PyMODINIT_FUNC XSL_MODULE_INIT(XSL_SYCL_BACKEND_MODULE)() {
   bridge::tensor_address_reader = dataPtrAddress;
-  PyObject* module = PyModule_Create(&kModule);
+  PyObject* module = xsl::python::declareGilUsed(PyModule_Create(&kModule));
   if (module == nullptr) {
     return nullptr;
   }

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "file_io/file_io.h"
+#include "python/module_gil.h"
 #include "zebin/zebin.h"
 
 namespace {
@@ -398,5 +399,5 @@ PyModuleDef kModule = {
 } // namespace
 
 PyMODINIT_FUNC PyInit__zebin(void) {
-  return PyModule_Create(&kModule);
+  return xsl::python::declareGilUsed(PyModule_Create(&kModule));
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #ifdef _WIN32
@@ -19,6 +20,7 @@
 #endif
 
 #include "common/expected.h"
+#include "common/platform.h"
 #include "test_driver.h"
 
 namespace xsl {
@@ -51,24 +53,11 @@ inline Status installStandinLoader(std::string standin_path) {
   if (!standin_path.empty() && standin_path[0] == '/') {
     standin_path = "Z:" + standin_path;
   }
-  const int length = MultiByteToWideChar(
-      CP_UTF8,
-      0,
-      standin_path.data(),
-      static_cast<int>(standin_path.size()),
-      nullptr,
-      0);
-  if (length <= 0) {
+  const std::optional<std::wstring> widened = platform::widen(standin_path);
+  if (!widened || widened->empty()) {
     return Error("stand-in loader path is not valid UTF-8: " + standin_path);
   }
-  std::wstring source(static_cast<size_t>(length), L'\0');
-  MultiByteToWideChar(
-      CP_UTF8,
-      0,
-      standin_path.data(),
-      static_cast<int>(standin_path.size()),
-      &source[0],
-      length);
+  const std::wstring& source = *widened;
   wchar_t system_dir[MAX_PATH];
   const UINT dir_length = GetSystemDirectoryW(system_dir, MAX_PATH);
   if (dir_length == 0 || dir_length >= MAX_PATH) {
