@@ -201,10 +201,33 @@ run_tests() {
   # The glue's runtime tests must run here, not skip.
   export XSL_REQUIRE_GLUE_RUNTIME=1
   XSL_BUILD_DIR="$root/build/linux-gcc" XSL_GLUE_EXPECT_TORCH=2.13.0 python3 -m pytest -q tests/python
+  run_python_under_sanitizers
   run_glue_on_pinned_sycl
   run_glue_on_latest_torch
   run_msvc_wine_modules
   log "all tests passed"
+}
+
+# The Python modules built with ASan+UBSan (linux-asan-python), and the tests
+# that drive them through the test driver: all of csrc/python's CPython code
+# runs under the sanitizers. CPython itself is not instrumented, so libasan
+# is preloaded (it must come first), and leak checking is off (CPython keeps
+# its own allocations at exit); UBSan stops at the first report.
+run_python_under_sanitizers() {
+  log "configure + build: linux-asan-python (the Python modules under ASan+UBSan)"
+  cmake --preset linux-asan-python -DPython_EXECUTABLE="$(command -v python3)" >/dev/null
+  cmake --build build/linux-asan-python --target _launcher _zebin _compile xsl_python_package \
+    xsl_ze_test_driver xsl_ze_test_loader xsl_zebin_corpus
+  # In-process tests only: a Python child (the two-device test) would load
+  # libasan after CPython's own allocator, which ASan refuses, and the RSS
+  # checks of the stress tests measure ASan's quarantine, not the modules.
+  log "pytest: the modules' tests under ASan+UBSan"
+  XSL_SANITIZED_MODULES=1 LD_PRELOAD="$(g++ -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 XSL_BUILD_DIR="$root/build/linux-asan-python" \
+    python3 -m pytest -q -p no:cacheprovider tests/python/test_launcher_abi.py \
+    tests/python/test_launcher_call_cache.py tests/python/test_launcher_errors.py \
+    tests/python/test_launcher_scalars.py tests/python/test_launcher_stress.py \
+    tests/python/test_zebin_reader.py -k "not memory_flat and not another_devices_command_list"
 }
 
 # Real MSVC under wine (docs/msvc.md): windows-msvc-wine builds every C++

@@ -16,6 +16,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc"))).resolve()
 
+# XSL_SANITIZED_MODULES=1 (scripts/dev.sh's ASan+UBSan leg): this process
+# runs with libasan preloaded for the instrumented modules; the programs the
+# tests start (ocloc, which dlopens IGC with RTLD_DEEPBIND, refused under
+# ASan) run without it.
+if os.environ.get("XSL_SANITIZED_MODULES") == "1":
+    os.environ.pop("LD_PRELOAD", None)
+
 _package_dir = str(BUILD_DIR / "python")
 # XSL_PACKAGE_FROM_ENVIRONMENT=1: the package under test is the one
 # installed in this environment (a wheel, test_wheel_runtime.py).
