@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 APT_PACKAGES=(
-  cmake ninja-build g++ clang clang-format llvm binutils
+  cmake ninja-build g++ clang clang-format clang-tidy llvm binutils
   libgtest-dev googletest libclang-rt-dev
   intel-opencl-icd libze1 libze-dev
   g++-mingw-w64-x86-64-posix wine64
@@ -180,6 +180,14 @@ run_tests() {
   local presets=(linux-gcc linux-clang linux-asan windows-mingw)
   with_gcc_cache build_preset linux-gcc
   for p in "${presets[@]:1}"; do build_preset "$p"; done
+  # .clang-tidy's curated checks over every C++ file of csrc/, with the
+  # compile commands of the Clang build.
+  log "clang-tidy: csrc/"
+  run-clang-tidy -p build/linux-clang -j 2 -quiet "$root/csrc/" > build/clang-tidy.log 2>&1 || {
+    grep -E "(warning|error):" build/clang-tidy.log >&2 || cat build/clang-tidy.log >&2
+    echo "error: clang-tidy found the problems above (.clang-tidy has the checks; the full log is build/clang-tidy.log)" >&2
+    exit 1
+  }
   # C++20, torch's standard: all of csrc/ (what goes into torch) builds
   # warning-free; the tests run in the C++17 builds (and the glue checks
   # compile xpu.cpp as C++20 in linux-gcc and linux-clang).

@@ -285,9 +285,10 @@ Status LoadedKernel::queryPointer(size_t index, uint64_t address) const {
   ze_memory_allocation_properties_t properties = {};
   properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
   ze_device_handle_t allocation_device = nullptr;
-  // NOLINTNEXTLINE(performance-no-int-to-ptr): the address came from Python.
+  // The address came from Python: an integer by nature.
   const void* pointer =
-      reinterpret_cast<const void*>(static_cast<uintptr_t>(address));
+      reinterpret_cast<const void*>( // NOLINT(performance-no-int-to-ptr)
+          static_cast<uintptr_t>(address));
   const ze_result_t result = ctx.api().zeMemGetAllocProperties(
       ctx.handle(), pointer, &properties, &allocation_device);
   return checkPointerArgument(

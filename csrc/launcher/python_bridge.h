@@ -283,21 +283,22 @@ inline bool packInteger(
     size_t index,
     void* slot);
 
-// Raises the Python exception a failed conversion maps to.
-XSL_BRIDGE_NOINLINE inline bool raisePackError(const PackStatus& status) {
-  PyObject* type = PyExc_ValueError;
-  switch (status.kind()) {
+// The Python exception a failed conversion maps to.
+inline PyObject* packErrorType(PackErrorKind kind) {
+  switch (kind) {
     case PackErrorKind::kType:
-      type = PyExc_TypeError;
-      break;
+      return PyExc_TypeError;
     case PackErrorKind::kOverflow:
-      type = PyExc_OverflowError;
-      break;
+      return PyExc_OverflowError;
     case PackErrorKind::kValue:
-      type = PyExc_ValueError;
       break;
   }
-  raiseError(type, status.error());
+  return PyExc_ValueError;
+}
+
+// Raises the Python exception a failed conversion maps to.
+XSL_BRIDGE_NOINLINE inline bool raisePackError(const PackStatus& status) {
+  raiseError(packErrorType(status.kind()), status.error());
   return false;
 }
 

@@ -62,6 +62,7 @@ constexpr const char* kLoaderOverrideEnv = "XSL_LEVEL_ZERO_LOADER";
 
 // One function table; fields are named like the functions they point to.
 struct Api {
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is a declarator.
 #define XSL_ZE_DECLARE_ENTRY(name) decltype(&::name) name = nullptr;
   XSL_ZE_ENTRY_POINTS(XSL_ZE_DECLARE_ENTRY)
 #undef XSL_ZE_DECLARE_ENTRY

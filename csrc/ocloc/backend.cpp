@@ -283,7 +283,7 @@ class ExecutableBackend final : public OclocBackend {
   std::string executable_;
 };
 
-std::string trim(std::string text) {
+std::string trim(const std::string& text) {
   // ocloc writes the version NUL-terminated.
   const std::string space(" \t\r\n\0", 5);
   const size_t first = text.find_first_not_of(space);
@@ -350,7 +350,7 @@ Expected<std::string> queryOclocVersion(OclocBackend& backend) {
   if (!version) {
     return version.error();
   }
-  std::string trimmed = trim(std::move(*version));
+  std::string trimmed = trim(*version);
   if (trimmed.empty()) {
     return Error(
         backend.description() +

@@ -237,12 +237,18 @@ Expected<CompileResult> compileWithGrfRetry(
     result.attempts.push_back(attempt);
     if (!attempt.ok) {
       if (first_failure.empty()) {
-        first_failure = !build->built ? build->failure
-                                      : compiler_name +
-                " produced an output that is not a readable zebin for "
-                "device '" +
-                options.device + "' with -options '" + flags +
-                "': " + zebin_error;
+        if (!build->built) {
+          first_failure = build->failure;
+        } else {
+          first_failure = compiler_name;
+          first_failure +=
+              " produced an output that is not a readable zebin for device '";
+          first_failure += options.device;
+          first_failure += "' with -options '";
+          first_failure += flags;
+          first_failure += "': ";
+          first_failure += zebin_error;
+        }
       }
       if (!build->built && build->final_failure) {
         break; // another GRF mode cannot fix these

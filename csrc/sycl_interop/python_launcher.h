@@ -166,9 +166,10 @@ inline PyObject* launchKernel(
   if (!bridge::packLaunchArgs(call, *plan, loaded, storage)) {
     return nullptr;
   }
-  // NOLINTNEXTLINE(performance-no-int-to-ptr): Inductor's raw stream.
+  // Inductor's raw stream: the queue's address as an integer.
   sycl::queue* queue =
-      reinterpret_cast<sycl::queue*>(static_cast<uintptr_t>(call.stream));
+      reinterpret_cast<sycl::queue*>( // NOLINT(performance-no-int-to-ptr)
+          static_cast<uintptr_t>(call.stream));
   if (queue == nullptr) {
     queue = runtime.current_queue(held->device);
     if (queue == nullptr) {

@@ -151,7 +151,7 @@ Status readSymbols(
     symbol.section_index = in.u16(at + 6);
     symbol.value = in.u64(at + 8);
     symbol.size = in.u64(at + 16);
-    elf.symbols.push_back(std::move(symbol));
+    elf.symbols.push_back(symbol);
   }
   return Status::success();
 }
@@ -187,7 +187,7 @@ Status readNotes(const Section& section, size_t index, ElfView& elf) {
     }
     note.owner = owner;
     note.desc = in.slice(desc_at, desc_size);
-    elf.intelgt_notes.push_back(std::move(note));
+    elf.intelgt_notes.push_back(note);
     at = next;
   }
   return Status::success();
@@ -338,7 +338,7 @@ Expected<ElfView> readElf(std::string_view bytes) {
     if (raw[i].type != kShtNobits && i != 0) {
       section.data = in.slice(raw[i].offset, raw[i].size);
     }
-    elf.sections.push_back(std::move(section));
+    elf.sections.push_back(section);
   }
   for (size_t i = 1; i < elf.sections.size(); ++i) {
     const Section& section = elf.sections[i];

@@ -905,9 +905,9 @@ Expected<int64_t> parseInt(std::string_view text) {
     if (c >= '0' && c <= '9') {
       digit = static_cast<uint64_t>(c - '0');
     } else if (c >= 'a' && c <= 'f') {
-      digit = static_cast<uint64_t>(c - 'a' + 10);
+      digit = static_cast<uint64_t>(c - 'a') + 10;
     } else if (c >= 'A' && c <= 'F') {
-      digit = static_cast<uint64_t>(c - 'A' + 10);
+      digit = static_cast<uint64_t>(c - 'A') + 10;
     } else {
       digit = base; // not a digit
     }

@@ -112,7 +112,7 @@ Expected<Zebin> readZebin(std::string_view bytes, ZeInfoDetail detail) {
         "log and recompile");
   }
   if (elf->findSection(".symtab") == nullptr) {
-    info->warnings.push_back("no .symtab section (kernel symbols missing)");
+    info->warnings.emplace_back("no .symtab section (kernel symbols missing)");
   }
   for (const KernelInfo& kernel : info->kernels) {
     if (!hasTextSection(*elf, kernel.name)) {

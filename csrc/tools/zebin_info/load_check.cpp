@@ -57,14 +57,14 @@ std::string deviceName(const level_zero::Context& context) {
 bool runLoadCheck(
     std::ostream& out,
     const std::string& file,
-    std::string bytes,
+    const std::string& bytes,
     const std::shared_ptr<level_zero::Context>& context,
     std::string_view only_kernel,
     bool json) {
   const std::string device = deviceName(*context);
   const uint32_t device_index = context->device().index();
   Expected<std::shared_ptr<level_zero::Module>> module =
-      level_zero::Module::create(context, std::move(bytes), file);
+      level_zero::Module::create(context, bytes, file);
   if (!module) {
     if (json) {
       out << "{\"file\":" << jsonString(file) << ",\"device\":" << device_index

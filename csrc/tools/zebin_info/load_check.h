@@ -23,7 +23,7 @@ namespace tools {
 bool runLoadCheck(
     std::ostream& out,
     const std::string& file,
-    std::string bytes,
+    const std::string& bytes,
     const std::shared_ptr<level_zero::Context>& context,
     std::string_view only_kernel,
     bool json);

@@ -81,6 +81,7 @@ std::vector<std::string> utf8Arguments(int argc, char** argv) {
     return args;
   }
 #endif
+  args.reserve(static_cast<size_t>(argc));
   for (int i = 0; i < argc; ++i) {
     args.emplace_back(argv[i]);
   }
