@@ -198,6 +198,7 @@ run_tests() {
     log "ctest: $p"
     ctest --preset "$p" -j2
   done
+  run_threads_under_tsan
   run_msvc_wine
   if [ -x build/linux-asan/tests/fuzz/run_fuzzers.sh ]; then
     log "fuzzers"
@@ -214,6 +215,19 @@ run_tests() {
   run_glue_on_latest_torch
   run_msvc_wine_modules
   log "all tests passed"
+}
+
+# The tests that run threads (the kept-binary cache's concurrent writers,
+# eight threads loading and launching, the reuse pool), built with
+# ThreadSanitizer (linux-tsan, Clang); a reported race fails its test.
+run_threads_under_tsan() {
+  log "configure + build: linux-tsan (the threaded tests under ThreadSanitizer)"
+  cmake --preset linux-tsan >/dev/null
+  cmake --build build/linux-tsan --target common_test xsl_launcher_ze_test level_zero_test \
+    xsl_ze_test_driver xsl_zebin_corpus
+  log "ctest: the threaded tests under ThreadSanitizer"
+  TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/linux-tsan --output-on-failure --no-tests=error \
+    -R "ServesThreadsThatComeAndGo|ConcurrentWritersLeaveOneWholeEntry|EightThreadsLoadAndLaunchConcurrently"
 }
 
 # The Python modules built with ASan+UBSan (linux-asan-python), and the tests
