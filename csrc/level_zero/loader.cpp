@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -68,9 +69,10 @@ const char* defaultLoaderName() noexcept {
 }
 
 std::string loaderName() {
-  const char* value = std::getenv(kLoaderOverrideEnv);
-  if (value != nullptr && value[0] != '\0') {
-    return value;
+  // UTF-8 on Windows too (the wide environment): DynamicLibrary takes UTF-8.
+  std::optional<std::string> value = platform::getEnvUtf8(kLoaderOverrideEnv);
+  if (value && !value->empty()) {
+    return std::move(*value);
   }
   return kDefaultLoader;
 }
