@@ -99,7 +99,9 @@ TRITON_XPU_VERSION_FILE = ".ci/docker/triton_xpu_version.txt"
 PYTORCH_BLOB_URL = "https://github.com/pytorch/pytorch/blob"
 # PRs of the stack in patches/pytorch, by subject (their order may change).
 LAUNCHER_PR = "Enable the XPU static Triton launcher on Windows"
-ZEBIN_PR = "Inductor: use zebin for XPU on Windows when ocloc is available"
+SPIRV_PR = "XPU static launcher: load SPIR-V kernels"
+# What Inductor raised for SPIR-V kernels before that PR.
+SPIRV_REFUSAL = "Static XPU Triton kernel launch does not support SPIR-V kernel."
 
 
 @dataclasses.dataclass
@@ -419,7 +421,20 @@ try:
     info["startup_hook"] = "xpu_static_launcher._startup" in sys.modules
     info["static_launcher"] = hasattr(torch._C, "_StaticXpuLauncher")
     info["kernel_format"] = u.XPU_KERNEL_FORMAT
-    info["utils_patched"] = hasattr(u, "_xpu_kernel_format")
+    info["utils_patched"] = hasattr(u, "get_xpu_kernel_format")
+    # Whether this torch's own Inductor launches SPIR-V statically (the PR
+    # stack's SPIR-V PR), read from its files: install() may have changed
+    # the loaded code already.
+    try:
+        import importlib.util
+        def source(name):
+            with open(importlib.util.find_spec(name).origin, encoding="utf-8") as f:
+                return f.read()
+        heuristics = source("torch._inductor.runtime.triton_heuristics")
+        launcher = source("torch._inductor.runtime.static_triton_launcher")
+        info["torch_launches_spirv"] = %(refusal)r not in heuristics and 'asm.get("spv")' in launcher
+    except Exception:
+        info["torch_launches_spirv"] = None
     try:
         rt = md.version("intel-sycl-rt")
         headers = [str(f.locate()) for f in (md.files("intel-sycl-rt") or []) if f.name == "sycl.hpp"]
@@ -480,7 +495,7 @@ print("XSL-DOCTOR " + json.dumps(info))
 
 
 def probe_torch(probes: Probes) -> dict[str, Any]:
-    code = TORCH_PROBE % {"dists": TRITON_DISTRIBUTIONS}
+    code = TORCH_PROBE % {"dists": TRITON_DISTRIBUTIONS, "refusal": SPIRV_REFUSAL}
     rc, out, err = probes.run([probes.python, "-c", code], timeout=300)
     for line in out.splitlines():
         if line.startswith("XSL-DOCTOR "):
@@ -536,6 +551,17 @@ def driver_gpus(level_zero: Sequence[Finding]) -> list[dict[str, Any]]:
     return []
 
 
+def spirv_launch(info: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Whether this environment's kernels are launched statically as SPIR-V,
+    so that nothing needs ocloc: by this torch itself (built with the PR
+    stack) or by the xpu_static_launcher package (route a), unless the user
+    opted into zebin."""
+    if env.get("TORCHINDUCTOR_XPU_KERNEL_FORMAT") == "zebin":
+        return False
+    torch_itself = info.get("torch_launches_spirv") is True and info.get("kernel_format") == "spv"
+    return torch_itself or spirv_launch_route_a(info, env)
+
+
 def spirv_launch_route_a(info: Mapping[str, Any], env: Mapping[str, str]) -> bool:
     """Whether route (a) launches this environment's kernels statically as
     SPIR-V, so that nothing needs ocloc: the xpu_static_launcher package's
@@ -553,9 +579,9 @@ def spirv_launch_route_a(info: Mapping[str, Any], env: Mapping[str, str]) -> boo
 
 
 SPIRV_LAUNCH_DETAIL = (
-    "The xpu_static_launcher package launches SPIR-V kernels statically: the GPU driver compiles each one at its "
-    "first load and the loaded kernel is kept. ocloc only matters to opt into zebin "
-    "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin)."
+    "Kernels are launched statically as SPIR-V (by this torch, built with the PR stack, or by the "
+    "xpu_static_launcher package): the GPU driver compiles each one at its first load. ocloc only matters to "
+    "opt into zebin (TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin)."
 )
 
 
@@ -569,7 +595,7 @@ def check_ocloc(
     compiles SPIR-V for `gpus` (from the Level Zero check) itself.
     `triton_driver`: whether the installed Triton-XPU can use it (patch
     0002); False turns "the driver instead" into an error, None is unknown.
-    `spirv_launch` (spirv_launch_route_a): kernels are launched statically as
+    `spirv_launch` (spirv_launch()): kernels are launched statically as
     SPIR-V, so a missing or misplaced ocloc is no problem."""
     report = probes.find_ocloc()
     if report.path:
@@ -605,10 +631,9 @@ def check_ocloc(
                 "ocloc",
                 WARNING,
                 f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
-                f'Triton-XPU runs `ocloc` by its bare name, and a torch with the PR stack (its PR "{ZEBIN_PR}") '
-                'asks shutil.which("ocloc"): both look only '
-                "on PATH. xpu_static_launcher.install() puts this folder first on PATH in its own process; "
-                "anything else keeps kernels SPIR-V.",
+                "Triton-XPU runs `ocloc` by its bare name, so only PATH counts when zebin is asked for "
+                "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin, or xpu_static_launcher.install() switching to zebin). "
+                "install() puts this folder first on PATH in its own process.",
                 fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
                 data=dataclasses.asdict(report),
             )
@@ -721,6 +746,16 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
     if fmt == "zebin":
         return [Finding("kernel-format", OK, "XPU_KERNEL_FORMAT resolves to zebin")]
     package = _package(info)
+    if info.get("torch_launches_spirv") is True:
+        return [
+            Finding(
+                "kernel-format",
+                OK,
+                "XPU_KERNEL_FORMAT resolves to spv, and this torch launches SPIR-V kernels statically",
+                f'Its PR "{SPIRV_PR}" (the PR stack) loads SPIR-V in torch._C._StaticXpuLauncher: the GPU driver '
+                "compiles each kernel at its first load, with Triton's build flags.",
+            )
+        ]
     if package.get("kernel_format", fmt) == "spv" and package.get("spirv_launch") is True:
         return [
             Finding(
@@ -767,11 +802,11 @@ def check_kernel_format(probes: Probes, info: Mapping[str, Any]) -> list[Finding
             if info.get("source_build"):
                 fix += (
                     f" Or, as this torch is built from source: rebuild it with the PR stack (its PR "
-                    f'"{ZEBIN_PR}"): {build_with_patches_fix(windows=True)}.'
+                    f'"{SPIRV_PR}"): {build_with_patches_fix(windows=True)}.'
                 )
     else:
-        why = "No ocloc was found on PATH when torch._inductor.utils was imported."
-        fix = "Make ocloc available (see the ocloc finding), or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin."
+        why = "This torch keeps SPIR-V and its Inductor refuses to launch SPIR-V kernels statically."
+        fix = f"{ROUTE_A}; or set TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin with ocloc on PATH (see the ocloc finding)."
     return [
         Finding(
             "kernel-format",
@@ -1510,7 +1545,7 @@ def run_checks(
         probes,
         driver_gpus(level_zero),
         info.get("triton_driver_compiler"),
-        spirv_launch=spirv_launch_route_a(info, probes.env),
+        spirv_launch=spirv_launch(info, probes.env),
     )
     if with_torch:
         add_source_pin(info, [info.get("source_root"), src])

@@ -9,9 +9,8 @@ Published torch wheels (2.13 through 2.15) decide the format once, when
 so on Windows every kernel is kept as SPIR-V, which those releases refuse to
 launch statically. With a SYCL backend that loads SPIR-V (``LOADS_SPIRV``),
 ``inductor_spirv`` lifts that refusal instead and zebin is only an opt-in;
-otherwise zebin is the way. ``enable_zebin()`` applies the rule of the
-PyTorch patch "Inductor: use zebin for XPU on Windows when ocloc is
-available" to a torch that is already installed:
+otherwise zebin is the way. ``enable_zebin()`` switches a torch that is
+already installed, by this rule:
 
 * ``TORCHINDUCTOR_XPU_KERNEL_FORMAT`` ("zebin" or "spv"), when set, wins on
   every platform;

@@ -83,7 +83,7 @@ def test_ocloc_off_path_is_a_warning_with_the_folder_to_add():
     assert finding.severity == doctor.WARNING and "not on PATH" in finding.title
     assert finding.fix.startswith(r"cmd: set PATH=C:\oneAPI\ocloc\latest\bin;%PATH%")
     assert r"PowerShell: $env:PATH = 'C:\oneAPI\ocloc\latest\bin;' + $env:PATH" in finding.fix
-    assert "patch 0003" not in finding.detail and f'PR "{doctor.ZEBIN_PR}"' in finding.detail
+    assert "patch 0003" not in finding.detail and "only PATH counts when zebin is asked for" in finding.detail
 
 
 def test_real_discovery_module_is_loaded():
@@ -108,7 +108,7 @@ def test_ocloc_discovery_module_result_is_used():
     "env,patched,expect",
     [
         ({}, False, "picks spv on Windows"),
-        ({}, True, "No ocloc was found on PATH"),
+        ({}, True, "its Inductor refuses to launch SPIR-V kernels statically"),
         ({"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "spv"}, True, "TORCHINDUCTOR_XPU_KERNEL_FORMAT=spv is set"),
     ],
 )
@@ -792,7 +792,7 @@ def test_the_probe_asks_the_package_about_spirv():
     probe = doctor.TORCH_PROBE
     assert "LOADS_SPIRV" in probe and "spirv_launch_support()" in probe and "is_enabled()" in probe
     assert probe.index("xsl.install(verbose=False)") < probe.index("is_enabled()")
-    probe % {"dists": ()}  # still a valid %-template
+    probe % {"dists": (), "refusal": doctor.SPIRV_REFUSAL}  # still a valid %-template
 
 
 # --------------------------------------------------------------------------
@@ -983,7 +983,23 @@ def test_kernel_format_fix_names_route_b_only_for_a_source_built_torch():
     [wheel] = doctor.check_kernel_format(FakeProbes(), info)
     assert "Route (a)" in wheel.fix and "harness.py" not in wheel.fix and "PR stack" not in wheel.fix
     [built] = doctor.check_kernel_format(FakeProbes(), dict(info, source_build=True))
-    assert f'PR stack (its PR "{doctor.ZEBIN_PR}"): python scripts/harness.py all' in built.fix
+    assert f'PR stack (its PR "{doctor.SPIRV_PR}"): python scripts/harness.py all' in built.fix
+
+
+def test_a_torch_that_launches_spirv_itself_needs_no_ocloc_and_no_package():
+    """A torch built with the PR stack keeps SPIR-V on Windows and launches it
+    statically: the kernel format is fine, and a missing ocloc is too."""
+    info = {"kernel_format": "spv", "utils_patched": True, "torch_launches_spirv": True}
+    [finding] = doctor.check_kernel_format(FakeProbes(), info)
+    assert finding.severity == doctor.OK and "this torch launches SPIR-V kernels statically" in finding.title
+    assert doctor.SPIRV_PR in finding.detail
+    assert doctor.spirv_launch(info, {}) is True
+    # Opting into zebin needs a zebin compiler again.
+    assert doctor.spirv_launch(info, {"TORCHINDUCTOR_XPU_KERNEL_FORMAT": "zebin"}) is False
+    [ocloc] = doctor.check_ocloc(FakeProbes(env={"PATH": r"C:\Windows"}), spirv_launch=True)
+    assert ocloc.severity == doctor.OK and "not needed" in ocloc.title
+    # An unpatched torch is not read as one.
+    assert doctor.spirv_launch(dict(info, torch_launches_spirv=False), {}) is False
 
 
 def test_the_probe_reports_the_device_and_a_source_build():

@@ -43,7 +43,7 @@ NEW_FILE = "new file mode 100644\nindex 0000000000000000000000000000000000000000
 SUBJECTS = [
     "XPU static launcher: fix the capsule leak and the grid-size overflow",
     "Enable the XPU static Triton launcher on Windows",
-    "Inductor: use zebin for XPU on Windows when ocloc is available",
+    "XPU static launcher: load SPIR-V kernels",
     "Run test_static_triton_launcher on XPU Windows",
     "XPU static launcher: cut the per-launch host cost",
 ]

@@ -1,10 +1,15 @@
 """The test code the PR stack adds to PyTorch, run on the installed torch.
 
-PR 3 adds test/inductor/test_xpu_kernel_format.py (CPU only). It is written
-out of the patch and run as PyTorch's CI would (`python <file>`, torch's own
-run_tests), with torch._inductor.utils replaced by the installed utils.py
-with PR 3 applied, in the test process and in the subprocesses it starts.
-With the upstream pre-images at hand (XSL_PYTORCH_PREIMAGES), the patched
+PR 3 ("XPU static launcher: load SPIR-V kernels") changes three of
+Inductor's Python files and adds test/inductor/test_xpu_kernel_format.py
+(CPU only). The test file is written out of the patch and run as PyTorch's
+CI would (`python <file>`, torch's own run_tests), with the installed
+torch's utils.py, static_triton_launcher.py and triton_heuristics.py
+replaced by their PR 3 versions, in the test process and in the
+subprocesses it starts. The same overlay shows that the patched Inductor
+takes SPIR-V kernels for a static launch with their build flags, and that
+the doctor reads such a torch as one that launches SPIR-V itself. With the
+upstream pre-images at hand (XSL_PYTORCH_PREIMAGES), the patched
 test_static_triton_launcher.py is imported and run the same way; without a
 GPU each of its tests skips, which still proves the module loads with this
 torch's test utilities. `scripts/dev.sh test` runs this file on torch 2.13.0
@@ -13,6 +18,7 @@ and on the latest release's wheel (2.15.0).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,25 +30,34 @@ import pytest
 from patchset_support import PATCH_DIR, load_script
 
 patchset = load_script("patchset")
+doctor = load_script("doctor")
 torch = pytest.importorskip("torch")
 
-UTILS = "torch/_inductor/utils.py"
+SPIRV_PR = 2  # index of "XPU static launcher: load SPIR-V kernels"
+# The Inductor modules PR 3 changes, by the file each one is.
+MODULES = {
+    "torch._inductor.utils": "torch/_inductor/utils.py",
+    "torch._inductor.runtime.static_triton_launcher": "torch/_inductor/runtime/static_triton_launcher.py",
+    "torch._inductor.runtime.triton_heuristics": "torch/_inductor/runtime/triton_heuristics.py",
+}
 FORMAT_TEST = "test/inductor/test_xpu_kernel_format.py"
 LAUNCHER_TEST = "test/inductor/test_static_triton_launcher.py"
 PREIMAGES = os.environ.get("XSL_PYTORCH_PREIMAGES", "")
 
-# Imports torch._inductor.utils from the patched file, in every process that
-# has this folder on PYTHONPATH (the tests start subprocesses too).
+# Imports the modules from their patched files, in every process that has
+# this folder on PYTHONPATH (the tests start subprocesses too).
 SITECUSTOMIZE = """
-import importlib.abc, importlib.util, os, sys
+import importlib.abc, importlib.util, json, os, sys
 
-class _PatchedUtils(importlib.abc.MetaPathFinder):
+class _Patched(importlib.abc.MetaPathFinder):
+    files = json.loads(os.environ["XSL_PATCHED_MODULES"])
+
     def find_spec(self, name, path, target=None):
-        if name == "torch._inductor.utils":
-            return importlib.util.spec_from_file_location(name, os.environ["XSL_PATCHED_UTILS"])
+        if name in self.files:
+            return importlib.util.spec_from_file_location(name, self.files[name])
         return None
 
-sys.meta_path.insert(0, _PatchedUtils())
+sys.meta_path.insert(0, _Patched())
 """
 
 
@@ -65,15 +80,20 @@ def _apply(patch, path: str, before: bytes | None) -> bytes:
 
 
 def _overlay(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A folder with the patched utils.py and the import hook, and the environment using it."""
-    series = _series()
-    utils_fix = series.patches()[2]
-    installed = Path(torch.__file__).parent / "_inductor" / "utils.py"
+    """A folder with PR 3's versions of the installed Inductor modules and the
+    import hook, and the environment using it."""
+    spirv_pr = _series().patches()[SPIRV_PR]
+    assert spirv_pr.subject == "XPU static launcher: load SPIR-V kernels"
+    installed = Path(torch.__file__).parent
     overlay = tmp_path / "overlay"
     overlay.mkdir()
-    (overlay / "patched_utils.py").write_bytes(_apply(utils_fix, UTILS, installed.read_bytes()))
+    files = {}
+    for module, path in MODULES.items():
+        patched = overlay / Path(path).name
+        patched.write_bytes(_apply(spirv_pr, path, (installed / Path(path).relative_to("torch")).read_bytes()))
+        files[module] = str(patched)
     (overlay / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    env = dict(os.environ, XSL_PATCHED_UTILS=str(overlay / "patched_utils.py"))
+    env = dict(os.environ, XSL_PATCHED_MODULES=json.dumps(files))
     env["PYTHONPATH"] = os.pathsep.join([str(overlay), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     # With CI set, torch's test utilities write a JUnit report through
     # xmlrunner (unittest-xml-reporting), which these runs do not need.
@@ -94,11 +114,71 @@ def test_the_kernel_format_unit_tests_pass_on_this_torch(tmp_path):
     series = _series()
     overlay, env = _overlay(tmp_path)
     test_file = tmp_path / Path(FORMAT_TEST).name
-    test_file.write_bytes(_apply(series.patches()[2], FORMAT_TEST, None))
+    test_file.write_bytes(_apply(series.patches()[SPIRV_PR], FORMAT_TEST, None))
     output = _run_test_file(test_file, env)
     ran = re.search(r"^Ran (\d+) tests?", output, re.M)
-    assert ran and int(ran.group(1)) == 7, output[-3000:]
+    assert ran and int(ran.group(1)) == 4, output[-3000:]
     assert re.search(r"^OK$", output, re.M) and "skipped" not in output, output[-3000:]
+
+
+# Runs in a process with the overlay: PR 3's Inductor given a Triton SPIR-V
+# kernel (a stand-in CompiledKernel) on XPU.
+SPIRV_INDUCTOR = r"""
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import launcher_support as support
+from torch._inductor.runtime import static_triton_launcher as stl, triton_heuristics as th
+spirv = bytes.fromhex("03022307") + bytes(60)
+flags = "-cl-intel-256-GRF-per-thread"
+compiled = support.StandInCompiledKernel(None, with_scratch_fields=True, spirv=spirv, build_flags=flags)
+calls = []
+class Launcher:
+    @staticmethod
+    def _load_kernel(*args):
+        calls.append(list(args))
+        return (object(), 0, 0)
+kernel = stl.statically_launched_kernel_by_device(compiled, "xpu")
+raw = kernel.cubin_raw
+kernel.__dict__["C_impl"] = Launcher
+kernel.cubin_path = os.path.join(sys.argv[2], "k.spv")
+kernel.load_kernel(0)
+outer = th.StaticTritonCompileResult.can_statically_launch
+nested = [c for c in getattr(outer, "__func__", outer).__code__.co_consts if hasattr(c, "co_consts")]
+print(json.dumps({"raw": raw == spirv, "flags": kernel.build_flags, "call": calls[0][1:],
+                  "refuses": any(sys.argv[3] in c.co_consts for c in nested), "nested": len(nested)}))
+"""
+
+
+def test_the_patched_inductor_takes_spirv_with_its_build_flags(tmp_path):
+    overlay, env = _overlay(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", SPIRV_INDUCTOR, str(Path(__file__).parent), str(tmp_path), doctor.SPIRV_REFUSAL],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    flags = "-cl-intel-256-GRF-per-thread"
+    # asm["spv"], and _load_kernel(path, name, shared, device, build_flags).
+    assert result["raw"] and result["flags"] == flags
+    assert len(result["call"]) == 4 and result["call"][2:] == [0, flags]
+    # can_statically_launch's nested check no longer holds the refusal.
+    assert result["nested"] >= 1 and result["refuses"] is False
+
+
+def test_the_doctor_reads_the_patched_torch_as_launching_spirv(tmp_path):
+    overlay, env = _overlay(tmp_path)
+    code = doctor.TORCH_PROBE % {"dists": doctor.TRITON_DISTRIBUTIONS, "refusal": doctor.SPIRV_REFUSAL}
+    for environment, expected in ((env, True), (dict(os.environ), False)):
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=600
+        )
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("XSL-DOCTOR "))
+        info = json.loads(line[len("XSL-DOCTOR ") :])
+        assert info["torch_launches_spirv"] is expected, info
+        assert info["utils_patched"] is expected, info
 
 
 @pytest.mark.skipif(
@@ -123,8 +203,13 @@ def test_the_patched_launcher_tests_load_on_this_torch(tmp_path):
         "test_launch_with_zero_num_warps_raises",
         "test_zero_grid_dimension_is_a_no_op",
         "test_grid_dimension_over_int32_max_raises",
+        "test_spirv_kernel",
+        "test_format_comes_from_the_content",
+        "test_spirv_reports_what_its_zebin_reports",
+        "test_a_bad_binary_is_one_error_that_names_it",
         "test_non_ascii_cache_path",
         "test_long_cache_path",
         "test_missing_kernel_binary",
+        "test_pointer_check_on_request",
     ):
         assert name in output, name
