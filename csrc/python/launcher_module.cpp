@@ -30,9 +30,9 @@
 #include <utility>
 
 #include "launcher/loaded_kernel.h"
-#include "launcher/python_bridge.h"
 #include "launcher/ze_launch.h"
 #include "level_zero/level_zero.h"
+#include "python/abi/launcher_abi.h"
 #include "python/module_gil.h"
 
 namespace {

@@ -8,7 +8,7 @@
 //
 // torch's devices and context are found as torch finds them, on the libsycl
 // torch loaded (sycl_interop/torch_devices.h); the launch is the glue's
-// (sycl_interop/python_launcher.h). What needs torch is asked of it at the
+// (python/abi/sycl_launcher_abi.h). What needs torch is asked of it at the
 // Python level, only when needed:
 //   - stream=0 (torch's current stream on the kernel's device; Inductor
 //     always passes the stream itself): torch._C._xpu_getCurrentRawStream;
@@ -27,9 +27,9 @@
 #include <optional>
 #include <string>
 
-#include "launcher/python_bridge.h"
+#include "python/abi/launcher_abi.h"
+#include "python/abi/sycl_launcher_abi.h"
 #include "python/module_gil.h"
-#include "sycl_interop/python_launcher.h"
 #include "sycl_interop/torch_devices.h"
 
 #if !defined(XSL_SYCL_BACKEND_MODULE)

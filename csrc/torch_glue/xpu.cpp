@@ -29,8 +29,8 @@
 
 #include <optional>
 
-#include "launcher/python_bridge.h"
-#include "sycl_interop/python_launcher.h"
+#include "python/abi/launcher_abi.h"
+#include "python/abi/sycl_launcher_abi.h"
 #include "torch_interop/tensor_address.h"
 
 namespace {

@@ -4,7 +4,7 @@
 // method returns, without a Python method call per pointer argument (the
 // launcher reads one per tensor argument on every launch). Installed by the
 // PyTorch glue (csrc/torch_glue/xpu.cpp) as the launcher's tensor reader
-// (launcher/python_bridge.h). Needs libtorch_python, so the standalone
+// (python/abi/launcher_abi.h). Needs libtorch_python, so the standalone
 // extension does not use it.
 
 #include <torch/csrc/autograd/python_variable.h>

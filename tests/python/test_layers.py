@@ -18,7 +18,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
 
 # folder -> the folders its files include from. The order of the layers,
 # lowest first: common; file_io, zebin, torch_interop; level_zero; launcher,
-# ocloc; sycl_interop; python, torch_glue, tools.
+# ocloc; sycl_interop; python, tools; torch_glue.
 LAYERS: dict[str, set[str]] = {
     "common": set(),
     "file_io": {"common"},
@@ -28,8 +28,8 @@ LAYERS: dict[str, set[str]] = {
     "launcher": {"common", "file_io", "level_zero", "zebin"},
     "ocloc": {"common", "file_io", "level_zero", "zebin"},
     "sycl_interop": {"common", "launcher", "level_zero"},
-    "python": {"file_io", "launcher", "level_zero", "ocloc", "sycl_interop", "zebin"},
-    "torch_glue": {"launcher", "sycl_interop", "torch_interop"},
+    "python": {"common", "file_io", "launcher", "level_zero", "ocloc", "sycl_interop", "zebin"},
+    "torch_glue": {"python", "torch_interop"},
     "tools": {"common", "file_io", "level_zero", "zebin"},
 }
 RANK = {
@@ -42,15 +42,12 @@ RANK = {
     "ocloc": 3,
     "sycl_interop": 4,
     "python": 5,
-    "torch_glue": 5,
+    "torch_glue": 6,
     "tools": 5,
 }
-# The files outside csrc/python that hold CPython code: the glue (it becomes
-# torch's own xpu.cpp), the glue's tensor read, and one header each of the
-# launcher and the SYCL interop that csrc/python builds its modules from.
+# The files outside csrc/python that hold CPython code: the glue, which
+# becomes torch's own xpu.cpp, and its tensor read.
 CPYTHON_OUTSIDE_PYTHON = {
-    "launcher/python_bridge.h",
-    "sycl_interop/python_launcher.h",
     "torch_glue/xpu.cpp",
     "torch_glue/xpu.h",
     "torch_interop/tensor_address.h",

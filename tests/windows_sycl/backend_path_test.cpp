@@ -1,8 +1,8 @@
 // The package backend's SYCL path (csrc/sycl_interop: torchXpuDevices(),
 // SyclKernel::load and SyclKernel::launch with the launcher core's plan,
-// storage and geometry, as python_launcher.h drives them) on the Windows SYCL
-// runtime over the test driver's stand-in ze_loader.dll, under wine. Built by
-// MSVC; no GPU: the launch is the test driver's record of it.
+// storage and geometry, as python/abi/sycl_launcher_abi.h drives them) on the
+// Windows SYCL runtime over the test driver's stand-in ze_loader.dll, under
+// wine. Built by MSVC; no GPU: the launch is the test driver's record of it.
 //
 // One Unified Runtime adapter per process: ctest runs these cases once per
 // adapter, choosing it by the test driver's device IP version and naming the
@@ -137,8 +137,8 @@ std::unique_ptr<SyclKernel> loadKernel(
   return loaded.ok() ? std::move(*loaded) : nullptr;
 }
 
-// Slot i holds `pointer` as python_launcher.h packs a tensor's data_ptr(),
-// checked in the kernel's context as it checks it.
+// Slot i holds `pointer` as python/abi/sycl_launcher_abi.h packs a tensor's
+// data_ptr(), checked in the kernel's context as it checks it.
 void packPointer(
     launcher::LoadedKernel& kernel,
     launcher::ArgStorage& storage,

@@ -16,7 +16,7 @@
 #include <string>
 #include <utility>
 
-#include "launcher/python_bridge.h"
+#include "python/abi/launcher_abi.h"
 #include "sycl_interop/sycl_kernel.h"
 
 namespace xsl {
