@@ -255,14 +255,12 @@ def record_line(name: str, data: bytes) -> list[str]:
 
 def write_wheel(out: Path, files: dict[str, bytes], version: str, tag: str) -> Path:
     dist_info = f"{DIST_NAME}-{version}.dist-info"
-    entry_points = "[console_scripts]\nzebin-info-py = xpu_static_launcher.zebin:main\n"
     wheel_meta = (
         f"Wheel-Version: 1.0\nGenerator: xpu-static-launcher build_wheel.py\nRoot-Is-Purelib: false\nTag: {tag}\n"
     )
     content = dict(files)
     content[f"{dist_info}/METADATA"] = metadata(version).encode()
     content[f"{dist_info}/WHEEL"] = wheel_meta.encode()
-    content[f"{dist_info}/entry_points.txt"] = entry_points.encode()
     rows = [record_line(name, data) for name, data in content.items()]
     rows.append([f"{dist_info}/RECORD", "", ""])
     record = io.StringIO()

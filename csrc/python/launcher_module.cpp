@@ -414,34 +414,6 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
       driver);
 }
 
-// (None, device name) when `device` can load kernels, else (kind, message)
-// with kind "no-level-zero" (no loader, driver or Intel GPU) or "bad-device".
-PyObject* deviceStatus(PyObject* /*module*/, PyObject* device_obj) {
-  uint32_t device_index = 0;
-  if (!parseDeviceIndex(device_obj, &device_index)) {
-    return nullptr;
-  }
-  PyThreadState* released = PyEval_SaveThread(); // touches no Python
-  const xsl::level_zero::DeviceAccess access =
-      xsl::level_zero::openDevice(device_index);
-  std::string text = access.message;
-  if (access.context) {
-    auto props = access.context->device().properties();
-    text = props ? props->name : std::string("unknown device");
-  }
-  PyEval_RestoreThread(released);
-  if (access.problem == xsl::level_zero::DeviceProblem::kNone) {
-    return Py_BuildValue(
-        "(Os#)", Py_None, text.data(), static_cast<Py_ssize_t>(text.size()));
-  }
-  const char* kind =
-      access.problem == xsl::level_zero::DeviceProblem::kBadDevice
-      ? "bad-device"
-      : "no-level-zero";
-  return Py_BuildValue(
-      "(ss#)", kind, text.data(), static_cast<Py_ssize_t>(text.size()));
-}
-
 // Function pointer casts through void(*)(void) are how CPython method tables
 // take METH_FASTCALL functions; they are called back with the right type.
 // Each doc starts with a text signature ("name(args)\n--\n\n"), so
@@ -520,12 +492,6 @@ PyMethodDef kModuleMethods[] = {
      kernelInfo,
      METH_O,
      "_kernel_info(function) -> dict of the loaded kernel's metadata."},
-    {"_device_status",
-     deviceStatus,
-     METH_O,
-     "_device_status(device) -> (None, device name) when kernels can load "
-     "on device, else (kind, message): kind 'no-level-zero' or "
-     "'bad-device'."},
     XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 

@@ -208,10 +208,3 @@ def test_read_file_messages_match_the_cpp_reader(tmp_path: Path) -> None:
         f.truncate((1 << 30) + 1)  # sparse
     with pytest.raises(OSError, match="is larger than 1024 MiB"):
         zebin.read_file(huge)
-
-
-def test_zebin_info_py_reports_an_empty_file_like_zebin_info(tmp_path: Path, capsys) -> None:
-    empty = tmp_path / "empty.zebin"
-    empty.write_bytes(b"")
-    assert zebin.main([str(empty)]) == 1
-    assert "is empty (0 bytes)" in capsys.readouterr().err
