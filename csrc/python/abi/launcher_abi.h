@@ -85,66 +85,15 @@ inline const char* typeName(PyObject* obj) {
 #define XSL_FLOAT_VALUE(obj) PyFloat_AS_DOUBLE(obj)
 #endif
 
-// Where CPython's int layout is known (longintrepr.h: 30-bit digits; the
-// digit count and sign in ob_size before 3.12, in long_value.lv_tag since),
-// ints of up to two digits are read inline: every launch argument is one,
-// and a call to PyLong_AsLongLongAndOverflow per argument was the largest
-// single cost of a launch. nanobind reads compact ints the same way. Other
-// versions and builds use the API.
-#if !defined(Py_LIMITED_API) && defined(PyLong_SHIFT) && PyLong_SHIFT == 30 && \
-    PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030F0000
-#define XSL_READ_PYLONG_DIGITS 1
+// Exact ints of one CPython digit (|value| < 2**30, "compact") are read
+// inline through PyUnstable_Long_IsCompact/CompactValue (CPython 3.12 on):
+// every launch argument but an address is one, and a call to
+// PyLong_AsLongLongAndOverflow per argument was the largest single cost of
+// a launch. Older versions, the limited API and larger ints use that call.
+#if !defined(Py_LIMITED_API) && PY_VERSION_HEX >= 0x030C0000
+#define XSL_COMPACT_INTS 1
 #else
-#define XSL_READ_PYLONG_DIGITS 0
-#endif
-
-#if XSL_READ_PYLONG_DIGITS
-// An exact int's sign and digit count, read from CPython's layout.
-struct IntDigits {
-  const digit* values;
-  uintptr_t count;
-  bool negative;
-};
-
-inline IntDigits intDigits(PyObject* obj) {
-  const auto* number = reinterpret_cast<const PyLongObject*>(obj);
-#if PY_VERSION_HEX >= 0x030C0000
-  const uintptr_t tag = number->long_value.lv_tag;
-  return IntDigits{
-      number->long_value.ob_digit,
-      tag >> _PyLong_NON_SIZE_BITS,
-      (tag & _PyLong_SIGN_MASK) == 2};
-#else
-  const Py_ssize_t size = Py_SIZE(obj);
-  return IntDigits{
-      number->ob_digit,
-      static_cast<uintptr_t>(size < 0 ? -size : size),
-      size < 0};
-#endif
-}
-
-// The magnitude of an int of at most two digits (below 2**60); false for
-// larger ones. ob_digit[0] is always allocated (zero may leave it unset), so
-// it is read unconditionally and selected away for zero.
-inline bool twoDigitMagnitude(const IntDigits& digits, uint64_t* magnitude) {
-  if (digits.count > 2) {
-    return false;
-  }
-  const uint64_t low = digits.values[0];
-  uint64_t value = digits.count == 0 ? 0 : low;
-  if (digits.count == 2) {
-    value |= static_cast<uint64_t>(digits.values[1]) << PyLong_SHIFT;
-  }
-  *magnitude = value;
-  return true;
-}
-
-// A non-negative exact int below 2**60 (an address); false for anything
-// else, including negative ints (the caller's checked path reports those).
-inline bool smallAddress(PyObject* obj, uint64_t* address) {
-  const IntDigits digits = intDigits(obj);
-  return !digits.negative && twoDigitMagnitude(digits, address);
-}
+#define XSL_COMPACT_INTS 0
 #endif
 
 // The launch hot path: an exact Python int that fits in int64. An exact int
@@ -155,12 +104,10 @@ inline bool exactInt64(PyObject* obj, int64_t* out) {
   if (!PyLong_CheckExact(obj)) {
     return false;
   }
-#if XSL_READ_PYLONG_DIGITS
-  const IntDigits digits = intDigits(obj);
-  uint64_t magnitude = 0;
-  if (twoDigitMagnitude(digits, &magnitude)) {
-    const int64_t value = static_cast<int64_t>(magnitude);
-    *out = digits.negative ? -value : value;
+#if XSL_COMPACT_INTS
+  const auto* number = reinterpret_cast<const PyLongObject*>(obj);
+  if (PyUnstable_Long_IsCompact(number)) {
+    *out = static_cast<int64_t>(PyUnstable_Long_CompactValue(number));
     return true;
   }
 #endif
@@ -536,13 +483,6 @@ inline bool pointerValue(PyObject* obj, size_t index, uint64_t* address) {
     *address = 0;
     return true;
   }
-#if XSL_READ_PYLONG_DIGITS
-  // Addresses are never negative: one sign test instead of exactInt64's
-  // signed conversion (launch hot path).
-  if (PyLong_CheckExact(obj) && smallAddress(obj, address)) {
-    return true;
-  }
-#endif
   int64_t value = 0;
   if (exactInt64(obj, &value) && value >= 0) {
     *address = static_cast<uint64_t>(value);
