@@ -68,7 +68,7 @@ function(xsl_torch_sycl_target target)
 endfunction()
 
 # The package's torch-free SYCL backend (csrc/python/sycl_launcher_module.cpp):
-# the glue's launch (csrc/sycl_interop) with torch's devices and context found
+# the glue's launch (csrc/sycl_launch) with torch's devices and context found
 # on the SYCL runtime. It links Python and libsycl only, so one build serves
 # every torch on that libsycl major; it is named for that major,
 # _sycl_launcher_sycl<N>, so one wheel can carry one per major (the Python
@@ -93,7 +93,7 @@ function(xsl_sycl_backend_settings target module abi3)
 endfunction()
 
 function(xsl_add_sycl_backend)
-  if(NOT TARGET xsl_sycl_interop)
+  if(NOT TARGET xsl_sycl_launch)
     return() # SyclRuntime.cmake said why
   endif()
   set(module _sycl_launcher_sycl${XSL_SYCL_MAJOR})
@@ -105,7 +105,7 @@ function(xsl_add_sycl_backend)
   if(stale)
     file(REMOVE ${stale})
   endif()
-  xsl_add_python_extension(${module} SOURCES sycl_launcher_module.cpp LIBS xsl_sycl_interop)
+  xsl_add_python_extension(${module} SOURCES sycl_launcher_module.cpp LIBS xsl_sycl_launch)
   xsl_sycl_backend_settings(${module} ${module} ${XSL_SYCL_BACKEND_ABI3})
   # One target name whatever the major (dev.sh, the tests' builds).
   add_custom_target(_sycl_launcher DEPENDS ${module})

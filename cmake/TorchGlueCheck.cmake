@@ -1,4 +1,4 @@
-# The PyTorch glue (csrc/torch_glue/xpu.cpp), unchanged, compiled as C++20
+# The PyTorch glue (csrc/pytorch/xpu.cpp), unchanged, compiled as C++20
 # (what torch >= 2.13 builds with) against real headers: the installed torch
 # wheel's, those of the releases `tests/torch_glue/torch_headers.py fetch`
 # unpacked into build/torch-headers/<version>/include (scripts/dev.sh setup),
@@ -37,7 +37,7 @@ function(xsl_add_torch_glue_checks)
     list(GET parts 1 include)
     string(MAKE_C_IDENTIFIER "${version}" id)
     set(target "xsl_torch_glue_check_torch${id}")
-    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/csrc/torch_glue/xpu.cpp")
+    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/csrc/pytorch/xpu.cpp")
     set_target_properties(${target} PROPERTIES CXX_STANDARD 20)
     target_include_directories(${target} SYSTEM PRIVATE
       "${generated}" "${include}" "${include}/torch/csrc/api/include"

@@ -972,7 +972,7 @@ class Manifest:
     glue_source: str
     glue_dest: str
     replaces_guard: str
-    helper_dirs: list[str]
+    helpers: list[str]  # folders and files under csrc/
     helper_patterns: list[str]
     helper_dest: str
     build_list_file: str
@@ -989,8 +989,11 @@ class Manifest:
 
 def _helper_files(repo: Path, manifest: Manifest) -> list[str]:
     found: list[str] = []
-    for directory in manifest.helper_dirs:
-        base = repo / "csrc" / directory
+    for helper in manifest.helpers:
+        base = repo / "csrc" / helper
+        if base.is_file():
+            found.append(helper)
+            continue
         if not base.is_dir():
             continue
         for path in sorted(base.rglob("*")):

@@ -7,7 +7,7 @@
 // libsycl torch loaded. XSL_SYCL_BACKEND_MODULE names the module.
 //
 // torch's devices and context are found as torch finds them, on the libsycl
-// torch loaded (sycl_interop/torch_devices.h); the launch is the glue's
+// torch loaded (sycl_launch/torch_devices.h); the launch is the glue's
 // (python/abi/sycl_launcher_abi.h). What needs torch is asked of it at the
 // Python level, only when needed:
 //   - stream=0 (torch's current stream on the kernel's device; Inductor
@@ -30,7 +30,7 @@
 #include "python/abi/launcher_abi.h"
 #include "python/abi/sycl_launcher_abi.h"
 #include "python/module_gil.h"
-#include "sycl_interop/torch_devices.h"
+#include "sycl_launch/torch_devices.h"
 
 #if !defined(XSL_SYCL_BACKEND_MODULE)
 #error \
@@ -44,7 +44,7 @@
 namespace {
 
 namespace bridge = xsl::launcher::python;
-namespace interop = xsl::sycl_interop;
+namespace interop = xsl::sycl_launch;
 
 long long backendDeviceCount() {
   const interop::TorchXpuDevices& found = interop::torchXpuDevices();

@@ -4,8 +4,8 @@ glue, side by side in one process with real torch tensors, on the real SYCL
 runtime (libsycl + the Unified Runtime's Level Zero adapter + the test
 driver, in no-record mode):
 
-- glue: csrc/torch_glue/xpu.cpp (the test module _xsl_glue_launcher), which
-  reads a tensor's address in C++ (torch_interop/tensor_address.h, needs
+- glue: csrc/pytorch/xpu.cpp (the test module _xsl_glue_launcher), which
+  reads a tensor's address in C++ (pytorch/tensor_address.h, needs
   libtorch_python);
 - backend_full: the backend (csrc/python/sycl_launcher_module.cpp) built for
   the full API: torch.TensorBase.data_ptr, looked up once, vectorcalled;
@@ -14,7 +14,7 @@ driver, in no-record mode):
   through checked functions;
 - backend_ints: backend_abi3 given the same addresses as ints (no data_ptr).
 
-Both launch through the same sycl_interop code on the same queue, so the
+Both launch through the same sycl_launch code on the same queue, so the
 difference is the argument reading. The kernel has 8 arguments (7 tensors,
 1 int); the tensors are torch CPU tensors over device memory of the test
 driver (torch.frombuffer), so data_ptr() is that memory's address. Times are

@@ -1,4 +1,4 @@
-"""The PyTorch glue (csrc/torch_glue/xpu.cpp, the test module
+"""The PyTorch glue (csrc/pytorch/xpu.cpp, the test module
 _xsl_glue_launcher on the c10::xpu shim) and the package's torch-free SYCL
 backend (xpu_static_launcher._sycl_launcher) run for real: launching
 through libsycl, the Unified Runtime's Level Zero adapter and the test

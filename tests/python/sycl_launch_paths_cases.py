@@ -1,5 +1,5 @@
 """One kernel launched through both of the SYCL launch's paths
-(csrc/sycl_interop/sycl_kernel.cpp): appended directly to an in-order
+(csrc/sycl_launch/sycl_kernel.cpp): appended directly to an in-order
 queue's immediate list (adapter v2), and submitted through SYCL on a queue
 that batches. Both set arguments and the group size on the same Level Zero
 kernel; each launch must reach the driver with its own.

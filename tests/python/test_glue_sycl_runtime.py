@@ -100,7 +100,7 @@ CONFIGS: dict[str, dict[str, str]] = {
 }
 
 
-# The backend shares the glue's launch (csrc/sycl_interop); what is its own
+# The backend shares the glue's launch (csrc/sycl_launch); what is its own
 # is where devices, context and stream 0 come from, and the tensor read:
 # two devices on each adapter cover those, forced batches the queue check.
 BACKEND_CONFIGS = ("v1-two-devices", "v2-two-devices", "v2-batched", "v2-spirv")

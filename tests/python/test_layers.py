@@ -17,40 +17,38 @@ CSRC = Path(__file__).resolve().parents[2] / "csrc"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
 
 # folder -> the folders its files include from. The order of the layers,
-# lowest first: common; file_io, zebin, torch_interop; level_zero; launcher,
-# ocloc; sycl_interop; python, tools; torch_glue.
+# lowest first: common; file_io, zebin; level_zero; launcher, ocloc;
+# sycl_launch; python, tools; pytorch.
 LAYERS: dict[str, set[str]] = {
     "common": set(),
     "file_io": {"common"},
     "zebin": {"common"},
-    "torch_interop": set(),
     "level_zero": {"common", "zebin"},
     "launcher": {"common", "file_io", "level_zero", "zebin"},
     "ocloc": {"common", "file_io", "level_zero", "zebin"},
-    "sycl_interop": {"common", "launcher", "level_zero"},
-    "python": {"common", "file_io", "launcher", "level_zero", "ocloc", "sycl_interop", "zebin"},
-    "torch_glue": {"python", "torch_interop"},
+    "sycl_launch": {"common", "launcher", "level_zero"},
+    "python": {"common", "file_io", "launcher", "level_zero", "ocloc", "sycl_launch", "zebin"},
+    "pytorch": {"python"},
     "tools": {"common", "file_io", "level_zero", "zebin"},
 }
 RANK = {
     "common": 0,
     "file_io": 1,
     "zebin": 1,
-    "torch_interop": 1,
     "level_zero": 2,
     "launcher": 3,
     "ocloc": 3,
-    "sycl_interop": 4,
+    "sycl_launch": 4,
     "python": 5,
-    "torch_glue": 6,
+    "pytorch": 6,
     "tools": 5,
 }
 # The files outside csrc/python that hold CPython code: the glue, which
 # becomes torch's own xpu.cpp, and its tensor read.
 CPYTHON_OUTSIDE_PYTHON = {
-    "torch_glue/xpu.cpp",
-    "torch_glue/xpu.h",
-    "torch_interop/tensor_address.h",
+    "pytorch/xpu.cpp",
+    "pytorch/xpu.h",
+    "pytorch/tensor_address.h",
 }
 CPYTHON = re.compile(r"#\s*include\s+<Python\.h>|\bPyObject\b")
 

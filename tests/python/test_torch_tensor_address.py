@@ -1,4 +1,4 @@
-"""csrc/torch_interop/tensor_address.h against the real libtorch of the
+"""csrc/pytorch/tensor_address.h against the real libtorch of the
 installed torch wheel: the C++ tensor reader the PyTorch glue installs must
 return exactly what Tensor.data_ptr() returns, and decline (so data_ptr()
 decides and raises) for everything it cannot read the same way.
@@ -17,7 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[2]
-PROBE = REPO / "tests" / "cpp" / "torch_interop" / "tensor_address_probe.cpp"
+PROBE = REPO / "tests" / "cpp" / "pytorch" / "tensor_address_probe.cpp"
 
 
 @pytest.fixture(scope="module")

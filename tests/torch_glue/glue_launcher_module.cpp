@@ -1,4 +1,4 @@
-// _xsl_glue_launcher: the PyTorch glue (csrc/torch_glue/xpu.cpp) as a test
+// _xsl_glue_launcher: the PyTorch glue (csrc/pytorch/xpu.cpp) as a test
 // module, on the c10::xpu shim, so the runtime cases run it as PyTorch
 // would (torch._C._StaticXpuLauncher). `stream` is a sycl::queue*, 0 is
 // torch's current stream, and device and context are c10::xpu's.

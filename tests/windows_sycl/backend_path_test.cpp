@@ -1,4 +1,4 @@
-// The package backend's SYCL path (csrc/sycl_interop: torchXpuDevices(),
+// The package backend's SYCL path (csrc/sycl_launch: torchXpuDevices(),
 // SyclKernel::load and SyclKernel::launch with the launcher core's plan,
 // storage and geometry, as python/abi/sycl_launcher_abi.h drives them) on the
 // Windows SYCL runtime over the test driver's stand-in ze_loader.dll, under
@@ -27,13 +27,13 @@
 #include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
 #include "launcher/native_binary_cache.h"
-#include "sycl_interop/sycl_kernel.h"
-#include "sycl_interop/torch_devices.h"
+#include "sycl_launch/sycl_kernel.h"
+#include "sycl_launch/torch_devices.h"
 #include "test_driver_client.h"
 #include "test_paths.h"
 
 namespace xsl {
-namespace sycl_interop {
+namespace sycl_launch {
 namespace {
 
 constexpr sycl::backend kLevelZero = sycl::backend::ext_oneapi_level_zero;
@@ -442,5 +442,5 @@ TEST(WindowsSyclBackendPath, LoadErrorsNameTheFileAndKernel) {
 }
 
 } // namespace
-} // namespace sycl_interop
+} // namespace sycl_launch
 } // namespace xsl

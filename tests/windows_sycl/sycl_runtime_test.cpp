@@ -1,7 +1,7 @@
 // The Windows SYCL runtime (sycl<N>.dll, the Unified Runtime and its Level
 // Zero adapter from the intel-sycl-rt wheels) over the test driver's stand-in
 // ze_loader.dll, under wine: the SYCL interop calls the glue makes
-// (csrc/sycl_interop), each checked on what the driver recorded. Built by
+// (csrc/sycl_launch), each checked on what the driver recorded. Built by
 // MSVC; no GPU: the launch is the test driver's record of it.
 
 #include <gtest/gtest.h>

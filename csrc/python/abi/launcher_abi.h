@@ -2,7 +2,7 @@
 
 // The CPython half of _launch_kernel/_load_kernel, shared by the standalone
 // extension (csrc/python/launcher_module.cpp) and the PyTorch glue
-// (csrc/torch_glue/xpu.cpp) so both convert and reject Python values the same
+// (csrc/pytorch/xpu.cpp) so both convert and reject Python values the same
 // way. Header-only and not part of the xsl_launcher library (which has no
 // Python); include <Python.h> (or torch/csrc/python_headers.h) first.
 //
@@ -422,7 +422,7 @@ inline bool packFloating(
 
 // Reads a tensor's address without calling its data_ptr() method. The
 // PyTorch glue installs one when its module initializes
-// (torch_interop/tensor_address.h); the standalone extension, which has no
+// (pytorch/tensor_address.h); the standalone extension, which has no
 // libtorch, leaves it null. False sends the object through data_ptr().
 using TensorAddressReader = bool (*)(PyObject* obj, uint64_t* address);
 inline TensorAddressReader tensor_address_reader = nullptr;

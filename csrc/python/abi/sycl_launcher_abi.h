@@ -1,7 +1,7 @@
 #pragma once
 
 // _load_kernel and _launch_kernel of torch._C._StaticXpuLauncher on SYCL,
-// shared by the PyTorch glue (csrc/torch_glue/xpu.cpp) and the package's
+// shared by the PyTorch glue (csrc/pytorch/xpu.cpp) and the package's
 // torch-free backend (csrc/python/sycl_launcher_module.cpp). They differ
 // only in where the device, context and current queue come from: c10::xpu
 // for the glue, torch's own rules re-applied on the SYCL runtime for the
@@ -17,10 +17,10 @@
 #include <utility>
 
 #include "python/abi/launcher_abi.h"
-#include "sycl_interop/sycl_kernel.h"
+#include "sycl_launch/sycl_kernel.h"
 
 namespace xsl {
-namespace sycl_interop {
+namespace sycl_launch {
 
 // Where a launcher finds torch's XPU devices. Each function that can fail
 // returns empty/null with a Python error set.
@@ -215,5 +215,5 @@ PyObject* newLauncherType(const char* qualified_name) {
   return PyType_FromSpec(&spec);
 }
 
-} // namespace sycl_interop
+} // namespace sycl_launch
 } // namespace xsl

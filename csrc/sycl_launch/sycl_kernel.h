@@ -1,7 +1,7 @@
 #pragma once
 
 // The SYCL half of a static launch, shared by the PyTorch glue
-// (csrc/torch_glue/xpu.cpp, which gets device, context and queue from
+// (csrc/pytorch/xpu.cpp, which gets device, context and queue from
 // c10::xpu) and the package's torch-free backend (csrc/python/
 // sycl_launcher_module.cpp, which finds them as torch does,
 // torch_devices.h):
@@ -26,7 +26,7 @@
 #include "launcher/loaded_kernel.h"
 
 namespace xsl {
-namespace sycl_interop {
+namespace sycl_launch {
 
 // Members are destroyed in reverse order: the sycl::kernel (which only
 // borrows the Level Zero handles) goes before the handles themselves.
@@ -78,5 +78,5 @@ class SyclKernel {
 // reads it).
 bool adapterAppendsInOrder(const sycl::device& device);
 
-} // namespace sycl_interop
+} // namespace sycl_launch
 } // namespace xsl

@@ -9,10 +9,10 @@
 // Everything but the c10 interop below is the tested launcher core of
 // xpu-static-launcher (loading, argument plan, packing, geometry, pointer
 // checks, the CPython conversions, and the SYCL half of the launch in
-// sycl_interop/: a sycl::kernel over our Level Zero kernel, the launch on
+// sycl_launch/: a sycl::kernel over our Level Zero kernel, the launch on
 // the sycl::queue*); see docs/launcher.md there. This file gives it torch's
 // devices, context and current stream from c10::xpu, and torch's errors.
-// Tensor arguments are read in C++ (torch_interop/tensor_address.h), tested
+// Tensor arguments are read in C++ (pytorch/tensor_address.h), tested
 // there against the real libtorch of the torch wheel.
 // No platform guard: this builds with MSVC (Windows) and GCC/Clang alike.
 
@@ -31,11 +31,11 @@
 
 #include "python/abi/launcher_abi.h"
 #include "python/abi/sycl_launcher_abi.h"
-#include "torch_interop/tensor_address.h"
+#include "pytorch/tensor_address.h"
 
 namespace {
 
-namespace interop = xsl::sycl_interop;
+namespace interop = xsl::sycl_launch;
 
 // torch's devices, context and current stream, as upstream code asks for
 // them; c10 errors become Python errors in HANDLE_TH_ERRORS below.
@@ -82,7 +82,7 @@ PyObject* launchKernel(
 bool StaticXpuLauncher_init(PyObject* module) {
   // Tensor arguments: their address in C++, not a data_ptr() call each.
   xsl::launcher::python::tensor_address_reader =
-      xsl::torch_interop::plainTensorAddress;
+      xsl::pytorch::plainTensorAddress;
   PyObject* type = interop::newLauncherType<loadKernel, launchKernel>(
       "torch._C._StaticXpuLauncher");
   if (type == nullptr) {

@@ -1,4 +1,4 @@
-// Test module for csrc/torch_interop/tensor_address.h, built against the
+// Test module for csrc/pytorch/tensor_address.h, built against the
 // real libtorch of the installed torch wheel by
 // tests/python/test_torch_tensor_address.py:
 //   address(obj) -> int (the reader's address) or None (the reader declined).
@@ -7,13 +7,13 @@
 
 #include <cstdint>
 
-#include "torch_interop/tensor_address.h"
+#include "pytorch/tensor_address.h"
 
 namespace {
 
 PyObject* address(PyObject* /*module*/, PyObject* obj) {
   uint64_t value = 0;
-  if (!xsl::torch_interop::plainTensorAddress(obj, &value)) {
+  if (!xsl::pytorch::plainTensorAddress(obj, &value)) {
     Py_RETURN_NONE;
   }
   return PyLong_FromUnsignedLongLong(value);

@@ -3,7 +3,7 @@
 // A plain torch.Tensor's data address read in C++: what its data_ptr()
 // method returns, without a Python method call per pointer argument (the
 // launcher reads one per tensor argument on every launch). Installed by the
-// PyTorch glue (csrc/torch_glue/xpu.cpp) as the launcher's tensor reader
+// PyTorch glue (csrc/pytorch/xpu.cpp) as the launcher's tensor reader
 // (python/abi/launcher_abi.h). Needs libtorch_python, so the standalone
 // extension does not use it.
 
@@ -13,7 +13,7 @@
 #include <exception>
 
 namespace xsl {
-namespace torch_interop {
+namespace pytorch {
 
 // True with `*address` set for a torch.Tensor or nn.Parameter (exact types)
 // with storage. False for anything else, and when reading the address fails:
@@ -36,5 +36,5 @@ inline bool plainTensorAddress(PyObject* obj, uint64_t* address) noexcept {
   }
 }
 
-} // namespace torch_interop
+} // namespace pytorch
 } // namespace xsl

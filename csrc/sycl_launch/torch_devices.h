@@ -20,7 +20,7 @@
 #include <vector>
 
 namespace xsl {
-namespace sycl_interop {
+namespace sycl_launch {
 
 struct TorchXpuDevices {
   std::vector<sycl::device> devices;
@@ -43,5 +43,5 @@ constexpr bool contextFromTorchQueue() {
 #endif
 }
 
-} // namespace sycl_interop
+} // namespace sycl_launch
 } // namespace xsl

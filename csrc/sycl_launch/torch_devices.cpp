@@ -1,9 +1,9 @@
-#include "sycl_interop/torch_devices.h"
+#include "sycl_launch/torch_devices.h"
 
 #include <exception>
 
 namespace xsl {
-namespace sycl_interop {
+namespace sycl_launch {
 namespace {
 
 // torch's test, deprecated in SYCL 2020 but what torch asks: iGPUs share
@@ -87,5 +87,5 @@ const TorchXpuDevices& torchXpuDevices() {
   return *found;
 }
 
-} // namespace sycl_interop
+} // namespace sycl_launch
 } // namespace xsl

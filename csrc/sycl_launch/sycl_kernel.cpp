@@ -1,4 +1,4 @@
-#include "sycl_interop/sycl_kernel.h"
+#include "sycl_launch/sycl_kernel.h"
 
 #include <cctype>
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include "level_zero/loader.h"
 
 namespace xsl {
-namespace sycl_interop {
+namespace sycl_launch {
 namespace {
 
 using launcher::ArgPlan;
@@ -225,5 +225,5 @@ Status SyclKernel::launch(
   return Status::success();
 }
 
-} // namespace sycl_interop
+} // namespace sycl_launch
 } // namespace xsl
