@@ -169,21 +169,12 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
     return nullptr;
   }
 
-  auto* held = new KernelCapsule();
+  auto held = std::make_unique<KernelCapsule>();
   held->kernel = std::move(*loaded);
   const long long n_regs = held->kernel->registerCount();
   const long long n_spills = held->kernel->spillCount();
-  PyObject* capsule = PyCapsule_New(held, kCapsuleName, destroyKernelCapsule);
-  if (capsule == nullptr) {
-    delete held;
-    return nullptr;
-  }
-  if (PyCapsule_SetContext(capsule, held) < 0) {
-    Py_DECREF(capsule); // the destructor frees `held`
-    return nullptr;
-  }
-  // "N" hands our capsule reference to the tuple (upstream's "O" leaked it).
-  return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);
+  return py::loadResult(
+      std::move(held), kCapsuleName, destroyKernelCapsule, n_regs, n_spills);
 }
 
 PyObject* launchKernel(
@@ -209,18 +200,11 @@ PyObject* launchKernel(
     case py::Prepared::kReady:
       break;
   }
-  // py::packLaunchArgs, with the held-arguments test shared with the launch
-  // below: a launch repeating every argument is checked and set once.
+  // The held-arguments test is shared with the launch below: a launch
+  // repeating every argument is checked and set once.
   ArgStorage storage(plan->args.size());
-  if (!py::packArgValues(call.args, *plan, storage)) {
-    return nullptr;
-  }
-  const bool held_args = kernel.holdsArgs(*plan, storage);
-  if (!held_args &&
-      !py::checkPointerArgs(
-          *plan, storage, [&kernel](size_t index, uint64_t address) {
-            return kernel.checkPointer(index, address);
-          })) {
+  bool held_args = false;
+  if (!py::packLaunchArgs(call, *plan, kernel, storage, &held_args)) {
     return nullptr;
   }
   if (held->default_list == nullptr) {

@@ -194,7 +194,7 @@ def test_dynamic_shared_memory_is_the_trailing_local_argument(kernels_zebin, rec
     args = records.launch(0)["args"]
     assert len(args) == 5
     assert args[4]["is_null"] and args[4]["size"] == 256
-    with pytest.raises(RuntimeError, match="shared is 0"):
+    with pytest.raises(ValueError, match="shared is 0; pass the kernel's metadata.shared"):
         L._launch_kernel(function, 2, 1, 1, 2, 0, "OiOO", (buffers[0], 64, None, None), 0)
 
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -794,26 +795,68 @@ inline Prepared prepareLaunch(
       cache, call->arg_types, call->args, [&kernel](std::string_view codes) {
         return kernel.planFor(codes);
       });
-  return *plan == nullptr ? Prepared::kError : Prepared::kReady;
+  if (*plan == nullptr) {
+    return Prepared::kError;
+  }
+  if ((*plan)->binds_shared_memory && call->shared_bytes == 0) {
+    raise(
+        PyExc_ValueError,
+        "kernel '" + kernel.name() +
+            "' takes a dynamic shared memory argument but shared is 0; pass "
+            "the kernel's metadata.shared");
+    return Prepared::kError;
+  }
+  return Prepared::kReady;
 }
 
+// Packs `args` into `storage` and checks its pointers in the kernel's
+// context. `held` (optional) tells whether the kernel's Level Zero handle
+// already holds exactly these argument bytes.
 inline bool packLaunchArgs(
     const LaunchCall& call,
     const ArgPlan& plan,
     const LoadedKernel& kernel,
-    ArgStorage& storage) {
+    ArgStorage& storage,
+    bool* held = nullptr) {
   if (!packArgValues(call.args, plan, storage)) {
     return false;
   }
   // Arguments the kernel handle already holds were checked when they were
   // set: a launch repeating all of them skips the pointer checks.
-  if (kernel.holdsArgs(plan, storage)) {
+  const bool holds = kernel.holdsArgs(plan, storage);
+  if (held != nullptr) {
+    *held = holds;
+  }
+  if (holds) {
     return true;
   }
   return checkPointerArgs(
       plan, storage, [&kernel](size_t index, uint64_t address) {
         return kernel.checkPointer(index, address);
       });
+}
+
+// What _load_kernel returns, (function, n_regs, n_spills): `held` goes into
+// a capsule named `name` that `destroy` frees; the capsule's context points
+// at it too, for the launch's read without a name compare. "N" hands the
+// capsule reference to the tuple (upstream's "O" leaked it).
+template <typename Held>
+PyObject* loadResult(
+    std::unique_ptr<Held> held,
+    const char* name,
+    PyCapsule_Destructor destroy,
+    long long n_regs,
+    long long n_spills) {
+  PyObject* capsule = PyCapsule_New(held.get(), name, destroy);
+  if (capsule == nullptr) {
+    return nullptr;
+  }
+  Held* owned = held.release(); // the capsule owns it now
+  if (PyCapsule_SetContext(capsule, owned) < 0) {
+    Py_DECREF(capsule); // `destroy` frees `owned`
+    return nullptr;
+  }
+  return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);
 }
 
 // The argument count check both launchers start with.

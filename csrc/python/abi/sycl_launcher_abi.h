@@ -96,6 +96,10 @@ inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
   if (!context) {
     return nullptr;
   }
+  // The file read and the module build (a SPIR-V compile can take a
+  // while) touch no Python: other threads run meanwhile, as with the Level
+  // Zero launcher.
+  PyThreadState* released = PyEval_SaveThread();
   auto loaded = SyclKernel::load(
       *sycl_device,
       *context,
@@ -104,6 +108,7 @@ inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
       load.name,
       static_cast<uint64_t>(load.shared),
       load.options);
+  PyEval_RestoreThread(released);
   if (!loaded) {
     return bridge::raiseError(PyExc_RuntimeError, loaded.error());
   }
@@ -115,18 +120,12 @@ inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
   held->device = index;
   const long long n_regs = held->kernel->loaded().registerCount();
   const long long n_spills = held->kernel->loaded().spillCount();
-  PyObject* capsule =
-      PyCapsule_New(held.get(), kKernelCapsuleName, destroyPythonSyclKernel);
-  if (capsule == nullptr) {
-    return nullptr;
-  }
-  PythonSyclKernel* owned = held.release(); // the capsule owns it now
-  if (PyCapsule_SetContext(capsule, owned) < 0) {
-    Py_DECREF(capsule);
-    return nullptr;
-  }
-  // "N": the tuple takes our capsule reference (upstream's "O" leaked it).
-  return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);
+  return bridge::loadResult(
+      std::move(held),
+      kKernelCapsuleName,
+      destroyPythonSyclKernel,
+      n_regs,
+      n_spills);
 }
 
 // _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
@@ -155,12 +154,6 @@ inline PyObject* launchKernel(
       Py_RETURN_NONE;
     case bridge::Prepared::kReady:
       break;
-  }
-  if (plan->binds_shared_memory && call.shared_bytes == 0) {
-    return bridge::raise(
-        PyExc_ValueError,
-        "kernel '" + loaded.name() +
-            "' takes a dynamic shared memory argument but shared is 0");
   }
   launcher::ArgStorage storage(plan->args.size());
   if (!bridge::packLaunchArgs(call, *plan, loaded, storage)) {
