@@ -122,6 +122,8 @@ class LoadedKernel {
 
   // True when the kernel handle holds exactly these argument values of
   // `plan` (set by the last launch), so nothing needs setting or checking.
+  // Saves 6 of 62 ns per 8-argument launch, 62 of 292 ns at 64, by skipping
+  // the pointer checks and the per-argument compare (bench_launch.py).
   bool holdsArgs(const ArgPlan& plan, const ArgStorage& storage) const {
     return set_arg_cache_.all_set_for == &plan &&
         (plan.args.empty() ||
@@ -134,6 +136,8 @@ class LoadedKernel {
   // Last values set on the Level Zero kernel, so launches that repeat an
   // argument skip the driver call (argument state persists on the kernel
   // handle). Owned here because it describes this handle.
+  // Saves 96 of 158 ns per 8-argument launch, 880 of 1,170 ns at 64
+  // (bench_launch.py, CPython 3.11, test driver: the set-argument calls).
   struct SetArgCache {
     // By kernel argument index: the 8-byte slot last set (arg_plan.h: zeros
     // above the size) and its size, 0 when not set or unknown.
