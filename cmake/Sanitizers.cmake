@@ -9,3 +9,16 @@ if(XSL_SANITIZE)
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${XSL_SANITIZE})
 endif()
+
+# XSL_COVERAGE instruments everything we build for gcov (GCC); scripts/dev.sh
+# coverage reads the counts with gcovr.
+option(XSL_COVERAGE "Build with gcov coverage counters (GCC)" OFF)
+if(XSL_COVERAGE)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    message(FATAL_ERROR "XSL_COVERAGE is for GCC builds")
+  endif()
+  # Atomic counters: tests run launches on several threads, and plain
+  # counters lose updates there (gcov then reports negative branch counts).
+  add_compile_options(--coverage -fprofile-update=atomic)
+  add_link_options(--coverage)
+endif()

@@ -451,11 +451,50 @@ run_fuzz_campaign() {
   log "fuzz campaign done"
 }
 
+# Line coverage of the C++ (gcov counters of the linux-coverage build, read
+# by gcovr over csrc/) and of the Python package and scripts (coverage.py,
+# in the pytest process and the Python subprocesses the tests start), from
+# ctest and the main pytest run. Reports in build/coverage/.
+run_coverage() {
+  check_free_space 8
+  setup
+  python3 -m pip install -q -r scripts/requirements-coverage.txt
+  local out="$root/build/coverage"
+  rm -rf "$out"
+  mkdir -p "$out"
+  log "configure + build: linux-coverage"
+  cmake --preset linux-coverage >/dev/null
+  cmake --build --preset linux-coverage
+  find build/linux-coverage -name '*.gcda' -delete
+  log "ctest: linux-coverage"
+  ctest --preset linux-coverage -j2
+  log "pytest under coverage.py"
+  cat > "$out/coveragerc" <<EOF_RC
+[run]
+data_file = $out/python.data
+parallel = true
+patch = subprocess
+source =
+    $root/scripts
+    $root/build/linux-coverage/python/xpu_static_launcher
+EOF_RC
+  XSL_BUILD_DIR="$root/build/linux-coverage" XSL_GLUE_EXPECT_TORCH=2.13.0 \
+    python3 -m coverage run --rcfile="$out/coveragerc" -m pytest -q -p no:cacheprovider tests/python
+  python3 -m coverage combine --rcfile="$out/coveragerc" -q
+  python3 -m coverage report --rcfile="$out/coveragerc" > "$out/python.txt"
+  python3 -m gcovr --root "$root" --filter "$root/csrc/" --object-directory build/linux-coverage \
+    --txt "$out/cpp.txt" --print-summary > "$out/cpp-summary.txt"
+  cat "$out/cpp-summary.txt"
+  echo "python: $(tail -1 "$out/python.txt")"
+  log "coverage done (build/coverage/cpp.txt, build/coverage/python.txt)"
+}
+
 case "${1:-}" in
   setup) setup ;;
   run) check_free_space 3; setup; build_preset linux-gcc; run_main ;;
   test) setup_lint; run_lint; check_free_space 18; setup; run_tests ;;
   lint) setup_lint; run_lint ;;
   fuzz) run_fuzz_campaign "${2:-}" ;;
-  *) echo "usage: scripts/dev.sh run|test|lint|setup|fuzz [executions]" >&2; exit 2 ;;
+  coverage) run_coverage ;;
+  *) echo "usage: scripts/dev.sh run|test|lint|setup|fuzz [executions]|coverage" >&2; exit 2 ;;
 esac

@@ -531,13 +531,6 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
 } // namespace readers
 
 Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
-  // Nearly every `.ze_info` is IGC's own: read it in one pass, and leave
-  // the rest (and every error and warning) to the tree reader.
-  if (detail != ZeInfoDetail::kExecutionOnly) {
-    if (std::optional<ZeInfo> info = readers::parseIgcLayout(text, detail)) {
-      return std::move(*info);
-    }
-  }
   return readers::parseTree(text, detail);
 }
 
