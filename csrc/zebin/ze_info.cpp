@@ -531,6 +531,14 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
 } // namespace readers
 
 Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
+  // Nearly every `.ze_info` is IGC's own: read it in one pass, and leave
+  // the rest (and every error and warning) to the tree reader. Saves 8.7 of
+  // 27.8 us per warm-start kernel load (bench_triton_load.py, adapter v1).
+  if (detail != ZeInfoDetail::kExecutionOnly) {
+    if (std::optional<ZeInfo> info = readers::parseIgcLayout(text, detail)) {
+      return std::move(*info);
+    }
+  }
   return readers::parseTree(text, detail);
 }
 

@@ -1,10 +1,15 @@
 #pragma once
 
-// The `.ze_info` reader behind parseZeInfo (zebin.h): yaml.h's document
-// tree, then the schema. Any document in yaml.h's subset; every error and
-// warning.
+// The two `.ze_info` readers behind parseZeInfo (zebin.h) and what they
+// share. The tree reader takes any document in yaml.h's subset and gives
+// every error and warning; the IGC layout reader takes only the layout IGC
+// writes, with known keys and valid values, in one pass without a node
+// tree, and declines anything else, which then goes to the tree reader.
+// Whatever the layout reader accepts, the tree reader reads to the same
+// ZeInfo (the corpus and fuzz tests hold them to that).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,7 +31,13 @@ using MiscInfos = std::vector<std::pair<std::string, std::vector<ArgInfo>>>;
 
 Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail);
 
-// The keys the reader knows, in one table.
+// nullopt: not in IGC's layout, or not valid (the tree reader says why).
+// `detail`: kFull or kLaunch.
+std::optional<ZeInfo> parseIgcLayout(
+    std::string_view text,
+    ZeInfoDetail detail = ZeInfoDetail::kFull);
+
+// The keys both readers know, in one place so that they cannot disagree.
 // Integer fields (counts: never negative) and text fields by key, nullptr
 // for other keys.
 int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key);
