@@ -208,3 +208,31 @@ def test_read_file_messages_match_the_cpp_reader(tmp_path: Path) -> None:
         f.truncate((1 << 30) + 1)  # sparse
     with pytest.raises(OSError, match="is larger than 1024 MiB"):
         zebin.read_file(huge)
+
+
+def test_the_launch_metadata_matches_pyyaml(zebin_corpus: Path, manifest: dict[str, Any]) -> None:
+    """The .ze_info fields a launch is planned and checked from (and that the
+    Level Zero test driver sizes arguments with, through this same reader)
+    against an independent reader: pyelftools for the section, PyYAML for
+    the text."""
+    yaml = pytest.importorskip("yaml")
+    keys = ("arg_type", "offset", "size", "arg_index", "addrmode", "addrspace", "access_type")
+    checked = 0
+    for entry in manifest["files"]:
+        data = (zebin_corpus / entry["file"]).read_bytes()
+        document = yaml.safe_load(pyelftools_ze_info(data))
+        ours = {k["name"]: k for k in zebin.read_zebin(data)["kernels"]}
+        assert set(ours) == {k["name"] for k in document["kernels"]}, entry["file"]
+        for kernel in document["kernels"]:
+            mine = ours[kernel["name"]]
+            env = kernel["execution_env"]
+            assert (mine["simd_size"], mine["grf_count"]) == (env["simd_size"], env["grf_count"]), entry["file"]
+            assert mine["slm_size"] == env.get("slm_size", 0), entry["file"]
+            expected = [
+                {key: p.get(key, None if key == "arg_index" else "") for key in keys}
+                for p in kernel.get("payload_arguments", [])
+            ]
+            got = [{key: p[key] for key in keys} for p in mine["payload_arguments"]]
+            assert got == expected, (entry["file"], kernel["name"])
+            checked += 1
+    assert checked >= 60
