@@ -17,7 +17,7 @@ namespace launcher {
 namespace {
 
 struct MadeModule {
-  std::shared_ptr<level_zero::Module> module;
+  std::shared_ptr<const KernelModule> module;
   bool from_kept_binary = false;
 };
 
@@ -75,8 +75,7 @@ Expected<MadeModule> moduleFromSpirv(
     PooledBuffer entry;
     if (std::optional<std::string_view> kept =
             cache.find(key, lookup, entry.bytes(), &warning)) {
-      auto module =
-          level_zero::Module::create(context, *kept, utf8_path, flags);
+      auto module = KernelModule::create(context, *kept, utf8_path, flags);
       if (module) {
         made.module = std::move(*module);
         made.from_kept_binary = true;
@@ -91,7 +90,7 @@ Expected<MadeModule> moduleFromSpirv(
     }
   }
   std::string native;
-  auto module = level_zero::Module::create(
+  auto module = KernelModule::create(
       context, spirv, utf8_path, flags, cache.enabled() ? &native : nullptr);
   if (!module) {
     return std::move(module).error();
@@ -112,7 +111,9 @@ Expected<MadeModule> moduleFromSpirv(
 namespace {
 
 struct SpirvKernel {
+  std::shared_ptr<const KernelModule> module;
   level_zero::Kernel kernel;
+  const zebin::KernelInfo* info = nullptr;
   bool from_kept_binary = false;
   std::string flags; // what it was built with
 };
@@ -137,11 +138,17 @@ Expected<SpirvKernel> spirvKernel(
     if (!made) {
       return std::move(made).error();
     }
-    auto kernel = level_zero::Kernel::create(made->module, kernel_name);
+    const zebin::KernelInfo* info = nullptr;
+    auto kernel = made->module->createKernel(kernel_name, &info);
     if (!kernel) {
       return std::move(kernel).error();
     }
-    return SpirvKernel{std::move(*kernel), made->from_kept_binary, with};
+    return SpirvKernel{
+        std::move(made->module),
+        std::move(*kernel),
+        info,
+        made->from_kept_binary,
+        with};
   };
   Expected<SpirvKernel> first = build(flags);
   if (!first) {
@@ -185,7 +192,7 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
   if (Status read = file_io::readFileInto(utf8_path, buffer); !read) {
     return read.error();
   }
-  auto format = level_zero::binaryFormat(buffer, utf8_path);
+  auto format = zebin::binaryFormat(buffer, utf8_path);
   if (!format) {
     return std::move(format).error();
   }
@@ -193,8 +200,10 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
   std::vector<std::string> warnings;
   std::optional<std::string> built_with = options.build_flags;
   bool from_kept_binary = false;
+  std::shared_ptr<const KernelModule> module;
+  const zebin::KernelInfo* info = nullptr;
   Expected<level_zero::Kernel> kernel = Error("not loaded");
-  if (*format == level_zero::BinaryFormat::kSpirv) {
+  if (*format == zebin::BinaryFormat::kSpirv) {
     Expected<SpirvKernel> spirv = spirvKernel(
         context,
         buffer,
@@ -207,21 +216,27 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
     if (spirv) {
       from_kept_binary = spirv->from_kept_binary;
       built_with = std::move(spirv->flags);
+      module = std::move(spirv->module);
+      info = spirv->info;
       kernel = std::move(spirv->kernel);
     } else {
       kernel = std::move(spirv).error();
     }
   } else {
-    auto module = level_zero::Module::create(
-        std::move(context), buffer, utf8_path, flags);
-    kernel = module
-        ? level_zero::Kernel::create(std::move(*module), kernel_name)
-        : Expected<level_zero::Kernel>(std::move(module).error());
+    auto made =
+        KernelModule::create(std::move(context), buffer, utf8_path, flags);
+    if (made) {
+      module = std::move(*made);
+      kernel = module->createKernel(kernel_name, &info);
+    } else {
+      kernel = std::move(made).error();
+    }
   }
   if (!kernel) {
     return std::move(kernel).error();
   }
-  std::unique_ptr<LoadedKernel> loaded(new LoadedKernel(std::move(*kernel)));
+  std::unique_ptr<LoadedKernel> loaded(
+      new LoadedKernel(std::move(module), std::move(*kernel), info));
   loaded->build_flags_ = std::move(built_with);
   loaded->load_warnings_ = std::move(warnings);
   loaded->from_kept_binary_ = from_kept_binary;
@@ -232,7 +247,7 @@ int64_t LoadedKernel::registerCount() const noexcept {
   return tritonRegisterCount(
       tritonMetadataRule(),
       build_flags_ ? std::string_view(*build_flags_)
-                   : std::string_view(kernel_.module().buildOptions()));
+                   : std::string_view(module_->buildOptions()));
 }
 
 int64_t LoadedKernel::spillCount() const noexcept {
@@ -269,7 +284,7 @@ Expected<const ArgPlan*> LoadedKernel::planFor(std::string_view type_codes) {
   if (plan_ && plan_->type_codes == type_codes) {
     return plan_.get();
   }
-  auto plan = compileArgPlan(type_codes, name(), kernel_.info().user_arguments);
+  auto plan = compileArgPlan(type_codes, name(), info_->user_arguments);
   if (!plan) {
     return std::move(plan).error();
   }

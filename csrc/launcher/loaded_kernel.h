@@ -22,6 +22,7 @@
 
 #include "common/expected.h"
 #include "launcher/arg_plan.h"
+#include "launcher/kernel_module.h"
 #include "launcher/native_binary_cache.h"
 #include "level_zero/level_zero.h"
 
@@ -75,6 +76,15 @@ class LoadedKernel {
   const level_zero::Kernel& kernel() const noexcept {
     return kernel_;
   }
+  // The kernel's .ze_info metadata (threads_per_warp, spill_bytes,
+  // user_arguments).
+  const zebin::KernelInfo& info() const noexcept {
+    return *info_;
+  }
+  // The module it came from (format, build options, every kernel's metadata).
+  const KernelModule& module() const noexcept {
+    return *module_;
+  }
   const level_zero::Context& context() const noexcept {
     return kernel_.module().context();
   }
@@ -95,7 +105,7 @@ class LoadedKernel {
 
   // Sub-group size the kernel runs with (Triton's threads per warp).
   uint32_t threadsPerWarp() const noexcept {
-    return kernel_.info().threads_per_warp;
+    return info_->threads_per_warp;
   }
 
   // The plan for `type_codes`, compiled on first use and kept: Inductor
@@ -167,10 +177,15 @@ class LoadedKernel {
   // zeMemGetAllocProperties + checkPointerArgument.
   Status queryPointer(size_t index, uint64_t address) const;
 
-  explicit LoadedKernel(level_zero::Kernel kernel)
-      : kernel_(std::move(kernel)) {}
+  LoadedKernel(
+      std::shared_ptr<const KernelModule> module,
+      level_zero::Kernel kernel,
+      const zebin::KernelInfo* info)
+      : module_(std::move(module)), kernel_(std::move(kernel)), info_(info) {}
 
+  std::shared_ptr<const KernelModule> module_;
   level_zero::Kernel kernel_;
+  const zebin::KernelInfo* info_; // owned by module_
   std::optional<std::string> build_flags_;
   std::vector<std::string> load_warnings_;
   bool from_kept_binary_ = false;

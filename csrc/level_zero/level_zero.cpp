@@ -29,41 +29,6 @@ std::string boundedString(const char* text, size_t capacity) {
           : static_cast<size_t>(static_cast<const char*>(nul) - text));
 }
 
-std::string deviceLabel(const Device& device) {
-  return "XPU device " + std::to_string(device.index());
-}
-
-// A 4-byte little-endian .note.intelgt.compat value, 0 when absent.
-uint32_t intelGtNote(const zebin::ElfView& elf, uint32_t type) {
-  for (const zebin::Note& note : elf.intelgt_notes) {
-    if (note.owner == "IntelGT" && note.type == type && note.desc.size() >= 4) {
-      uint32_t value = 0;
-      for (size_t i = 4; i-- > 0;) {
-        value = (value << 8) | static_cast<unsigned char>(note.desc[i]);
-      }
-      return value;
-    }
-  }
-  return 0;
-}
-
-// Why the driver refused a native binary: it was built for another GPU.
-std::string anotherArchitecture(const Device& device, const zebin::Zebin& bin) {
-  const uint32_t family = intelGtNote(bin.elf, zebin::kNoteProductFamily);
-  std::string target = family != 0 ? "product family " +
-          std::to_string(family) + " in its .note.intelgt.compat"
-                                   : "no product family note";
-  Expected<DeviceProperties> props = device.properties();
-  std::string here = deviceLabel(device);
-  if (props) {
-    char id[16];
-    std::snprintf(id, sizeof(id), "0x%04x", props->device_id);
-    here += " ('" + props->name + "', PCI device id " + id + ")";
-  }
-  return "the zebin is for another GPU architecture (" + target + ") than " +
-      here + ": compile the kernel for this device";
-}
-
 // Every driver the loader lists, in its order.
 Expected<std::vector<ze_driver_handle_t>> listDrivers(const Api& api) {
   uint32_t count = 0;
@@ -105,6 +70,10 @@ Expected<std::vector<ze_device_handle_t>> listDevices(
 } // namespace
 
 // ---------------------------------------------------------------- Device
+
+std::string deviceLabel(const Device& device) {
+  return "XPU device " + std::to_string(device.index());
+}
 
 Expected<uint32_t> Device::count(const Api& api, uint32_t driver_index) {
   Expected<std::vector<ze_driver_handle_t>> drivers = listDrivers(api);
@@ -446,13 +415,14 @@ ModuleBuild buildModule(
     const Context& context,
     ze_device_handle_t device,
     std::string_view bytes,
-    bool spirv,
+    ModuleFormat format,
     const std::string& flags) {
   const Api& api = context.api();
   ze_module_desc_t desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
-  desc.format = spirv ? ZE_MODULE_FORMAT_IL_SPIRV : ZE_MODULE_FORMAT_NATIVE;
+  desc.format = format == ModuleFormat::kSpirv ? ZE_MODULE_FORMAT_IL_SPIRV
+                                               : ZE_MODULE_FORMAT_NATIVE;
   desc.inputSize = bytes.size();
   desc.pInputModule = reinterpret_cast<const uint8_t*>(bytes.data());
   desc.pBuildFlags = flags.c_str();
@@ -489,102 +459,54 @@ Expected<std::string> nativeBinary(
 Expected<std::shared_ptr<Module>> Module::create(
     std::shared_ptr<Context> context,
     std::string_view bytes,
+    ModuleFormat format,
     std::string source_name,
     std::string_view build_flags,
-    std::string* native_binary) {
-  Expected<BinaryFormat> format = binaryFormat(bytes, source_name);
-  if (!format) {
-    return std::move(format).error();
-  }
+    ze_result_t* result) {
   std::shared_ptr<Module> module(new Module());
   module->context_ = std::move(context);
   module->source_name_ = std::move(source_name);
-  module->format_ = *format;
-  const bool spirv = *format == BinaryFormat::kSpirv;
-  Expected<zebin::Zebin> parsed = Error("");
-  if (spirv) {
-    if (Status valid = zebin::checkSpirv(bytes, module->source_name_); !valid) {
-      return valid.error();
-    }
-  } else {
-    // The reader's message ("legacy patch-token binary", "truncated
-    // section") says far more than the driver's INVALID_NATIVE_BINARY would.
-    // kLaunch: the payload and args_info lists are read and checked, but
-    // not kept (see zeInfo()).
-    parsed = zebin::readZebin(bytes, zebin::ZeInfoDetail::kLaunch);
-    if (!parsed) {
-      return parsed.error().withContext(module->source_name_);
-    }
-  }
-
   const Context& ctx = *module->context_;
-  // The flags go to the driver as they are, for both formats, as
-  // Triton-XPU's loader passes them; for a native binary the driver keeps
-  // the GRF mode the binary was compiled with.
   const std::string flags(build_flags);
   ModuleBuild built =
-      buildModule(ctx, ctx.device().handle(), bytes, spirv, flags);
-  const ze_result_t result = built.result;
-  module->module_ = built.module;
-  if (result != ZE_RESULT_SUCCESS) {
-    const std::string& log_text = built.log;
-    std::string message =
-        zeError(
-            "zeModuleCreate",
-            result,
-            module->source_name_ + " on " + deviceLabel(ctx.device()))
-            .message();
-    if (spirv) {
-      message += "; the driver could not build the SPIR-V with build flags '" +
-          flags + "'";
-    }
-    if (!log_text.empty()) {
-      message += "; build log: " + log_text;
-    }
-    if (result == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY && !spirv) {
-      message += "; " + anotherArchitecture(ctx.device(), *parsed);
-    } else if (log_text.empty()) {
-      message += "; the driver gave no build log";
-    }
-    return Error(std::move(message));
+      buildModule(ctx, ctx.device().handle(), bytes, format, flags);
+  if (result != nullptr) {
+    *result = built.result;
   }
-  if (!spirv) {
-    // The ELF view points into the bytes, which go when this returns (the
-    // driver keeps what it needs): a module keeps only what outlives them.
-    if (const zebin::Section* options =
-            parsed->elf.findSection(".misc.buildOptions")) {
-      module->build_options_ = std::string(options->data);
-    }
-    module->ze_info_ = std::move(parsed->ze_info);
+  module->module_ = built.module;
+  if (built.result == ZE_RESULT_SUCCESS) {
     return module;
   }
-  // SPIR-V: the metadata comes from the native binary the driver made, read
-  // as a zebin is.
-  module->build_options_ = flags;
-  Expected<std::string> native = nativeBinary(
-      ctx.api(),
-      module->module_,
-      module->source_name_ + " on " + deviceLabel(ctx.device()));
-  if (!native) {
-    return std::move(native).error();
+  const bool spirv = format == ModuleFormat::kSpirv;
+  std::string message =
+      zeError(
+          "zeModuleCreate",
+          built.result,
+          module->source_name_ + " on " + deviceLabel(ctx.device()))
+          .message();
+  if (spirv) {
+    message += "; the driver could not build the SPIR-V with build flags '" +
+        flags + "'";
   }
-  Expected<zebin::Zebin> compiled =
-      zebin::readZebin(*native, zebin::ZeInfoDetail::kLaunch);
-  if (!compiled) {
-    return compiled.error().withContext(
-        "the native binary the driver compiled from " + module->source_name_);
+  if (!built.log.empty()) {
+    message += "; build log: " + built.log;
+  } else if (spirv || built.result != ZE_RESULT_ERROR_INVALID_NATIVE_BINARY) {
+    message += "; the driver gave no build log";
   }
-  module->ze_info_ = std::move(compiled->ze_info);
-  if (native_binary != nullptr) {
-    *native_binary = std::move(*native);
-  }
-  return module;
+  return Error(std::move(message));
 }
 
 Module::~Module() {
   if (module_ != nullptr) {
     context_->api().zeModuleDestroy(module_);
   }
+}
+
+Expected<std::string> Module::nativeBinary() const {
+  return level_zero::nativeBinary(
+      context_->api(),
+      module_,
+      source_name_ + " on " + deviceLabel(context_->device()));
 }
 
 Expected<std::vector<std::string>> Module::driverKernelNames() const {
@@ -613,13 +535,6 @@ Expected<std::vector<std::string>> Module::driverKernelNames() const {
 Expected<Kernel> Kernel::create(
     std::shared_ptr<Module> module,
     std::string_view name) {
-  const zebin::KernelInfo* info = module->zeInfo().findKernel(name);
-  if (info == nullptr) {
-    return Error(
-        "kernel " + quoted(name) + " not found in " + module->sourceName() +
-        "; the zebin has: " + module->zeInfo().kernelNames() +
-        " (pass one of these names)");
-  }
   const Api& table = module->context().api();
   // Made only for an error: loading many kernels builds no message.
   const auto label = [name](const Module& source) {
@@ -628,7 +543,8 @@ Expected<Kernel> Kernel::create(
   ze_kernel_desc_t desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
-  desc.pKernelName = info->name.c_str();
+  std::string kernel_name(name);
+  desc.pKernelName = kernel_name.c_str();
   ze_kernel_handle_t handle = nullptr;
   ze_result_t result = table.zeKernelCreate(module->handle(), &desc, &handle);
   if (result != ZE_RESULT_SUCCESS) {
@@ -637,7 +553,7 @@ Expected<Kernel> Kernel::create(
   Kernel kernel;
   kernel.api_ = &table;
   kernel.module_ = std::move(module);
-  kernel.info_ = info;
+  kernel.name_ = std::move(kernel_name);
   kernel.kernel_ = handle;
 
   ze_kernel_properties_t props;
@@ -665,7 +581,7 @@ Expected<Kernel> Kernel::create(
 Kernel::Kernel(Kernel&& other) noexcept
     : api_(other.api_),
       module_(std::move(other.module_)),
-      info_(other.info_),
+      name_(std::move(other.name_)),
       properties_(other.properties_),
       kernel_(other.kernel_) {
   other.kernel_ = nullptr;
@@ -676,7 +592,7 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
     reset();
     api_ = other.api_;
     module_ = std::move(other.module_);
-    info_ = other.info_;
+    name_ = std::move(other.name_);
     properties_ = other.properties_;
     kernel_ = other.kernel_;
     other.kernel_ = nullptr;
@@ -702,8 +618,8 @@ Status Kernel::setGroupSize(uint32_t x, uint32_t y, uint32_t z) const {
     return zeError(
         "zeKernelSetGroupSize",
         result,
-        "kernel " + quoted(info_->name) + " group size (" + std::to_string(x) +
-            ", " + std::to_string(y) + ", " + std::to_string(z) + ")");
+        "kernel " + quoted(name_) + " group size (" + std::to_string(x) + ", " +
+            std::to_string(y) + ", " + std::to_string(z) + ")");
   }
   return Status::success();
 }
@@ -716,7 +632,7 @@ Status Kernel::setArgumentValue(uint32_t index, size_t size, const void* value)
     return zeError(
         "zeKernelSetArgumentValue",
         result,
-        "kernel " + quoted(info_->name) + " argument " + std::to_string(index) +
+        "kernel " + quoted(name_) + " argument " + std::to_string(index) +
             " (" + std::to_string(size) + " bytes)");
   }
   return Status::success();

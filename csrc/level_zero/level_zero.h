@@ -1,9 +1,11 @@
 #pragma once
 
 // RAII handles over the Level Zero API and the few calls the launcher needs:
-// device by index, context, module from zebin bytes, kernel by name, kernel
-// and device properties, argument setting, launches on an immediate command
-// list, allocations and pointer queries.
+// device by index, context, module from native or SPIR-V bytes, kernel by
+// name, kernel and device properties, argument setting, launches on an
+// immediate command list, allocations and pointer queries. Knows the driver
+// only: what a binary holds (its .ze_info) is the zebin reader's, and the
+// launcher (launcher/kernel_module.h) puts the two together.
 //
 // Ownership: Context <- Module <- Kernel through shared_ptr, so a kernel keeps
 // its module and context alive. Every handle keeps a pointer to the Api table
@@ -26,7 +28,6 @@
 #include "common/expected.h"
 #include "level_zero/loader.h"
 #include "level_zero/result.h"
-#include "zebin/zebin.h"
 
 namespace xsl {
 namespace level_zero {
@@ -136,6 +137,9 @@ constexpr uint32_t kIntelVendorId = 0x8086;
 // "GPU", "CPU", "NPU/VPU", ...
 const char* deviceTypeName(ze_device_type_t type) noexcept;
 
+// "XPU device <index>", how messages name a device.
+std::string deviceLabel(const Device& device);
+
 // Success for an Intel GPU; otherwise why `device` cannot run zebins (an NPU
 // or another vendor's device next to the GPU, for example).
 Status checkIntelGpu(const Device& device);
@@ -192,13 +196,13 @@ struct DeviceAccess {
 // (zebin-info's exit codes 3 and 4).
 DeviceAccess openDevice(uint32_t device_index);
 
-using zebin::BinaryFormat;
-using zebin::binaryFormat;
+// What zeModuleCreate is given.
+enum class ModuleFormat { kNative, kSpirv };
 
-// One zeModuleCreate of `bytes` (SPIR-V or native) with `flags` for
-// `device` (of the context's driver): the module (null unless `result` is
-// success), the result and the driver's build log. Module::create and the
-// driver compiler (ocloc/driver_compiler.h) both build through it.
+// One zeModuleCreate of `bytes` in `format` with `flags` for `device` (of the
+// context's driver): the module (null unless `result` is success), the result
+// and the driver's build log. Module::create and the driver compiler
+// (ocloc/driver_compiler.h) both build through it.
 struct ModuleBuild {
   ze_module_handle_t module = nullptr;
   ze_result_t result = ZE_RESULT_SUCCESS;
@@ -208,7 +212,7 @@ ModuleBuild buildModule(
     const Context& context,
     ze_device_handle_t device,
     std::string_view bytes,
-    bool spirv,
+    ModuleFormat format,
     const std::string& flags);
 
 // The native binary (zebin) the driver made of `module`; `what` names the
@@ -220,44 +224,26 @@ Expected<std::string> nativeBinary(
 
 class Module {
  public:
-  // A module from a zebin or SPIR-V (binaryFormat) in `context`:
-  //  - a zebin is checked with the zebin reader first (legacy and corrupt
-  //    binaries are rejected with the reader's message), then created with
-  //    ZE_MODULE_FORMAT_NATIVE;
-  //  - SPIR-V is created with ZE_MODULE_FORMAT_IL_SPIRV, so the driver
-  //    compiles it, and the metadata is read from the native binary it made
-  //    (zeModuleGetNativeBinary), which goes to `native_binary` when that is
-  //    not null.
-  // `build_flags` go to zeModuleCreate as they are for both formats, as
-  // Triton-XPU's loader passes them. Failures carry the driver's build log;
-  // `source_name` (usually the file path) names the binary in every
-  // message. The bytes are not kept: only the metadata is.
+  // A module of `bytes` in `format` in `context`, built with `build_flags`
+  // as they are (as Triton-XPU's loader passes them; for a native binary the
+  // driver keeps the GRF mode it was compiled with). A failure names
+  // `source_name` (usually the file path) and the device, and carries the
+  // driver's build log and, for SPIR-V, the flags. `result`, when not null,
+  // receives zeModuleCreate's result, so that a caller who knows the binary
+  // can say why the driver refused it (for a native binary refused with
+  // ZE_RESULT_ERROR_INVALID_NATIVE_BINARY and no build log, the message
+  // leaves that to the caller). The bytes are not kept.
   static Expected<std::shared_ptr<Module>> create(
       std::shared_ptr<Context> context,
       std::string_view bytes,
+      ModuleFormat format,
       std::string source_name,
       std::string_view build_flags = {},
-      std::string* native_binary = nullptr);
+      ze_result_t* result = nullptr);
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
   ~Module();
 
-  // The zebin's .ze_info metadata (every kernel), read with
-  // zebin::ZeInfoDetail::kLaunch: without each kernel's payload_arguments,
-  // arg_infos and execution_env.flags; user_arguments hold what a launch
-  // needs of the lists (read the zebin with zebin::readZebin for them).
-  const zebin::ZeInfo& zeInfo() const noexcept {
-    return ze_info_;
-  }
-  // A zebin's .misc.buildOptions section (the options ocloc built it
-  // with; empty when it has none); for SPIR-V, the build flags it was
-  // compiled with.
-  const std::string& buildOptions() const noexcept {
-    return build_options_;
-  }
-  BinaryFormat format() const noexcept {
-    return format_;
-  }
   const std::string& sourceName() const noexcept {
     return source_name_;
   }
@@ -267,6 +253,8 @@ class Module {
   ze_module_handle_t handle() const noexcept {
     return module_;
   }
+  // zeModuleGetNativeBinary: for SPIR-V, the zebin the driver compiled.
+  Expected<std::string> nativeBinary() const;
   // zeModuleGetKernelNames: what the driver says the module holds.
   Expected<std::vector<std::string>> driverKernelNames() const;
 
@@ -274,16 +262,13 @@ class Module {
   Module() = default;
   std::shared_ptr<Context> context_;
   std::string source_name_;
-  zebin::ZeInfo ze_info_;
-  std::string build_options_;
-  BinaryFormat format_ = BinaryFormat::kZebin;
   ze_module_handle_t module_ = nullptr;
 };
 
 class Kernel {
  public:
-  // A kernel named in the zebin's .ze_info; an unknown name lists the kernels
-  // that exist. Reads the driver's kernel properties once.
+  // zeKernelCreate of `name` in `module`; reads the driver's kernel
+  // properties once.
   static Expected<Kernel> create(
       std::shared_ptr<Module> module,
       std::string_view name);
@@ -294,11 +279,7 @@ class Kernel {
   ~Kernel();
 
   const std::string& name() const noexcept {
-    return info_->name;
-  }
-  // Metadata from .ze_info (threads_per_warp, spill_bytes, user_arguments).
-  const zebin::KernelInfo& info() const noexcept {
-    return *info_;
+    return name_;
   }
   // What the driver reports (zeKernelGetProperties).
   const KernelProperties& properties() const noexcept {
@@ -320,7 +301,7 @@ class Kernel {
   void reset() noexcept;
   const Api* api_ = nullptr;
   std::shared_ptr<Module> module_;
-  const zebin::KernelInfo* info_ = nullptr; // owned by module_
+  std::string name_;
   KernelProperties properties_;
   ze_kernel_handle_t kernel_ = nullptr;
 };

@@ -300,7 +300,11 @@ Expected<CompileResult> DriverCompiler::compile(
       "the driver",
       [&](const std::string& flags) -> Expected<BuildOutcome> {
         level_zero::ModuleBuild built = level_zero::buildModule(
-            *context, device_handle, spirv, true, flags);
+            *context,
+            device_handle,
+            spirv,
+            level_zero::ModuleFormat::kSpirv,
+            flags);
         BuildOutcome outcome;
         outcome.log = std::move(built.log);
         if (built.result != ZE_RESULT_SUCCESS) {

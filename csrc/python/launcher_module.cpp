@@ -338,7 +338,7 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
     return nullptr;
   }
   const LoadedKernel& kernel = *held->kernel;
-  const xsl::zebin::KernelInfo& info = kernel.kernel().info();
+  const xsl::zebin::KernelInfo& info = kernel.info();
   PyObject* kinds = PyList_New(0);
   if (kinds == nullptr) {
     return nullptr;

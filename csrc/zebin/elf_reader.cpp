@@ -213,6 +213,19 @@ const Section* ElfView::findSectionByType(uint32_t type) const {
   return nullptr;
 }
 
+uint32_t ElfView::noteValue(uint32_t type) const {
+  for (const Note& note : intelgt_notes) {
+    if (note.owner == "IntelGT" && note.type == type && note.desc.size() >= 4) {
+      uint32_t value = 0;
+      for (size_t i = 4; i-- > 0;) {
+        value = (value << 8) | static_cast<unsigned char>(note.desc[i]);
+      }
+      return value;
+    }
+  }
+  return 0;
+}
+
 Expected<ElfView> readElf(std::string_view bytes) {
   const ByteReader in(bytes);
   if (in.size() < 4 ||

@@ -73,6 +73,9 @@ struct ElfView {
 
   const Section* findSection(std::string_view name) const;
   const Section* findSectionByType(uint32_t type) const;
+  // The 4-byte little-endian value of the IntelGT note `type` (kNote*), 0
+  // when there is none.
+  uint32_t noteValue(uint32_t type) const;
 };
 
 // Parses the ELF container. Rejects anything that is not an Intel GT zebin;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "file_io/file_io.h"
+#include "launcher/kernel_module.h"
 #include "level_zero/level_zero.h"
 
 using namespace xsl::level_zero;
@@ -42,11 +43,11 @@ int main(int argc, char** argv) {
   if (!bytes) {
     return fail(bytes.error().message());
   }
-  auto module = Module::create(*context, *bytes, argv[1]);
+  auto module = xsl::launcher::KernelModule::create(*context, *bytes, argv[1]);
   if (!module) {
     return fail(module.error().message());
   }
-  auto kernel = Kernel::create(*module, "add");
+  auto kernel = (*module)->createKernel("add");
   auto list = CommandList::createImmediate(*context);
   if (!kernel || !list) {
     return fail(kernel ? list.error().message() : kernel.error().message());

@@ -17,25 +17,26 @@ CSRC = Path(__file__).resolve().parents[2] / "csrc"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
 
 # folder -> the folders its files include from. The order of the layers,
-# lowest first: common; file_io, zebin; level_zero; launcher, ocloc;
-# sycl_launch; python, tools; pytorch.
+# lowest first: common; file_io, zebin, level_zero; launcher, ocloc;
+# sycl_launch; python, tools; pytorch. The zebin reader and the driver layer
+# know nothing of each other: the launcher puts them together.
 LAYERS: dict[str, set[str]] = {
     "common": set(),
     "file_io": {"common"},
     "zebin": {"common"},
-    "level_zero": {"common", "zebin"},
+    "level_zero": {"common"},
     "launcher": {"common", "file_io", "level_zero", "zebin"},
     "ocloc": {"common", "file_io", "level_zero", "zebin"},
     "sycl_launch": {"common", "launcher", "level_zero"},
     "python": {"common", "file_io", "launcher", "level_zero", "ocloc", "sycl_launch", "zebin"},
     "pytorch": {"python"},
-    "tools": {"common", "file_io", "level_zero", "zebin"},
+    "tools": {"common", "file_io", "launcher", "level_zero", "zebin"},
 }
 RANK = {
     "common": 0,
     "file_io": 1,
     "zebin": 1,
-    "level_zero": 2,
+    "level_zero": 1,
     "launcher": 3,
     "ocloc": 3,
     "sycl_launch": 4,

@@ -20,6 +20,7 @@
 
 #include "c10_xpu_shim.h"
 #include "file_io/file_io.h"
+#include "launcher/kernel_module.h"
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
 #include "upstream_style.h"
@@ -31,7 +32,7 @@ namespace {
 constexpr const char* kCapsuleName = "xsl.upstream_style_kernel";
 
 struct UpstreamKernel {
-  std::shared_ptr<level_zero::Module> module;
+  std::shared_ptr<const launcher::KernelModule> module;
   std::unique_ptr<level_zero::Kernel> ze_kernel;
   std::unique_ptr<sycl::kernel> kernel;
   uint32_t threads_per_warp = 32;
@@ -77,23 +78,24 @@ PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
   if (!bytes) {
     return fail(PyExc_RuntimeError, bytes.error().message());
   }
-  auto module = level_zero::Module::create(ze_context, *bytes, path);
+  auto module = launcher::KernelModule::create(ze_context, *bytes, path);
   if (!module) {
     return fail(PyExc_RuntimeError, module.error().message());
   }
-  auto ze_kernel = level_zero::Kernel::create(*module, name);
+  const zebin::KernelInfo* info = nullptr;
+  auto ze_kernel = (*module)->createKernel(name, &info);
   if (!ze_kernel) {
     return fail(PyExc_RuntimeError, ze_kernel.error().message());
   }
   auto held = std::make_unique<UpstreamKernel>();
   held->module = *module;
   held->ze_kernel = std::make_unique<level_zero::Kernel>(std::move(*ze_kernel));
-  held->threads_per_warp = held->ze_kernel->info().threads_per_warp;
+  held->threads_per_warp = info->threads_per_warp;
   namespace ze_interop = sycl::ext::oneapi::level_zero;
   auto bundle = sycl::make_kernel_bundle<
       sycl::backend::ext_oneapi_level_zero,
       sycl::bundle_state::executable>(
-      {held->module->handle(), ze_interop::ownership::keep}, context);
+      {held->module->module().handle(), ze_interop::ownership::keep}, context);
   held->kernel = std::make_unique<sycl::kernel>(
       sycl::make_kernel<sycl::backend::ext_oneapi_level_zero>(
           {bundle, held->ze_kernel->handle(), ze_interop::ownership::keep},
@@ -234,7 +236,7 @@ bool appendNative(
     fail(PyExc_RuntimeError, "the queue has no immediate command list");
     return false;
   }
-  const level_zero::Api& api = c.held->module->context().api();
+  const level_zero::Api& api = c.held->module->module().context().api();
   ze_kernel_handle_t kernel = c.held->ze_kernel->handle();
   api.zeKernelSetGroupSize(kernel, static_cast<uint32_t>(c.local), 1, 1);
   for (size_t i = 0; i < c.codes.size(); ++i) {

@@ -19,24 +19,6 @@
 
 namespace xsl {
 namespace test_driver {
-namespace {
-
-uint32_t noteValue(const zebin::ElfView& elf, uint32_t type) {
-  for (const zebin::Note& note : elf.intelgt_notes) {
-    if (note.owner == "IntelGT" && note.type == type && note.desc.size() >= 4) {
-      uint32_t value = 0;
-      for (int i = 3; i >= 0; --i) {
-        value = (value << 8) |
-            static_cast<uint8_t>(note.desc[static_cast<size_t>(i)]);
-      }
-      return value;
-    }
-  }
-  return 0;
-}
-
-} // namespace
-
 namespace impl {
 
 ze_result_t ZE_APICALL zeModuleCreate(
@@ -82,8 +64,8 @@ ze_result_t ZE_APICALL zeModuleCreate(
     } else {
       module->zebin = std::move(parsed).value();
       const uint32_t family =
-          noteValue(module->zebin.elf, zebin::kNoteProductFamily);
-      const uint32_t core = noteValue(module->zebin.elf, zebin::kNoteGfxCore);
+          module->zebin.elf.noteValue(zebin::kNoteProductFamily);
+      const uint32_t core = module->zebin.elf.noteValue(zebin::kNoteGfxCore);
       if (family != 0 && device->product_family != 0 &&
           family != device->product_family) {
         log->text = "xsl test driver: zebin is for product family " +

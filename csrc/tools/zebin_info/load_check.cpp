@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/kernel_module.h"
 #include "tools/zebin_info/report.h"
+#include "zebin/zebin.h"
 
 namespace xsl {
 namespace tools {
@@ -63,8 +65,8 @@ bool runLoadCheck(
     bool json) {
   const std::string device = deviceName(*context);
   const uint32_t device_index = context->device().index();
-  Expected<std::shared_ptr<level_zero::Module>> module =
-      level_zero::Module::create(context, bytes, file);
+  Expected<std::shared_ptr<const launcher::KernelModule>> module =
+      launcher::KernelModule::create(context, bytes, file);
   if (!module) {
     if (json) {
       out << "{\"file\":" << jsonString(file) << ",\"device\":" << device_index
@@ -90,8 +92,7 @@ bool runLoadCheck(
     if (!only_kernel.empty() && info.name != only_kernel) {
       continue;
     }
-    Expected<level_zero::Kernel> kernel =
-        level_zero::Kernel::create(*module, info.name);
+    Expected<level_zero::Kernel> kernel = (*module)->createKernel(info.name);
     if (json) {
       out << (first ? "" : ",") << "{\"name\":" << jsonString(info.name);
     }

@@ -15,11 +15,13 @@
 
 #include "file_io/file_io.h"
 #include "in_process_ocloc.h"
+#include "launcher/kernel_module.h"
 #include "launcher/loaded_kernel.h"
 #include "launcher/native_binary_cache.h"
 #include "launcher/triton_metadata.h"
 #include "level_zero/level_zero.h"
 #include "test_paths.h"
+#include "zebin/zebin.h"
 
 namespace xsl {
 namespace launcher {
@@ -55,7 +57,7 @@ class SpirvLoadTest : public ::testing::Test {
     // there with a driver-compiled zebin.
     auto spirv = file_io::readFileBytes(tritonSpirv("vector_add"));
     ASSERT_TRUE(spirv.ok()) << spirv.error().message();
-    auto probe = level_zero::Module::create(context_, *spirv, "probe", "");
+    auto probe = KernelModule::create(context_, *spirv, "probe", "");
     if (!probe &&
         probe.error().message().find("no ocloc library") != std::string::npos) {
       GTEST_SKIP() << "the test driver cannot compile SPIR-V here: "
@@ -112,7 +114,7 @@ TEST_F(SpirvLoadTest, ReportsWhatTheDriverCompiledZebinReports) {
         auto spirv = file_io::readFileBytes(tritonSpirv(name));
         ASSERT_TRUE(spirv.ok());
         std::string native;
-        auto module = level_zero::Module::create(
+        auto module = KernelModule::create(
             context_, *spirv, tritonSpirv(name), built, &native);
         ASSERT_TRUE(module.ok()) << module.error().message();
         const std::string zebin_path = scratch + "/" + name + "_" + version +
@@ -155,7 +157,7 @@ TEST_F(SpirvLoadTest, SpillingSpirvIsBuiltAgainWithLargeGrfAsTritonDoes) {
   EXPECT_EQ(*(*retried)->buildFlags(), std::string(" ") + kLargeGrf);
   EXPECT_EQ((*retried)->registerCount(), 256);
   EXPECT_EQ((*retried)->spillCount(), (*large)->spillCount());
-  EXPECT_EQ((*retried)->kernel().info().execution_env.grf_count, 256u);
+  EXPECT_EQ((*retried)->info().execution_env.grf_count, 256u);
 
   // 3.3: the first module and its spills stay, n_regs says 256.
   setTritonRelease(release("3.3.0b1"));
@@ -165,7 +167,7 @@ TEST_F(SpirvLoadTest, SpillingSpirvIsBuiltAgainWithLargeGrfAsTritonDoes) {
   EXPECT_EQ(
       (*kept_first)->spillCount(),
       static_cast<int64_t>((*named)->kernel().properties().spill_mem_size));
-  EXPECT_EQ((*kept_first)->kernel().info().execution_env.grf_count, 128u);
+  EXPECT_EQ((*kept_first)->info().execution_env.grf_count, 128u);
 
   // 3.9: the same retry, gated per lane (> 16).
   setTritonRelease(release("3.9.0"));
@@ -326,22 +328,19 @@ TEST_F(SpirvLoadTest, TheMagicNumberDecidesNotTheSuffix) {
   auto spirv = file_io::readFileBytes(tritonSpirv("vector_add"));
   ASSERT_TRUE(spirv.ok());
   std::string native;
-  auto module = level_zero::Module::create(
-      context_, *spirv, "vector_add.spv", "", &native);
+  auto module =
+      KernelModule::create(context_, *spirv, "vector_add.spv", "", &native);
   ASSERT_TRUE(module.ok());
   const std::string renamed = scratch + "/zebin_renamed.spv";
   ASSERT_TRUE(file_io::writeFileBytes(renamed, native).ok());
   auto loaded = load(renamed, "vector_add", "", cache_.get());
   ASSERT_TRUE(loaded.ok()) << loaded.error().message();
-  EXPECT_EQ(
-      (*loaded)->kernel().module().format(), level_zero::BinaryFormat::kZebin);
+  EXPECT_EQ((*loaded)->module().format(), zebin::BinaryFormat::kZebin);
   const std::string spirv_as_zebin = scratch + "/spirv_renamed.zebin";
   ASSERT_TRUE(file_io::writeFileBytes(spirv_as_zebin, *spirv).ok());
   auto compiled = load(spirv_as_zebin, "vector_add", "", off_.get());
   ASSERT_TRUE(compiled.ok()) << compiled.error().message();
-  EXPECT_EQ(
-      (*compiled)->kernel().module().format(),
-      level_zero::BinaryFormat::kSpirv);
+  EXPECT_EQ((*compiled)->module().format(), zebin::BinaryFormat::kSpirv);
 }
 
 } // namespace

@@ -108,10 +108,9 @@ TEST_F(ZeLaunchTest, AddKernelReachesTheDriverAsPlanned) {
   ASSERT_NE(kernel, nullptr);
   // Built without GRF options: Triton-XPU reports 0, though IGC used 128.
   EXPECT_EQ(kernel->registerCount(), 0);
-  EXPECT_EQ(kernel->kernel().info().execution_env.grf_count, 128);
+  EXPECT_EQ(kernel->info().execution_env.grf_count, 128);
   EXPECT_EQ(
-      static_cast<uint64_t>(kernel->spillCount()),
-      kernel->kernel().info().spill_bytes);
+      static_cast<uint64_t>(kernel->spillCount()), kernel->info().spill_bytes);
 
   auto plan = kernel->planFor("OOOi");
   ASSERT_TRUE(plan.ok()) << plan.error().message();
@@ -293,8 +292,7 @@ TEST_F(ZeLaunchTest, SpillsAreTheDriversBytes) {
       kernel->spillCount(),
       static_cast<int64_t>(kernel->kernel().properties().spill_mem_size));
   EXPECT_EQ(
-      static_cast<uint64_t>(kernel->spillCount()),
-      kernel->kernel().info().spill_bytes);
+      static_cast<uint64_t>(kernel->spillCount()), kernel->info().spill_bytes);
 }
 
 TEST_F(ZeLaunchTest, LoadErrorsNameTheInput) {

@@ -1,7 +1,8 @@
 // Level Zero through the real loader and the test driver (no GPU here):
-// loading, errors, properties, argument checks, launches, pointer queries,
-// concurrency. Scenario* tests run only in their own ctest entries, which
-// set XSL_TEST_SCENARIO and the environment the scenario needs.
+// loading (binaries made into modules by launcher::KernelModule), errors,
+// properties, argument checks, launches, pointer queries, concurrency.
+// Scenario* tests run only in their own ctest entries, which set
+// XSL_TEST_SCENARIO and the environment the scenario needs.
 
 #include "level_zero/level_zero.h"
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "file_io/file_io.h"
+#include "launcher/kernel_module.h"
 #include "standin_loader_environment.h"
 #include "test_driver_client.h"
 #include "test_paths.h"
@@ -33,6 +35,9 @@
 namespace xsl {
 namespace level_zero {
 namespace {
+
+using launcher::KernelModule;
+using ModulePtr = std::shared_ptr<const KernelModule>;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -63,15 +68,15 @@ std::string corpusPath(const std::string& name) {
 }
 
 // A module from a file's bytes, named by its path (the launcher reads files;
-// the Level Zero layer takes bytes).
-Expected<std::shared_ptr<Module>> moduleFromFile(
+// a module is made of bytes).
+Expected<ModulePtr> moduleFromFile(
     std::shared_ptr<Context> context,
     const std::string& path) {
   Expected<std::string> bytes = file_io::readFileBytes(path);
   if (!bytes) {
     return bytes.error();
   }
-  return Module::create(std::move(context), *bytes, path);
+  return KernelModule::create(std::move(context), *bytes, path);
 }
 
 #define REQUIRE_CORPUS_FILE(name)                                     \
@@ -96,9 +101,8 @@ class LevelZeroTest : public ::testing::Test {
     context_ = *context;
   }
 
-  std::shared_ptr<Module> loadModule(const std::string& file) {
-    Expected<std::shared_ptr<Module>> module =
-        moduleFromFile(context_, corpusPath(file));
+  ModulePtr loadModule(const std::string& file) {
+    Expected<ModulePtr> module = moduleFromFile(context_, corpusPath(file));
     EXPECT_TRUE(module.ok()) << module.error().message();
     return module.ok() ? *module : nullptr;
   }
@@ -281,11 +285,12 @@ TEST_F(LevelZeroTest, KernelPropertiesMatchZeInfo) {
       "add_pvc_grf128_spirv.zebin"};
   for (const char* file : files) {
     REQUIRE_CORPUS_FILE(file);
-    std::shared_ptr<Module> module = loadModule(file);
+    ModulePtr module = loadModule(file);
     ASSERT_NE(module, nullptr) << file;
     ASSERT_FALSE(module->zeInfo().kernels.empty());
     for (const zebin::KernelInfo& info : module->zeInfo().kernels) {
-      Expected<Kernel> kernel = Kernel::create(module, info.name);
+      const zebin::KernelInfo* found = nullptr;
+      Expected<Kernel> kernel = module->createKernel(info.name, &found);
       ASSERT_TRUE(kernel.ok()) << kernel.error().message();
       const KernelProperties& props = kernel->properties();
       EXPECT_EQ(props.num_kernel_args, info.user_arguments.size()) << file;
@@ -299,9 +304,10 @@ TEST_F(LevelZeroTest, KernelPropertiesMatchZeInfo) {
           props.max_sub_group_size,
           static_cast<uint64_t>(info.execution_env.simd_size))
           << file;
-      EXPECT_EQ(&kernel->info(), &info);
+      EXPECT_EQ(found, &info);
     }
-    Expected<std::vector<std::string>> names = module->driverKernelNames();
+    Expected<std::vector<std::string>> names =
+        module->module().driverKernelNames();
     ASSERT_TRUE(names.ok()) << names.error().message();
     ASSERT_EQ(names->size(), module->zeInfo().kernels.size());
     EXPECT_EQ((*names)[0], module->zeInfo().kernels[0].name);
@@ -310,7 +316,7 @@ TEST_F(LevelZeroTest, KernelPropertiesMatchZeInfo) {
 
 TEST_F(LevelZeroTest, ModuleKeepsWhatALaunchReadsOfZeInfo) {
   REQUIRE_CORPUS_FILE("many_args_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("many_args_pvc_grf128.zebin");
+  ModulePtr module = loadModule("many_args_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
   Expected<std::string> bytes =
       file_io::readFileBytes(corpusPath("many_args_pvc_grf128.zebin"));
@@ -346,9 +352,9 @@ TEST_F(LevelZeroTest, ModuleKeepsWhatALaunchReadsOfZeInfo) {
 
 TEST_F(LevelZeroTest, SpillingKernelReportsSpill) {
   REQUIRE_CORPUS_FILE("spill_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("spill_pvc_grf128.zebin");
+  ModulePtr module = loadModule("spill_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = Kernel::create(module, "spill");
+  Expected<Kernel> kernel = module->createKernel("spill");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   EXPECT_GT(kernel->properties().spill_mem_size, 0u);
   EXPECT_EQ(kernel->properties().required_sub_group_size, 32u);
@@ -356,15 +362,43 @@ TEST_F(LevelZeroTest, SpillingKernelReportsSpill) {
 
 TEST_F(LevelZeroTest, WrongKernelNameListsTheKernelsThatExist) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
+  ModulePtr module = loadModule("add_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = Kernel::create(module, "triton_add_0");
+  Expected<Kernel> kernel = module->createKernel("triton_add_0");
   ASSERT_FALSE(kernel.ok());
   EXPECT_EQ(
       kernel.error().message(),
       "kernel 'triton_add_0' not found in " +
           corpusPath("add_pvc_grf128.zebin") +
           "; the zebin has: add (pass one of these names)");
+}
+
+// The driver layer on its own: a module of native bytes, and a kernel name
+// the module does not have, which only the driver can refuse here.
+TEST_F(LevelZeroTest, DriverModuleOfNativeBytesAndAnUnknownKernel) {
+  REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
+  Expected<std::string> bytes =
+      file_io::readFileBytes(corpusPath("add_pvc_grf128.zebin"));
+  ASSERT_TRUE(bytes.ok());
+  Expected<std::shared_ptr<Module>> module =
+      Module::create(context_, *bytes, ModuleFormat::kNative, "add.zebin");
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  EXPECT_EQ((*module)->sourceName(), "add.zebin");
+  Expected<std::string> native = (*module)->nativeBinary();
+  ASSERT_TRUE(native.ok()) << native.error().message();
+  EXPECT_FALSE(native->empty());
+  Expected<Kernel> add = Kernel::create(*module, "add");
+  ASSERT_TRUE(add.ok()) << add.error().message();
+  EXPECT_EQ(add->name(), "add");
+  Expected<Kernel> missing = Kernel::create(*module, "triton_add_0");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(contains(
+      missing.error().message(),
+      "zeKernelCreate failed: ZE_RESULT_ERROR_INVALID_KERNEL_NAME"))
+      << missing.error().message();
+  EXPECT_TRUE(
+      contains(missing.error().message(), "kernel 'triton_add_0' in add.zebin"))
+      << missing.error().message();
 }
 
 TEST_F(LevelZeroTest, LegacyBinaryIsRejectedWithTheReadersMessage) {
@@ -382,8 +416,8 @@ TEST_F(LevelZeroTest, LegacyBinaryIsRejectedWithTheReadersMessage) {
     (*bytes)[17] = '\xff';
     legacy_path = "relabelled.zebin";
   }
-  Expected<std::shared_ptr<Module>> module =
-      Module::create(context_, *bytes, legacy_path);
+  Expected<ModulePtr> module =
+      KernelModule::create(context_, *bytes, legacy_path);
   ASSERT_FALSE(module.ok());
   const std::string message = module.error().message();
   EXPECT_EQ(message.rfind(legacy_path + ": is a legacy patch-token", 0), 0u)
@@ -410,8 +444,8 @@ TEST_F(LevelZeroTest, CorruptBinariesAreRejectedBeforeTheDriver) {
   corrupt.push_back(bad_machine);
   for (size_t i = 0; i < corrupt.size(); ++i) {
     const std::string name = "corrupt" + std::to_string(i) + ".zebin";
-    Expected<std::shared_ptr<Module>> module =
-        Module::create(context_, corrupt[i], name);
+    Expected<ModulePtr> module =
+        KernelModule::create(context_, corrupt[i], name);
     ASSERT_FALSE(module.ok()) << name;
     EXPECT_EQ(module.error().message().rfind(name + ": ", 0), 0u)
         << module.error().message();
@@ -423,8 +457,7 @@ TEST_F(LevelZeroTest, CorruptBinariesAreRejectedBeforeTheDriver) {
 TEST_F(LevelZeroTest, ZebinForAnotherDeviceFailsWithBuildLog) {
   REQUIRE_CORPUS_FILE("add_dg2_grf128.zebin");
   for (const char* file : {"add_dg2_grf128.zebin", "add_tgllp_grf128.zebin"}) {
-    Expected<std::shared_ptr<Module>> module =
-        moduleFromFile(context_, corpusPath(file));
+    Expected<ModulePtr> module = moduleFromFile(context_, corpusPath(file));
     ASSERT_FALSE(module.ok()) << file;
     const std::string message = module.error().message();
     EXPECT_TRUE(contains(
@@ -454,9 +487,9 @@ TEST_F(LevelZeroTest, ZebinFromLongNonAsciiPath) {
   const std::string path = dir + "/k\xc3\xa9rnel.zebin";
   ASSERT_GT(path.size(), 300u);
   ASSERT_TRUE(file_io::writeFileBytes(path, *bytes).ok());
-  Expected<std::shared_ptr<Module>> module = moduleFromFile(context_, path);
+  Expected<ModulePtr> module = moduleFromFile(context_, path);
   ASSERT_TRUE(module.ok()) << module.error().message();
-  Expected<Kernel> kernel = Kernel::create(*module, "add");
+  Expected<Kernel> kernel = (*module)->createKernel("add");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
 }
 
@@ -478,9 +511,9 @@ class LaunchTest : public LevelZeroTest {
 
 TEST_F(LaunchTest, RecordsGroupSizeGroupCountAndArguments) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
+  ModulePtr module = loadModule("add_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = Kernel::create(module, "add");
+  Expected<Kernel> kernel = module->createKernel("add");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   std::vector<Allocation> buffers;
   for (int i = 0; i < 3; ++i) {
@@ -540,9 +573,9 @@ TEST_F(LaunchTest, ScalarShorterThanItsPayloadFillsThePayloadStart) {
   // compute-runtime copies the bytes given into the start of the payload and
   // keeps the rest; Triton-XPU's launcher relies on it for int8/int16/fp16.
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
+  ModulePtr module = loadModule("add_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = Kernel::create(module, "add");
+  Expected<Kernel> kernel = module->createKernel("add");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   Expected<Allocation> buffer =
       Allocation::allocate(context_, MemoryKind::kDevice, 4096);
@@ -583,9 +616,9 @@ TEST_F(LaunchTest, ScalarShorterThanItsPayloadFillsThePayloadStart) {
 
 TEST_F(LaunchTest, ArgumentIndexAndSizeAreChecked) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
+  ModulePtr module = loadModule("add_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = Kernel::create(module, "add");
+  Expected<Kernel> kernel = module->createKernel("add");
   ASSERT_TRUE(kernel.ok());
   const int32_t n = 5;
   Status bad_index = kernel->setArgumentValue(4, sizeof(n), &n);
@@ -621,9 +654,9 @@ TEST_F(LaunchTest, ArgumentIndexAndSizeAreChecked) {
 
 TEST_F(LaunchTest, LaunchWithUnsetArgumentOrGroupSizeFails) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  std::shared_ptr<Module> module = loadModule("add_pvc_grf128.zebin");
+  ModulePtr module = loadModule("add_pvc_grf128.zebin");
   ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = Kernel::create(module, "add");
+  Expected<Kernel> kernel = module->createKernel("add");
   ASSERT_TRUE(kernel.ok());
   Expected<CommandList> list = CommandList::createImmediate(context_);
   ASSERT_TRUE(list.ok());
@@ -701,15 +734,14 @@ TEST_F(LaunchTest, EightThreadsLoadAndLaunchConcurrently) {
         }
         const char* file =
             t % 2 == 0 ? "add_pvc_grf128.zebin" : "many_args_pvc_grf128.zebin";
-        Expected<std::shared_ptr<Module>> module =
-            moduleFromFile(*context, corpusPath(file));
+        Expected<ModulePtr> module = moduleFromFile(*context, corpusPath(file));
         if (!module.ok()) {
           errors[t] = module.error().message();
           ++failures;
           return;
         }
         const zebin::KernelInfo& info = (*module)->zeInfo().kernels[0];
-        Expected<Kernel> kernel = Kernel::create(*module, info.name);
+        Expected<Kernel> kernel = (*module)->createKernel(info.name);
         Expected<CommandList> list = CommandList::createImmediate(*context);
         if (!kernel.ok() || !list.ok()) {
           errors[t] =
@@ -848,10 +880,10 @@ TEST(ScenarioDg2Device, Dg2ZebinLoadsAndPvcZebinDoesNot) {
   REQUIRE_CORPUS_FILE("add_dg2_grf128.zebin");
   Expected<std::shared_ptr<Context>> context = sharedContext(0);
   ASSERT_TRUE(context.ok()) << context.error().message();
-  Expected<std::shared_ptr<Module>> dg2 =
+  Expected<ModulePtr> dg2 =
       moduleFromFile(*context, corpusPath("add_dg2_grf128.zebin"));
   ASSERT_TRUE(dg2.ok()) << dg2.error().message();
-  Expected<std::shared_ptr<Module>> pvc =
+  Expected<ModulePtr> pvc =
       moduleFromFile(*context, corpusPath("add_pvc_grf128.zebin"));
   ASSERT_FALSE(pvc.ok());
   EXPECT_TRUE(contains(

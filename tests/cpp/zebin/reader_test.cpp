@@ -51,6 +51,9 @@ TEST(ZebinReader, ReadsAMinimalSyntheticZebin) {
   ASSERT_EQ(zebin->elf.intelgt_notes.size(), 3u);
   EXPECT_EQ(zebin->elf.intelgt_notes[0].type, kNoteProductFamily);
   EXPECT_EQ(zebin->elf.intelgt_notes[2].desc, std::string("1.20\0", 5));
+  EXPECT_EQ(zebin->elf.noteValue(kNoteProductFamily), 0x4f7u); // 1271, pvc
+  EXPECT_EQ(zebin->elf.noteValue(kNoteGfxCore), 0x0cu);
+  EXPECT_EQ(zebin->elf.noteValue(kNoteTargetMetadata), 0u); // absent
   EXPECT_EQ(zebin->findKernel("add"), &zebin->ze_info.kernels[0]);
   EXPECT_EQ(zebin->findKernel("mul"), nullptr);
 }
