@@ -223,16 +223,16 @@ run_tests() {
 }
 
 # The tests that run threads (the kept-binary cache's concurrent writers,
-# eight threads loading and launching, the reuse pool), built with
+# eight threads loading and launching), built with
 # ThreadSanitizer (linux-tsan, Clang); a reported race fails its test.
 run_threads_under_tsan() {
   log "configure + build: linux-tsan (the threaded tests under ThreadSanitizer)"
   cmake --preset linux-tsan >/dev/null
-  cmake --build build/linux-tsan --target common_test xsl_launcher_ze_test level_zero_test \
+  cmake --build build/linux-tsan --target xsl_launcher_ze_test level_zero_test \
     xsl_ze_test_driver xsl_zebin_corpus
   log "ctest: the threaded tests under ThreadSanitizer"
   TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/linux-tsan --output-on-failure --no-tests=error \
-    -R "ServesThreadsThatComeAndGo|ConcurrentWritersLeaveOneWholeEntry|EightThreadsLoadAndLaunchConcurrently"
+    -R "ConcurrentWritersLeaveOneWholeEntry|EightThreadsLoadAndLaunchConcurrently"
 }
 
 # The Python modules built with ASan+UBSan (linux-asan-python), and the tests

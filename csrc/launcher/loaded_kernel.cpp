@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/reuse_pool.h"
 #include "file_io/file_io.h"
 #include "launcher/pointer_check.h"
 #include "launcher/triton_metadata.h"
@@ -23,34 +22,6 @@ struct MadeModule {
 
 // SPIR-V: the kept native binary for this device and driver if the cache
 // has a good one, else the driver compiles it and the result is kept.
-// Kernels are read one after another, and a module is done with the bytes
-// when it is made: buffers are kept for the next file, unless one grew for
-// a large file. Saves about 1 us per warm SPIR-V load for the kept entry's
-// buffer (perf of bench_spirv_load.py's warm loop: a fresh buffer's
-// allocation and zeroing).
-class PooledBuffer {
- public:
-  PooledBuffer() : bytes_(pool().take()) {}
-  PooledBuffer(const PooledBuffer&) = delete;
-  PooledBuffer& operator=(const PooledBuffer&) = delete;
-  ~PooledBuffer() {
-    if (bytes_.capacity() <= kKeptBufferBytes) {
-      pool().give(std::move(bytes_));
-    }
-  }
-  std::string& bytes() noexcept {
-    return bytes_;
-  }
-
- private:
-  static constexpr size_t kKeptBufferBytes = size_t{16} << 20;
-  static ReusePool<std::string>& pool() {
-    static auto* const buffers = new ReusePool<std::string>(4);
-    return *buffers;
-  }
-  std::string bytes_;
-};
-
 Expected<MadeModule> moduleFromSpirv(
     const std::shared_ptr<level_zero::Context>& context,
     std::string_view spirv,
@@ -72,9 +43,9 @@ Expected<MadeModule> moduleFromSpirv(
     key.driver_version = device->driver_version;
     lookup = cache.locate(key);
     std::string warning;
-    PooledBuffer entry;
+    std::string entry;
     if (std::optional<std::string_view> kept =
-            cache.find(key, lookup, entry.bytes(), &warning)) {
+            cache.find(key, lookup, entry, &warning)) {
       auto module = KernelModule::create(context, *kept, utf8_path, flags);
       if (module) {
         made.module = std::move(*module);
@@ -187,8 +158,7 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
     const std::string& utf8_path,
     std::string_view kernel_name,
     const LoadOptions& options) {
-  PooledBuffer file;
-  std::string& buffer = file.bytes();
+  std::string buffer;
   if (Status read = file_io::readFileInto(utf8_path, buffer); !read) {
     return read.error();
   }

@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/reuse_pool.h"
 #include "zebin/yaml.h"
 #include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
@@ -500,27 +499,15 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
       "global_host_access_table",
       "kernels_cost_info"};
   static const std::vector<std::string_view> kNoKeys;
-  // Documents are parsed into again and again: their nodes and lines (tens
-  // of KB for a kernel with many arguments) are the largest allocations of
-  // a load, and fresh ones would cost a page fault per 4 KiB on every load.
-  // Nothing refers to one once build() has copied the values.
-  // Kept by pointer: moving a Document moves a std::deque, which allocates.
-  static auto* const documents =
-      new ReusePool<std::unique_ptr<yaml::Document>>(4);
-  std::unique_ptr<yaml::Document> doc = documents->take();
-  if (doc == nullptr) {
-    doc = std::make_unique<yaml::Document>();
-  }
+  yaml::Document doc;
   Status parsed = yaml::parseInto(
       text,
       detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys,
-      *doc);
+      doc);
   if (!parsed) {
-    documents->give(std::move(doc));
     return parsed.error();
   }
-  Expected<ZeInfo> info = ZeInfoBuilder(*doc).build();
-  documents->give(std::move(doc));
+  Expected<ZeInfo> info = ZeInfoBuilder(doc).build();
   if (info && detail == ZeInfoDetail::kLaunch) {
     // The rare document outside IGC's layout: read in full, then trimmed.
     leaveLaunchDetail(*info);

@@ -477,9 +477,6 @@ class IgcLayoutReader {
         return readExecutionEnv(entry, kernel.execution_env);
       }
       if (entry.key == "payload_arguments") {
-        if (!keep_lists_ && kernel.payload_arguments.capacity() == 0) {
-          kernel.payload_arguments = reusedPayloadList();
-        }
         // Triton's kernels have 10-60: most lists grow once at most.
         kernel.payload_arguments.reserve(32);
         return readList(entry, [this, &kernel](size_t item) {
@@ -620,9 +617,6 @@ class IgcLayoutReader {
       }
       if (entry.key == "args_info" && !has_args) {
         has_args = true;
-        if (!keep_lists_) {
-          infos = reusedArgInfoList();
-        }
         infos.reserve(16);
         return readList(entry, [this, &infos](size_t item) {
           return readArgInfo(item, infos);

@@ -58,12 +58,8 @@ bool parseVersion(std::string_view text, ZeInfoVersion& version);
 Status deriveKernels(ZeInfo& info, MiscInfos& misc);
 
 // What a kLaunch read leaves out of a full one (ZeInfoDetail), stated once:
-// each kernel's payload_arguments, arg_infos and execution_env.flags. The
-// lists' memory is kept, emptied, for the next kLaunch read, which starts
-// its lists with the two functions below (empty lists if none are kept).
+// each kernel's payload_arguments, arg_infos and execution_env.flags.
 void leaveLaunchDetail(ZeInfo& info);
-std::vector<PayloadArgument> reusedPayloadList();
-std::vector<ArgInfo> reusedArgInfoList();
 
 } // namespace readers
 } // namespace zebin

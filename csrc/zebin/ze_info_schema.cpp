@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/reuse_pool.h"
 #include "zebin/yaml.h"
 #include "zebin/ze_info_readers.h"
 
@@ -18,34 +17,6 @@ namespace xsl {
 namespace zebin {
 namespace readers {
 namespace {
-
-// The emptied lists of kLaunch reads. A zebin of Triton's has one kernel;
-// four lists of each kind serve a few loads at once.
-constexpr size_t kKeptLists = 4;
-// The lists of an outsized kernel are not worth keeping.
-constexpr size_t kKeptEntries = 1024;
-
-ReusePool<std::vector<PayloadArgument>>& payloadLists() {
-  static auto* const pool =
-      new ReusePool<std::vector<PayloadArgument>>(kKeptLists);
-  return *pool;
-}
-
-ReusePool<std::vector<ArgInfo>>& argInfoLists() {
-  static auto* const pool = new ReusePool<std::vector<ArgInfo>>(kKeptLists);
-  return *pool;
-}
-
-// Leaves `list` empty, without memory; its memory goes to `pool`.
-template <typename T>
-void giveList(ReusePool<std::vector<T>>& pool, std::vector<T>& list) {
-  std::vector<T> given;
-  given.swap(list);
-  given.clear(); // the entries are destroyed here, outside the pool's lock
-  if (given.capacity() <= kKeptEntries) {
-    pool.give(std::move(given));
-  }
-}
 
 bool isOneOf(
     std::string_view key,
@@ -380,18 +351,11 @@ Status deriveKernels(ZeInfo& info, MiscInfos& misc) {
 
 void leaveLaunchDetail(ZeInfo& info) {
   for (KernelInfo& kernel : info.kernels) {
-    giveList(payloadLists(), kernel.payload_arguments);
-    giveList(argInfoLists(), kernel.arg_infos);
+    // Emptied with their memory: a loaded kernel keeps its metadata.
+    std::vector<PayloadArgument>().swap(kernel.payload_arguments);
+    std::vector<ArgInfo>().swap(kernel.arg_infos);
     kernel.execution_env.flags.clear();
   }
-}
-
-std::vector<PayloadArgument> reusedPayloadList() {
-  return payloadLists().take();
-}
-
-std::vector<ArgInfo> reusedArgInfoList() {
-  return argInfoLists().take();
 }
 
 bool parseVersion(std::string_view text, ZeInfoVersion& version) {

@@ -15,7 +15,6 @@
 #include <string>
 #include <utility>
 
-#include "common/reuse_pool.h"
 #include "file_io/file_io.h"
 #include "level_zero/loader.h"
 #include "load_floor.h"
@@ -66,10 +65,7 @@ PyObject* loadFloor(PyObject* /*self*/, PyObject* args) {
     if (!api) {
       return fail(api.error().message());
     }
-    // Kept as _load_kernel keeps its buffer: the floor must not pay for
-    // page faults the static launcher does not pay either.
-    static auto* const buffers = new ReusePool<std::string>(4);
-    std::string bytes = buffers->take();
+    std::string bytes;
     if (Status read = file_io::readFileInto(path, bytes); !read) {
       return fail(read.error().message());
     }
@@ -91,7 +87,6 @@ PyObject* loadFloor(PyObject* /*self*/, PyObject* args) {
         &module_desc,
         &held->module,
         nullptr);
-    buffers->give(std::move(bytes)); // the module has its own copy
     if (result != ZE_RESULT_SUCCESS) {
       held->module = nullptr;
       return fail(std::string("zeModuleCreate failed for ") + path);
