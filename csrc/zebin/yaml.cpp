@@ -247,26 +247,23 @@ Error plainError(size_t line, std::string_view text, const char* problem) {
 
 } // namespace
 
+// A line of the input as the parser sees it.
+struct SourceLine {
+  size_t number = 0;     // 1-based
+  size_t indent = 0;     // columns of leading spaces
+  std::string_view text; // content: no indentation, comment, trailing space
+};
+
 class Parser {
  public:
   Parser(
       std::string_view text,
       const std::vector<std::string_view>& skip_keys,
       Document& doc)
-      : text_(text), skip_keys_(skip_keys), lines_(doc.lines_), doc_(doc) {
-    doc_.nodes_.clear();
-    doc_.owned_.clear();
-    lines_.clear();
-  }
+      : text_(text), skip_keys_(skip_keys), doc_(doc) {}
 
   Status run() {
-    Status parsed = parseDocument();
-    lines_.clear(); // views into text_, which may go before the Document
-    if (!parsed) {
-      doc_.nodes_.clear();
-      doc_.owned_.clear();
-    }
-    return parsed;
+    return parseDocument();
   }
 
  private:
@@ -817,7 +814,7 @@ class Parser {
 
   std::string_view text_;
   const std::vector<std::string_view>& skip_keys_;
-  std::vector<SourceLine>& lines_; // the Document's scratch
+  std::vector<SourceLine> lines_;
   size_t pos_ = 0;
   Document& doc_;
 };
@@ -852,18 +849,11 @@ Expected<Document> parse(
     std::string_view text,
     const std::vector<std::string_view>& skip_keys) {
   Document doc;
-  Status parsed = parseInto(text, skip_keys, doc);
+  Status parsed = Parser(text, skip_keys, doc).run();
   if (!parsed) {
     return parsed.error();
   }
   return doc;
-}
-
-Status parseInto(
-    std::string_view text,
-    const std::vector<std::string_view>& skip_keys,
-    Document& doc) {
-  return Parser(text, skip_keys, doc).run();
 }
 
 Expected<int64_t> toInt(const Node& node) {

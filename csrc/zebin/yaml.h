@@ -40,14 +40,6 @@ struct Node {
   size_t child_count = 0;
 };
 
-// A line of the input as the parser sees it (parser scratch, kept in the
-// Document so that a reused Document reuses its memory too).
-struct SourceLine {
-  size_t number = 0;     // 1-based
-  size_t indent = 0;     // columns of leading spaces
-  std::string_view text; // content: no indentation, comment, trailing space
-};
-
 // A parsed document: nodes in a flat vector (index 0 is the root); scalar
 // and key views point into the input text or into owned unescaped strings.
 class Document {
@@ -82,7 +74,6 @@ class Document {
   friend class Parser;
   std::vector<Node> nodes_;
   std::deque<std::string> owned_; // unescaped quoted scalars
-  std::vector<SourceLine> lines_; // parser scratch
 };
 
 // Parses `text`. Errors name the line ("line 12: ..."). A block value of
@@ -92,15 +83,6 @@ class Document {
 Expected<Document> parse(
     std::string_view text,
     const std::vector<std::string_view>& skip_keys = {});
-
-// parse() into `doc`, replacing what it held but keeping its memory: a
-// caller that parses many documents in turn (reusing its Documents)
-// allocates nothing once the Document has held the largest, and touches no
-// freshly allocated pages. On error `doc` holds no document.
-Status parseInto(
-    std::string_view text,
-    const std::vector<std::string_view>& skip_keys,
-    Document& doc);
 
 // Why `text` cannot be a plain (unquoted) scalar value, or null if it can:
 // YAML 1.2 lets none start with an indicator ("[{&*!|>'\"%@`#,]}", or '-',

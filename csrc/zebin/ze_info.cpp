@@ -499,15 +499,12 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
       "global_host_access_table",
       "kernels_cost_info"};
   static const std::vector<std::string_view> kNoKeys;
-  yaml::Document doc;
-  Status parsed = yaml::parseInto(
-      text,
-      detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys,
-      doc);
-  if (!parsed) {
-    return parsed.error();
+  Expected<yaml::Document> doc = yaml::parse(
+      text, detail == ZeInfoDetail::kExecutionOnly ? kArgumentKeys : kNoKeys);
+  if (!doc) {
+    return doc.error();
   }
-  Expected<ZeInfo> info = ZeInfoBuilder(doc).build();
+  Expected<ZeInfo> info = ZeInfoBuilder(*doc).build();
   if (info && detail == ZeInfoDetail::kLaunch) {
     // The rare document outside IGC's layout: read in full, then trimmed.
     leaveLaunchDetail(*info);
