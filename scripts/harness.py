@@ -1067,7 +1067,6 @@ def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
             for launcher in patchset.LAUNCHERS:
                 with tempfile.TemporaryDirectory() as tmp:
                     root = Path(tmp)
-                    patches = patchset.stack(series, launcher, PATCH_ROOT)
                     for path, text in patchset.reconstruct_preimages(series.patches()).items():
                         (root / path).parent.mkdir(parents=True, exist_ok=True)
                         (root / path).write_bytes(text.render())
@@ -1082,7 +1081,7 @@ def step_patchset_selfcheck(ctx: Context, log: StepLog) -> Outcome:
                         f'    "{patchset.Manifest.load(PATCH_ROOT).build_list_anchor}",\n', encoding="utf-8"
                     )
                     for reverse in (False, False, True):
-                        result = patchset.run_series(patches, root, reverse=reverse)
+                        result = patchset.apply_stack(series, launcher, PATCH_ROOT, root, reverse=reverse)
                         for line in result.lines:
                             log.write(line)
                         if not result.ok:
@@ -1182,7 +1181,7 @@ def reverse_other_launcher(ctx: Context, chosen: patchset.Series, log: StepLog) 
     if other is None:
         return
     log.write(f"the checkout holds the {chosen.name} stack with the {other} launcher: reversing it first")
-    undone = patchset.run_series(patchset.stack(chosen, other, PATCH_ROOT), ctx.src, reverse=True)
+    undone = patchset.apply_stack(chosen, other, PATCH_ROOT, ctx.src, reverse=True)
     for line in undone.lines:
         log.write(line)
 
@@ -1190,12 +1189,11 @@ def reverse_other_launcher(ctx: Context, chosen: patchset.Series, log: StepLog) 
 def step_apply(ctx: Context, log: StepLog) -> Outcome:
     try:
         chosen = patchset.select_series(PATCH_ROOT, ctx.src, ctx.series)
-        series = patchset.stack(chosen, ctx.launcher, PATCH_ROOT)
     except patchset.PatchError as err:
         raise StepFailed(str(err)) from err
     log.write(f"series {chosen.name} (base {chosen.base}), {ctx.launcher} launcher")
     reverse_other_launcher(ctx, chosen, log)
-    result = patchset.run_series(series, ctx.src)
+    result = patchset.apply_stack(chosen, ctx.launcher, PATCH_ROOT, ctx.src)
     for line in result.lines:
         log.write(line)
     changes = local_changes(ctx.src) if not result.ok and (ctx.src / ".git").exists() else []
@@ -1214,7 +1212,7 @@ def step_apply(ctx: Context, log: StepLog) -> Outcome:
         )
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "checkout", "--force", "HEAD", "--", "."], "git checkout")
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "clean", "-fd", "--", *RESET_CLEAN_DIRS], "git clean")
-        result = patchset.run_series(series, ctx.src)
+        result = patchset.apply_stack(chosen, ctx.launcher, PATCH_ROOT, ctx.src)
         for line in result.lines:
             log.write(line)
     if not result.ok:

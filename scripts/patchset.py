@@ -4,21 +4,21 @@
 patches/pytorch/<series>/ holds one stack of standard `git format-patch` files
 per PyTorch base (v2.15.0, v2.13.0, a main commit) with a series.json that
 records the upstream pre-image blobs. `apply` picks the series from the
-checkout's version.txt (or --series). This tool is its own unified-diff
-applier so that it runs on a bare Windows Python:
+checkout's version.txt (or --series) and hands the stack to `git apply` as
+one input, so git matches and writes it: all or nothing, exact context, and
+git's own line-end conversion on Windows checkouts. When it does not fit as
+it stands, `git apply --3way` merges it where the checkout has the blobs the
+index lines name (git stages what it merged); a merge with conflicts writes
+nothing. What git does not do is kept here: choosing the series, skipping
+the patches the checkout already holds (so `apply` is idempotent), trees
+rebuilt from the patches alone for the tests, `export`, and the project's
+own launcher.
 
-* exact context match, no fuzz (a hunk may move, never change);
-* all-or-nothing: every hunk of every patch is verified in memory first and
-  nothing is written unless all of them fit (never a half-patched tree);
-* idempotent: a patch whose result is already in the tree is skipped;
-* tolerant of CRLF checkouts (line endings are kept as the file has them);
-* on drift it names the file, the expected text and the nearest match.
-
-`--launcher project` installs this project's own launcher on top of the stack
+`--launcher project` installs this project's launcher on top of the stack
 instead of upstream's static_launcher/xpu.cpp. That patch is generated from
-csrc/ when it is applied and never committed; it replaces the file as a
-preimage-less delete followed by a new-file diff, guarded by the trailer
-`Xsl-Replaces: <path> contains "<text>"`. `regen -o FILE` writes it on demand.
+csrc/ and the checkout's xpu.cpp when it is applied, never committed, and
+kept in the checkout's state folder (.git/xsl-patchset/) so that `--reverse`
+takes back exactly what it wrote. `regen -o FILE` writes it on demand.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ LAUNCHERS = ("upstream", "project")
 STATE_DIR_NAME = "xsl-patchset"  # under .git/ (or .xsl-patchset/ without git)
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-REPLACES_TRAILER = re.compile(r'^Xsl-Replaces: (\S+) contains "(.*)"\s*$')
 
 
 class PatchError(Exception):
@@ -63,8 +62,6 @@ class Hunk:
     old_lines: list[str]
     new_lines: list[str]
     header: str
-    old_no_eol: bool = False  # "\ No newline at end of file" on the old side
-    new_no_eol: bool = False
 
 
 @dataclasses.dataclass
@@ -80,7 +77,7 @@ class Patch:
     subject: str
     message: str  # full commit message (subject line + body)
     files: list[FileDiff]
-    replaces: dict[str, str]  # path -> guard text (Xsl-Replaces trailers)
+    text: str  # what git applies
 
 
 def _strip_prefix(path: str) -> str:
@@ -119,11 +116,6 @@ def parse_patch(text: str, name: str = "<patch>") -> Patch:
     while message_lines and message_lines[-1] == "":
         message_lines.pop()
     message = subject + ("\n\n" + "\n".join(message_lines) if message_lines else "")
-    replaces: dict[str, str] = {}
-    for line in message_lines:
-        m = REPLACES_TRAILER.match(line)
-        if m:
-            replaces[m.group(1)] = m.group(2)
 
     files: list[FileDiff] = []
     while i < len(lines):
@@ -154,7 +146,6 @@ def parse_patch(text: str, name: str = "<patch>") -> Patch:
             new_count = int(m.group(4)) if m.group(4) is not None else 1
             hunk = Hunk(int(m.group(1)), int(m.group(3)), [], [], header)
             i += 1
-            last = ""
             while (len(hunk.old_lines) < old_count or len(hunk.new_lines) < new_count) or (
                 i < len(lines) and lines[i].startswith("\\")
             ):
@@ -169,20 +160,14 @@ def parse_patch(text: str, name: str = "<patch>") -> Patch:
                     hunk.old_lines.append(content)
                 elif tag == "+":
                     hunk.new_lines.append(content)
-                elif tag == "\\":
-                    if last in (" ", "-"):
-                        hunk.old_no_eol = True
-                    if last in (" ", "+"):
-                        hunk.new_no_eol = True
-                else:
+                elif tag != "\\":  # "\ No newline at end of file"
                     raise PatchError(f"{name}: unexpected line '{body[:40]}' in hunk '{header}' of {path}.")
-                last = tag
                 i += 1
             if len(hunk.old_lines) != old_count or len(hunk.new_lines) != new_count:
                 raise PatchError(f"{name}: hunk '{header}' in {path} has wrong line counts.")
             hunks.append(hunk)
         files.append(FileDiff(path, kind, hunks))
-    return Patch(name, subject, message, files, replaces)
+    return Patch(name, subject, message, files, text)
 
 
 def load_series(patch_dir: Path) -> list[Patch]:
@@ -317,10 +302,6 @@ def reconstruct_preimages(patches: Sequence[Patch]) -> dict[str, TextFile]:
     }
 
 
-# --------------------------------------------------------------------------
-# The in-memory tree
-
-
 @dataclasses.dataclass
 class TextFile:
     lines: list[str]
@@ -345,367 +326,82 @@ class TextFile:
         return text.encode("utf-8")
 
 
-def _prune_empty_dirs(directory: Path, root: Path) -> None:
-    """Removes directories a deleted file leaves empty, up to the root."""
-    root = root.resolve()
-    current = directory.resolve()
-    while current != root and root in current.parents:
-        try:
-            current.rmdir()
-        except OSError:
-            return
-        current = current.parent
-
-
-class Tree:
-    """A checkout seen through pending in-memory edits."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.pending: dict[str, TextFile | None] = {}  # None = deleted
-        self.originals: dict[str, bytes | None] = {}
-
-    def _disk(self, path: str) -> bytes | None:
-        full = self.root / path
-        return full.read_bytes() if full.is_file() else None
-
-    def read(self, path: str) -> TextFile | None:
-        if path in self.pending:
-            return self.pending[path]
-        data = self._disk(path)
-        return TextFile.parse(data) if data is not None else None
-
-    def write(self, path: str, content: TextFile | None) -> None:
-        if path not in self.originals:
-            self.originals[path] = self._disk(path)
-        self.pending[path] = content
-
-    def commit(self) -> list[str]:
-        """Writes pending edits; on an I/O error restores what was written."""
-        written: list[str] = []
-        try:
-            for path in sorted(self.pending):
-                content = self.pending[path]
-                full = self.root / path
-                if content is None:
-                    if full.exists():
-                        full.unlink()
-                    _prune_empty_dirs(full.parent, self.root)
-                else:
-                    full.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = full.with_name(full.name + ".xsl-tmp")
-                    tmp.write_bytes(content.render())
-                    os.replace(tmp, full)
-                written.append(path)
-        except OSError:
-            for path in written:
-                original = self.originals[path]
-                full = self.root / path
-                if original is None:
-                    full.unlink(missing_ok=True)
-                else:
-                    full.write_bytes(original)
-            raise
-        return written
-
-
 # --------------------------------------------------------------------------
-# Matching and drift reports
-
-
-def _find_all(lines: Sequence[str], block: Sequence[str]) -> list[int]:
-    if not block:
-        return []
-    n = len(block)
-    first = block[0]
-    return [i for i in range(len(lines) - n + 1) if lines[i] == first and list(lines[i : i + n]) == list(block)]
-
-
-def _nearest(candidates: list[int], hint: int) -> int | None:
-    if not candidates:
-        return None
-    return min(candidates, key=lambda c: (abs(c - hint), c))
-
-
-def nearest_match(lines: Sequence[str], block: Sequence[str]) -> tuple[int, float]:
-    """Best window of len(block) lines by difflib ratio: (0-based index, ratio)."""
-    if not lines or not block:
-        return (0, 0.0)
-    n = len(block)
-    want = "\n".join(block)
-    scored: list[tuple[float, int]] = []
-    for i in range(max(1, len(lines) - n + 1)):
-        window = "\n".join(lines[i : i + n])
-        matcher = difflib.SequenceMatcher(None, want, window, autojunk=False)
-        if matcher.real_quick_ratio() < 0.3:
-            continue
-        scored.append((matcher.quick_ratio(), i))
-    scored.sort(reverse=True)
-    best = (0.0, 0)
-    for _, i in scored[:25]:
-        window = "\n".join(lines[i : i + n])
-        ratio = difflib.SequenceMatcher(None, want, window, autojunk=False).ratio()
-        if ratio > best[0]:
-            best = (ratio, i)
-    return (best[1], best[0])
-
-
-def drift_report(patch: Patch, fdiff: FileDiff, hunk_index: int, current: TextFile | None, why: str) -> str:
-    hunk = fdiff.hunks[hunk_index] if fdiff.hunks else None
-    out = [f"{patch.name}: {fdiff.path}: {why}"]
-    if hunk is None or current is None:
-        return "\n".join(out)
-    out.append(f"  hunk {hunk_index + 1} ({hunk.header}) expects these lines:")
-    out.extend(f"    | {line}" for line in hunk.old_lines)
-    index, ratio = nearest_match(current.lines, hunk.old_lines)
-    if ratio > 0:
-        found = current.lines[index : index + len(hunk.old_lines)]
-        out.append(f"  nearest match at line {index + 1} ({ratio:.0%} similar):")
-        out.extend(f"    | {line}" for line in found)
-        diff = difflib.unified_diff(hunk.old_lines, found, "expected", f"{fdiff.path}:{index + 1}", lineterm="", n=0)
-        out.append("  difference:")
-        out.extend(f"    {line}" for line in list(diff)[2:])
-    else:
-        out.append("  no similar lines found in the file.")
-    return "\n".join(out)
-
-
-# --------------------------------------------------------------------------
-# Applying
+# Applying: git apply does the matching and writing
 
 
 APPLIED, UNAPPLIED, DRIFT = "applied", "unapplied", "drift"
 
 
-@dataclasses.dataclass
-class FilePlan:
-    state: str
-    result: TextFile | None = None  # content after this direction is applied
-    problems: list[str] = dataclasses.field(default_factory=list)
-
-
-def _apply_hunks(patch: Patch, fdiff: FileDiff, current: TextFile, reverse: bool) -> FilePlan:
-    """Returns the plan for one modified file in the given direction."""
-
-    def sides(h: Hunk) -> tuple[list[str], list[str]]:
-        return (h.new_lines, h.old_lines) if reverse else (h.old_lines, h.new_lines)
-
-    states = []
-    for hunk in fdiff.hunks:
-        src, dst = sides(hunk)
-        src_found = bool(_find_all(current.lines, src)) if src else True
-        dst_found = bool(_find_all(current.lines, dst)) if dst else True
-        if src_found and dst_found:
-            # Both present: done when the target contains the source (pure
-            # additions around existing lines), otherwise ambiguous.
-            if not src or _find_all(dst, src):
-                states.append(APPLIED)
-            elif not dst or _find_all(src, dst):
-                states.append(UNAPPLIED)
-            else:
-                states.append(DRIFT)
-        elif dst_found:
-            states.append(APPLIED)
-        elif src_found:
-            states.append(UNAPPLIED)
-        else:
-            states.append(DRIFT)
-    if all(s == APPLIED for s in states):
-        return FilePlan(APPLIED, current)
-    problems = [
-        drift_report(
-            patch,
-            fdiff,
-            i,
-            current,
-            "expected text not found" if s == DRIFT else "hunk already applied while others are not",
-        )
-        for i, s in enumerate(states)
-        if s == DRIFT or (s == APPLIED and UNAPPLIED in states)
-    ]
-    if problems:
-        return FilePlan(DRIFT, None, problems)
-
-    lines = list(current.lines)
-    final_newline = current.final_newline
-    offset = 0
-    last_end = 0
-    for index, hunk in enumerate(fdiff.hunks):
-        src, dst = sides(hunk)
-        hint = (hunk.new_start if reverse else hunk.old_start) - 1 + offset
-        candidates = [c for c in _find_all(lines, src) if c >= last_end]
-        pos = _nearest(candidates, hint)
-        if pos is None:
-            return FilePlan(
-                DRIFT,
-                None,
-                [drift_report(patch, fdiff, index, current, "hunks overlap or are out of order")],
-            )
-        lines[pos : pos + len(src)] = dst
-        offset += len(dst) - len(src)
-        last_end = pos + len(dst)
-        if pos + len(dst) == len(lines):
-            no_eol = hunk.old_no_eol if reverse else hunk.new_no_eol
-            final_newline = not no_eol
-    return FilePlan(UNAPPLIED, TextFile(lines, current.crlf, final_newline))
-
-
-def _content_of_side(fdiff: FileDiff, old_side: bool) -> TextFile:
-    """The whole file a new-file (new side) or deleted-file (old side) diff holds."""
-    lines: list[str] = []
-    no_eol = False
-    for hunk in fdiff.hunks:
-        lines.extend(hunk.old_lines if old_side else hunk.new_lines)
-        no_eol = hunk.old_no_eol if old_side else hunk.new_no_eol
-    return TextFile(lines, False, not no_eol)
-
-
-def _state_dir(root: Path) -> Path:
-    git = root / ".git"
-    return git / STATE_DIR_NAME if git.is_dir() else root / ".xsl-patchset"
-
-
-def _saved_original(root: Path, path: str) -> Path:
-    return _state_dir(root) / "originals" / path
-
-
-def _git_head_version(root: Path, path: str) -> bytes | None:
+def _git_env(root: Path) -> dict[str, str]:
+    """Keeps git from taking a folder above a tree that is no repository
+    (a rebuilt test tree) for its work tree."""
+    env = dict(os.environ)
     if not (root / ".git").exists():
-        return None
+        env["GIT_CEILING_DIRECTORIES"] = str(root.resolve().parent)
+    return env
+
+
+def git_apply(root: Path, patches: Sequence[Patch], *options: str) -> subprocess.CompletedProcess[str]:
+    """`git apply` of the patches as one input: git chains diffs of one file
+    and writes nothing unless every hunk fits (with -R, still in stack order)."""
+    text = "".join(patch.text for patch in patches)
     try:
         return subprocess.run(
-            ["git", "-C", str(root), "show", f"HEAD:{path}"],
+            ["git", "-C", str(root), "apply", "-v", *options],
+            input=text,
             capture_output=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
+            text=True,
+            encoding="utf-8",
+            env=_git_env(root),
+        )
+    except OSError as err:
+        raise PatchError(f"patchset.py needs git on PATH (https://git-scm.com/downloads): {err}") from err
+
+
+def _fits(root: Path, patches: Sequence[Patch], *options: str) -> bool:
+    return not patches or git_apply(root, patches, "--check", *options).returncode == 0
+
+
+def applied_count(patches: Sequence[Patch], root: Path) -> int:
+    """How many leading patches of the stack the checkout holds: the largest
+    count that reverses as a whole (a later patch may rewrite lines an earlier
+    one added, so an earlier patch is only seen with the later ones undone)."""
+    for count in range(len(patches), 0, -1):
+        if _fits(root, patches[:count], "-R"):
+            return count
+    return 0
+
+
+def _git_report(patch: Patch, stderr: str) -> str:
+    """git's own words on a patch that does not fit (the file, the line and
+    the text it searched for), without its progress lines."""
+    kept = [line for line in stderr.splitlines() if not line.startswith(("Checking patch", "Applied patch"))]
+    return "\n".join([f"{patch.name}: it does not fit:", *(f"  {line}" for line in kept if line.strip())])
+
+
+def _first_drift(root: Path, todo: Sequence[Patch]) -> tuple[int, str]:
+    """The first patch of `todo` that does not fit after those before it."""
+    for index in range(len(todo)):
+        proc = git_apply(root, todo[: index + 1], "--check")
+        if proc.returncode != 0:
+            return index, _git_report(todo[index], proc.stderr)
+    return len(todo), ""
+
+
+def _three_way(root: Path, todo: Sequence[Patch]) -> str | None:
+    """None when `git apply --3way` merges the patches without conflicts
+    (the checkout has the blobs their index lines name); else why not."""
+    if not (root / ".git").exists():
+        return "no three-way merge: the checkout is no git repository"
+    proc = git_apply(root, todo, "--check", "--3way")
+    conflicts = sorted({m.group(1) for m in re.finditer(r"^Applied patch to '(.+)' with conflicts", proc.stderr, re.M)})
+    if proc.returncode == 0 and not conflicts:
         return None
-
-
-@dataclasses.dataclass
-class FileStep:
-    """What one file needs: its state, and on UNAPPLIED the new content."""
-
-    state: str
-    problems: list[str] = dataclasses.field(default_factory=list)
-    content: TextFile | None = None
-    save_original: bytes | None = None
-
-
-def _plan_replacement(
-    patch: Patch, root: Path, path: str, new: FileDiff, current: TextFile | None, reverse: bool
-) -> FileStep:
-    """A file this project replaces wholesale (Xsl-Replaces guard)."""
-    target = _content_of_side(new, old_side=False)
-    guard = patch.replaces.get(path)
-    if guard is None:
-        return FileStep(DRIFT, [f"{patch.name}: {path}: replaced without an Xsl-Replaces guard trailer."])
-    ours = current is not None and current.lines == target.lines
-    upstream = current is not None and any(guard in line for line in current.lines)
-    if not reverse:
-        if ours:
-            return FileStep(APPLIED)
-        if current is None:
-            return FileStep(DRIFT, [f"{patch.name}: {path}: the file to replace does not exist."])
-        if not upstream:
-            idx, ratio = nearest_match(current.lines, [guard])
-            nearest = current.lines[idx] if current.lines else ""
-            return FileStep(
-                DRIFT,
-                [
-                    f'{patch.name}: {path}: expected a line containing "{guard}" (the file this patch replaces); '
-                    f"nearest is line {idx + 1} ({ratio:.0%} similar): {nearest}"
-                ],
-            )
-        return FileStep(
-            UNAPPLIED,
-            content=TextFile(target.lines, current.crlf, target.final_newline),
-            save_original=current.render(),
-        )
-    if not ours:
-        if upstream:
-            return FileStep(APPLIED)
-        return FileStep(DRIFT, [f"{patch.name}: {path}: neither this project's file nor the upstream one is there."])
-    saved = _saved_original(root, path)
-    data = saved.read_bytes() if saved.is_file() else _git_head_version(root, path)
-    if data is None:
-        return FileStep(
-            DRIFT,
-            [
-                f"{patch.name}: {path}: the upstream original was not saved and git cannot provide it; "
-                f"restore it with 'git checkout -- {path}'."
-            ],
-        )
-    return FileStep(UNAPPLIED, content=TextFile.parse(data))
-
-
-def _plan_whole_file(patch: Patch, path: str, fdiff: FileDiff, current: TextFile | None, reverse: bool) -> FileStep:
-    """A created or deleted file (with its full content in the diff)."""
-    body = _content_of_side(fdiff, old_side=fdiff.kind == "delete")
-    creating = (fdiff.kind == "new") != reverse
-    if creating:
-        if current is None:
-            return FileStep(UNAPPLIED, content=body)
-        if current.lines == body.lines:
-            return FileStep(APPLIED)
-        pairs = zip(current.lines, body.lines)
-        first = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(current.lines), len(body.lines)))
-        return FileStep(
-            DRIFT,
-            [
-                f"{patch.name}: {path}: would create this file but a different one exists "
-                f"(first difference at line {first + 1}).",
-            ],
-        )
-    if current is None:
-        return FileStep(APPLIED)
-    if current.lines == body.lines:
-        return FileStep(UNAPPLIED, content=None)
-    return FileStep(DRIFT, [f"{patch.name}: {path}: would delete this file but its content differs."])
-
-
-def plan_patch(
-    patch: Patch, tree: Tree, reverse: bool
-) -> tuple[str, list[str], dict[str, TextFile | None], dict[str, bytes]]:
-    """Returns (state, problems, new contents, originals to save)."""
-    # Group the diffs by path: a replaced file has a delete and a new entry.
-    by_path: dict[str, list[FileDiff]] = {}
-    for fdiff in patch.files:
-        by_path.setdefault(fdiff.path, []).append(fdiff)
-    steps: dict[str, FileStep] = {}
-    for path, diffs in by_path.items():
-        kinds = [d.kind for d in diffs]
-        current = tree.read(path)
-        if kinds == ["delete", "new"] and not diffs[0].hunks:
-            steps[path] = _plan_replacement(patch, tree.root, path, diffs[1], current, reverse)
-        elif len(diffs) != 1:
-            raise PatchError(f"{patch.name}: {path} appears {len(diffs)} times.")
-        elif kinds[0] == "delete" and not diffs[0].hunks:
-            raise PatchError(f"{patch.name}: {path}: a delete without content needs a matching new-file diff.")
-        elif kinds[0] in ("new", "delete"):
-            steps[path] = _plan_whole_file(patch, path, diffs[0], current, reverse)
-        elif current is None:
-            steps[path] = FileStep(DRIFT, [f"{patch.name}: {path}: file not found in the checkout."])
-        else:
-            plan = _apply_hunks(patch, diffs[0], current, reverse)
-            steps[path] = FileStep(plan.state, plan.problems, plan.result)
-    problems = [p for step in steps.values() for p in step.problems]
-    states = [step.state for step in steps.values()]
-    if problems or DRIFT in states:
-        return DRIFT, problems, {}, {}
-    if all(s == APPLIED for s in states):
-        return APPLIED, [], {}, {}
-    done = [path for path, step in steps.items() if step.state == APPLIED]
-    if done:
-        return (
-            DRIFT,
-            [f"{patch.name}: partly applied already ({', '.join(done)}); reverse or restore those files first."],
-            {},
-            {},
-        )
-    results = {path: step.content for path, step in steps.items()}
-    saves = {path: step.save_original for path, step in steps.items() if step.save_original is not None}
-    return UNAPPLIED, [], results, saves
+    if conflicts:
+        return f"a three-way merge conflicts in {', '.join(conflicts)}"
+    reason = next((line for line in proc.stderr.splitlines() if line.startswith("error:")), proc.stderr.strip())
+    return f"no three-way merge: {reason}"
 
 
 @dataclasses.dataclass
@@ -715,73 +411,64 @@ class RunResult:
     written: list[str]
 
 
-def applied_prefix(patches: Sequence[Patch], root: Path) -> int:
-    """How many leading patches of the stack the checkout holds: the largest
-    count whose patches reverse one after another from the last of them. A
-    later patch may rewrite lines an earlier one added, so an earlier patch
-    is only recognized with the later ones walked back."""
-    for count in range(len(patches), 0, -1):
-        tree = Tree(root)
-        for patch in reversed(patches[:count]):
-            state, _, results, _ = plan_patch(patch, tree, reverse=True)
-            if state != UNAPPLIED:
-                break
-            for path, content in results.items():
-                tree.write(path, content)
-        else:
-            return count
-    return 0
+def _touched(patches: Sequence[Patch]) -> list[str]:
+    return sorted({fdiff.path for patch in patches for fdiff in patch.files})
 
 
 def run_series(patches: Sequence[Patch], root: Path, reverse: bool = False, check: bool = False) -> RunResult:
-    """Applies (or reverses) the series; writes nothing unless every patch fits."""
-    tree = Tree(root)
-    problems: list[str] = []
-    saves: dict[str, bytes] = {}
-    entries: list[tuple[str, str]] = []  # (DRIFT | APPLIED = in place | UNAPPLIED = to do, name)
-    order = list(reversed(patches)) if reverse else list(patches)
-    if not reverse:
-        done = applied_prefix(patches, root)
-        entries.extend((APPLIED, patch.name) for patch in patches[:done])
-        order = order[done:]
-    for patch in order:
-        state, issues, results, to_save = plan_patch(patch, tree, reverse)
-        entries.append((state, patch.name))
-        if state == DRIFT:
-            problems.extend(issues)
-        elif state == UNAPPLIED:
-            for path, content in results.items():
-                tree.write(path, content)
-            saves.update(to_save)
-    verb = "reverse" if reverse else "apply"
-    in_place = "not applied" if reverse else "already applied"
-    dry = check or bool(problems)
-    out = []
-    for state, name in entries:
-        if state == DRIFT:
-            label = "DRIFT"
-        elif state == APPLIED:
-            label = in_place
-        else:
-            label = ("would " + verb) if dry else ("reversed" if reverse else "applied")
-        out.append(f"{label:<16} {name}")
-    changed = sum(state == UNAPPLIED for state, _ in entries)
-    if problems:
-        out.append("")
-        out.append(f"Nothing was written: {len(problems)} problem(s) found.")
-        out.extend(problems)
-        return RunResult(False, out, [])
-    if check or changed == 0:
-        if changed == 0:
-            out.append("Nothing to do: the tree is already in the requested state.")
-        return RunResult(True, out, [])
-    written = tree.commit()
-    for path, data in saves.items():
-        dest = _saved_original(root, path)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(data)
-    out.append(f"{len(written)} file(s) written.")
-    return RunResult(True, out, written)
+    """Applies (or reverses) the stack with git; writes nothing unless all of
+    it fits. Patches the checkout already holds are skipped."""
+    done = applied_count(patches, root)
+    if reverse:
+        lines = [f"{'not applied':<16} {p.name}" for p in patches[done:]]
+        if done == 0:
+            return RunResult(True, lines + ["Nothing to do: the tree is already in the requested state."], [])
+        undo = patches[:done]
+        if not check:
+            proc = git_apply(root, undo, "-R")
+            if proc.returncode != 0:
+                return RunResult(False, [_git_report(undo[-1], proc.stderr), "Nothing was written."], [])
+        verb = "would reverse" if check else "reversed"
+        lines = [f"{verb:<16} {p.name}" for p in undo] + lines
+        written = [] if check else _touched(undo)
+        return RunResult(True, lines + ([f"{len(written)} file(s) written."] if written else []), written)
+    lines = [f"{'already applied':<16} {p.name}" for p in patches[:done]]
+    todo = patches[done:]
+    if not todo:
+        return RunResult(True, lines + ["Nothing to do: the tree is already in the requested state."], [])
+    options: tuple[str, ...] = ()
+    if not _fits(root, todo):
+        index, report = _first_drift(root, todo)
+        why = _three_way(root, todo)
+        if why is not None:
+            lines += [f"{'would apply':<16} {p.name}" for p in todo[:index]]
+            lines.append(f"{'DRIFT':<16} {todo[index].name}")
+            lines += [f"{'not checked':<16} {p.name}" for p in todo[index + 1 :]]
+            return RunResult(False, [*lines, "", "Nothing was written.", report, why], [])
+        options = ("--3way",)
+    if check:
+        merge = " (three-way)" if options else ""
+        return RunResult(True, lines + [f"{'would apply':<16} {p.name}{merge}" for p in todo], [])
+    proc = git_apply(root, todo, *options)
+    if proc.returncode != 0:
+        return RunResult(False, [*lines, _git_report(todo[-1], proc.stderr)], [])
+    lines += [f"{'applied':<16} {p.name}" for p in todo]
+    if options:
+        lines.append("merged three-way: git staged the merged files")
+    written = _touched(todo)
+    return RunResult(True, [*lines, f"{len(written)} file(s) written."], written)
+
+
+def series_status(patches: Sequence[Patch], root: Path) -> list[tuple[str, Patch, str]]:
+    """(state, patch, git's report) for each patch, in stack order."""
+    done = applied_count(patches, root)
+    todo = patches[done:]
+    index, report = _first_drift(root, todo)
+    states = [(APPLIED, p, "") for p in patches[:done]] + [(UNAPPLIED, p, "") for p in todo[:index]]
+    if index < len(todo):
+        states.append((DRIFT, todo[index], report))
+        states += [("unchecked", p, "") for p in todo[index + 1 :]]
+    return states
 
 
 # --------------------------------------------------------------------------
@@ -883,63 +570,61 @@ def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
     return head, sections
 
 
+def _read_tree(root: Path, paths: Iterable[str]) -> dict[str, bytes | None]:
+    return {path: (root / path).read_bytes() if (root / path).is_file() else None for path in paths}
+
+
+def _write_tree(root: Path, files: dict[str, bytes | None]) -> None:
+    for path, data in files.items():
+        target = root / path
+        if data is None:
+            target.unlink(missing_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+
 def export_series(series: Series, root: Path, out_dir: Path) -> list[Path]:
     """Writes the stack applied in `root` as `git format-patch` files.
 
     Each patch's pre- and post-images come from the checkout (the stack is
-    walked back in memory), so the hunks and index lines are the checkout's
-    own. Files listed without a blob in series.json keep their committed
-    sections, after checking that those are applied in the checkout."""
+    walked back with `git apply -R` in a scratch repository), so the hunks and
+    index lines are the checkout's own. Files listed without a blob in
+    series.json keep their committed sections, after checking that the
+    whole stack is applied in the checkout."""
     patches = series.patches()
     texts = {p.name: (series.directory / p.name).read_text(encoding="utf-8") for p in patches}
-    done = applied_prefix(patches, root)
+    done = applied_count(patches, root)
     if done < len(patches):
         raise PatchError(f"{patches[done].name} is not applied in {root}; run apply first.")
-    tree = Tree(root)
-    stages: list[dict[str, TextFile | None]] = []
-    for patch in reversed(patches):
-        state, issues, results, _ = plan_patch(patch, tree, reverse=True)
-        if state == DRIFT:
-            raise PatchError("\n".join(issues))
-        if state == APPLIED:  # reversing is a no-op: the patch is not in the tree
-            raise PatchError(f"{patch.name} is not applied in {root}; run apply first.")
-        before = {path: tree.read(path) for path in results}
-        for path, content in results.items():
-            tree.write(path, content)
-        stages.append(before)
-    stages.reverse()
     kept = series.context_only()
+    touched = [path for path in _touched(patches) if path not in kept]
+    excluded = [f"--exclude={path}" for path in sorted(kept)]
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp)
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
         env = dict(os.environ, GIT_COMMITTER_NAME="xsl", GIT_COMMITTER_EMAIL="xsl@localhost")
         env["GIT_COMMITTER_DATE"] = "2000-01-01T00:00:00+00:00"
         _git(repo, ["init", "-q"])
         (repo / ".git" / "info").mkdir(parents=True, exist_ok=True)
         (repo / ".git" / "info" / "attributes").write_text("* diff=xsl\n", encoding="utf-8")
-        touched = sorted({path for stage in stages for path in stage} - kept)
-        for path in touched:
-            content = tree.read(path)
-            if content is not None:
-                (repo / path).parent.mkdir(parents=True, exist_ok=True)
-                (repo / path).write_bytes(content.render())
+        _write_tree(repo, _read_tree(root, touched))
+        stages = [_read_tree(repo, touched)]  # after the last patch, then walking back
+        for patch in reversed(patches):
+            proc = git_apply(repo, [patch], "-R", *excluded)
+            if proc.returncode != 0:
+                raise PatchError(_git_report(patch, proc.stderr))
+            stages.append(_read_tree(repo, touched))
+        stages.reverse()
         _git(repo, ["add", "-A"])
         _git(repo, ["commit", "-q", "--allow-empty", "-m", "pre-images"], env)
-        for patch, after in zip(patches, stages):
-            for path, content in after.items():
-                if path in kept:
-                    continue
-                target = repo / path
-                if content is None:
-                    target.unlink(missing_ok=True)
-                else:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(content.render())
-            message = "\n".join(line for line in patch.message.split("\n") if not REPLACES_TRAILER.match(line))
+        for patch, after in zip(patches, stages[1:]):
+            _write_tree(repo, after)
             _git(repo, ["add", "-A"])
             _git(
                 repo,
-                ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", message],
+                ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", patch.message],
                 dict(env, **_author(texts[patch.name])),
             )
         made = Path(tmp) / "out"
@@ -971,7 +656,6 @@ class Manifest:
     message: str
     glue_source: str
     glue_dest: str
-    replaces_guard: str
     helpers: list[str]  # folders and files under csrc/
     helper_patterns: list[str]
     helper_dest: str
@@ -1015,7 +699,20 @@ def _rewrite_includes(text: str, installed: set[str], dest: str) -> list[str]:
     return out
 
 
-def regen_text(repo: Path, manifest: Manifest) -> str:
+def _replacement_diff(path: str, old: bytes, new_lines: list[str]) -> str:
+    """One hunk that takes every line of `old` out and puts `new_lines` in."""
+    before = TextFile.parse(old)
+    head = f"@@ -{1 if before.lines else 0},{len(before.lines)} +1,{len(new_lines)} @@\n"
+    removed = "".join(f"-{line}\n" for line in before.lines)
+    if before.lines and not before.final_newline:
+        removed += "\\ No newline at end of file\n"
+    added = "".join(f"+{line}\n" for line in new_lines)
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n" + head + removed + added
+
+
+def regen_text(repo: Path, manifest: Manifest, checkout: Path | None = None) -> str:
+    """The launcher patch against the checkout's xpu.cpp and build list (without
+    a checkout, xpu.cpp is a new file and the list one line: for reading)."""
     helpers = _helper_files(repo, manifest)
     installed = set(helpers)
     diffs: list[str] = []
@@ -1023,9 +720,13 @@ def regen_text(repo: Path, manifest: Manifest) -> str:
     message = manifest.message
     if glue.is_file():
         glue_lines = _rewrite_includes(glue.read_text(encoding="utf-8"), installed, manifest.helper_dest)
-        diffs.append(f"diff --git a/{manifest.glue_dest} b/{manifest.glue_dest}\ndeleted file mode 100644\n")
-        diffs.append(file_diff_text(manifest.glue_dest, None, TextFile(glue_lines, False, True)))
-        message += f'\n\nXsl-Replaces: {manifest.glue_dest} contains "{manifest.replaces_guard}"'
+        replaced = checkout / manifest.glue_dest if checkout is not None else None
+        if replaced is None:
+            diffs.append(file_diff_text(manifest.glue_dest, None, TextFile(glue_lines, False, True)))
+        elif not replaced.is_file():
+            raise PatchError(f"{checkout}: {manifest.glue_dest} is missing: the project launcher replaces it.")
+        else:
+            diffs.append(_replacement_diff(manifest.glue_dest, replaced.read_bytes(), glue_lines))
     else:
         message += f"\n\n(Generated without {manifest.glue_source}: it did not exist yet.)"
     sources = []
@@ -1040,14 +741,17 @@ def regen_text(repo: Path, manifest: Manifest) -> str:
         if rel.endswith(".cpp"):
             sources.append(dest)
     if sources:
-        anchor = manifest.build_list_anchor
+        anchor = f'{manifest.build_list_indent}"{manifest.build_list_anchor}",'
         added = [f'{manifest.build_list_indent}"{s}",' for s in sources]
-        old_line = f'{manifest.build_list_indent}"{anchor}",'
-        hunk = f"@@ -1 +1,{1 + len(added)} @@\n-{old_line}\n+{old_line}\n" + "".join(f"+{a}\n" for a in added)
-        diffs.append(
-            f"diff --git a/{manifest.build_list_file} b/{manifest.build_list_file}\n"
-            f"--- a/{manifest.build_list_file}\n+++ b/{manifest.build_list_file}\n" + hunk
-        )
+        listed = checkout / manifest.build_list_file if checkout is not None else None
+        build_list = TextFile.parse(listed.read_bytes()) if listed is not None and listed.is_file() else None
+        if build_list is None or anchor not in build_list.lines:
+            if checkout is not None:
+                raise PatchError(f"{checkout}: {manifest.build_list_file} has no line {anchor.strip()}")
+            build_list = TextFile([anchor], False, True)
+        at = build_list.lines.index(anchor) + 1
+        grown = TextFile(build_list.lines[:at] + added + build_list.lines[at:], False, build_list.final_newline)
+        diffs.append(file_diff_text(manifest.build_list_file, build_list, grown))
     return format_patch(manifest.number, manifest.total, message, "".join(diffs))
 
 
@@ -1078,33 +782,92 @@ def checkout_problem(root: Path) -> str | None:
     return None
 
 
-def launcher_patch(repo: Path, patch_root: Path) -> Patch:
-    """This project's launcher as a patch, generated from csrc/ now."""
+def _state_dir(root: Path) -> Path:
+    git = root / ".git"
+    return git / STATE_DIR_NAME if git.is_dir() else root / ".xsl-patchset"
+
+
+def _saved_launcher(root: Path) -> Path:
+    """The launcher patch applied to the checkout, while it is applied."""
+    return _state_dir(root) / "launcher.patch"
+
+
+def launcher_patch(patch_root: Path, root: Path) -> Patch:
+    """This project's launcher as a patch: the one the checkout holds (kept
+    when it was applied; a reset checkout no longer holds it), else generated
+    from csrc/ against the checkout."""
     manifest = Manifest.load(patch_root)
-    return parse_patch(regen_text(repo, manifest), manifest.patch_file)
+    saved = _saved_launcher(root)
+    if saved.is_file():
+        applied = parse_patch(saved.read_text(encoding="utf-8"), manifest.patch_file)
+        if _fits(root, [applied], "-R"):
+            return applied
+    return parse_patch(regen_text(REPO_ROOT, manifest, root), manifest.patch_file)
 
 
-def stack(series: Series, launcher: str, patch_root: Path) -> list[Patch]:
+def _without(patch: Patch, paths: set[str]) -> Patch:
+    head, sections = _sections(patch.text)
+    return parse_patch(head + "".join(text for path, text in sections if path not in paths), patch.name)
+
+
+def stack(series: Series, launcher: str, patch_root: Path, root: Path) -> list[Patch]:
     """The series, or with launcher "project" the series without its hunks
     for the file the project's launcher replaces, plus that launcher."""
     patches = series.patches()
     if launcher != "project":
         return patches
-    ours = launcher_patch(REPO_ROOT, patch_root)
-    replaced = set(ours.replaces)
-    kept = [dataclasses.replace(p, files=[f for f in p.files if f.path not in replaced]) for p in patches]
-    return [p for p in kept if p.files] + [ours]
+    replaced = {Manifest.load(patch_root).glue_dest}
+    kept = [_without(p, replaced) for p in patches]
+    return [p for p in kept if p.files] + [launcher_patch(patch_root, root)]
+
+
+def _launcher_is_stale(patch_root: Path, root: Path, applied: Patch) -> bool:
+    """Whether csrc/ now makes another launcher patch than the applied one:
+    regenerated against the files the applied patch took in."""
+    manifest = Manifest.load(patch_root)
+    files = (manifest.glue_dest, manifest.build_list_file)
+    with tempfile.TemporaryDirectory() as tmp:
+        before = Path(tmp)
+        _write_tree(before, _read_tree(root, files))
+        if git_apply(before, [applied], "-R", *(f"--include={path}" for path in files)).returncode != 0:
+            return False
+        return regen_text(REPO_ROOT, manifest, before) != applied.text
+
+
+def apply_stack(
+    series: Series, launcher: str, patch_root: Path, root: Path, reverse: bool = False, check: bool = False
+) -> RunResult:
+    """run_series for a launcher's stack. The project launcher's patch is kept
+    in the state folder while it is applied; one older than csrc/ is taken
+    back and made again."""
+    saved = _saved_launcher(root)
+    if launcher == "project" and saved.is_file() and not reverse and not check:
+        old = stack(series, launcher, patch_root, root)
+        if applied_count(old, root) == len(old) and _launcher_is_stale(patch_root, root, old[-1]):
+            if git_apply(root, old[-1:], "-R").returncode == 0:
+                saved.unlink()
+    patches = stack(series, launcher, patch_root, root)
+    result = run_series(patches, root, reverse=reverse, check=check)
+    if launcher == "project" and result.written:
+        if reverse:
+            saved.unlink(missing_ok=True)
+        else:
+            saved.parent.mkdir(parents=True, exist_ok=True)
+            saved.write_text(patches[-1].text, encoding="utf-8", newline="\n")
+    return result
 
 
 def launcher_in_place(series: Series, root: Path, patch_root: Path, besides: str) -> str | None:
     """The launcher other than `besides` whose stack of this series the
-    checkout holds in full (every patch would reverse), or None."""
+    checkout holds in full, or None."""
     for launcher in LAUNCHERS:
         if launcher == besides:
             continue
-        theirs = stack(series, launcher, patch_root)
-        probe = run_series(theirs, root, reverse=True, check=True)
-        if probe.ok and sum(line.startswith("would reverse") for line in probe.lines) == len(theirs):
+        try:
+            theirs = stack(series, launcher, patch_root, root)
+        except PatchError:
+            continue
+        if applied_count(theirs, root) == len(theirs):
             return launcher
     return None
 
@@ -1178,21 +941,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             written = export_series(series, args.checkout, args.output)
             _print(f"wrote {p}" for p in written)
             return 0
-        patches = stack(series, args.launcher, args.patches)
         if args.command == "status":
-            tree = Tree(args.checkout)
-            ok = True
-            done = applied_prefix(patches, args.checkout)
-            for patch in patches[:done]:
-                print(f"{APPLIED:<10} {patch.name}")
-            for patch in patches[done:]:
-                state, issues, results, _ = plan_patch(patch, tree, reverse=False)
+            states = series_status(stack(series, args.launcher, args.patches, args.checkout), args.checkout)
+            for state, patch, report in states:
                 print(f"{state:<10} {patch.name}")
-                _print(issues)
-                ok = ok and state != DRIFT
-                for path, content in results.items():
-                    tree.write(path, content)
-            return 0 if ok else 1
+                _print([report] if report else [])
+            return 1 if any(state == DRIFT for state, _, _ in states) else 0
         if not args.reverse:
             # The launchers share the series' other PRs: one applied over the other would
             # leave a mix that neither reverses cleanly.
@@ -1203,7 +957,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"launcher: reverse it first (patchset.py apply --reverse --launcher {other} {args.checkout})."
                 )
                 return 1
-        result = run_series(patches, args.checkout, reverse=args.reverse, check=args.check)
+        result = apply_stack(series, args.launcher, args.patches, args.checkout, args.reverse, args.check)
         _print(result.lines)
         return 0 if result.ok else 1
     except PatchError as err:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -83,3 +84,14 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".git" not in p.relative_to(root).parts and ".xsl-patchset" not in p.relative_to(root).parts
     }
+
+
+def apply_to_file(patch, path: str, before: bytes | None) -> bytes:
+    """`path` after `patch` (its other files left out), given its bytes before."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        if before is not None:
+            write_tree(root, {path: before})
+        proc = load_script("patchset").git_apply(root, [patch], f"--include={path}")
+        assert proc.returncode == 0, proc.stderr
+        return (root / path).read_bytes()

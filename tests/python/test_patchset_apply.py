@@ -2,9 +2,8 @@
 
 No upstream file is stored here: each series' pre-images are rebuilt from the
 patches themselves (context and removed lines at their line numbers, unique
-filler lines elsewhere), which is all `git am`, `git apply` and the project's
-applier need. The recorded upstream blobs are checked through the patches'
-own index lines.
+filler lines elsewhere), which is all `git am` and `git apply` need. The
+recorded upstream blobs are checked through the patches' own index lines.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ INDEX = re.compile(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40}) 100644$", re.M)
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="needs git")
 XPU = "torch/csrc/inductor/static_launcher/xpu.cpp"
+MANIFEST = patchset.Manifest.load(PATCH_DIR)
 CUDA = "torch/csrc/inductor/static_launcher/cuda.cpp"
 MODULE = "torch/csrc/Module.cpp"
 TEST_MODULE = "test/inductor/test_static_triton_launcher.py"
@@ -242,7 +242,7 @@ def test_apply_is_idempotent_and_reverses_to_the_same_bytes(tmp_path, name):
     assert back.ok and snapshot(root) == before
 
 
-def test_drift_names_file_expected_text_and_nearest_match(tmp_path):
+def test_drift_names_the_patch_the_file_and_the_expected_text(tmp_path):
     root = make_checkout(tmp_path, "v2.15.0")
     module_cpp = root / MODULE
     module_cpp.write_text(
@@ -252,16 +252,16 @@ def test_drift_names_file_expected_text_and_nearest_match(tmp_path):
     )
     before = snapshot(root)
     result = patchset.run_series(series("v2.15.0").patches(), root)
-    assert not result.ok and snapshot(root) == before  # all-or-nothing
+    assert not result.ok and result.written == [] and snapshot(root) == before  # all-or-nothing
     report = "\n".join(result.lines)
     # Module.cpp is the Enable PR's (the second); the fix before it fits.
     assert result.lines[0].startswith("would apply") and result.lines[1].startswith("DRIFT")
-    assert f"{MODULE}: expected text not found" in report
-    assert "| #if defined(USE_XPU) && !defined(_WIN32)" in report
-    # The hunk starts three context lines (the USE_CUDA launcher's) above the changed line.
-    lineno = module_cpp.read_text().split("\n").index("#if defined(USE_XPU) && !defined(_MSC_VER)") + 1 - 3
-    assert "  ASSERT_TRUE(StaticCudaLauncher_init(module));" in report
-    assert f"nearest match at line {lineno} " in report
+    assert all(line.startswith("not checked") for line in result.lines[2:5])
+    assert "0002-Enable-the-XPU-static-Triton-launcher-on-Windows.patch: it does not fit:" in report
+    assert f"error: {MODULE}: patch does not apply" in report
+    # git's "while searching for:" lists the hunk's expected lines.
+    assert "  #if defined(USE_XPU) && !defined(_WIN32)" in report
+    assert "no three-way merge: the checkout is no git repository" in report
 
 
 def test_drift_in_the_last_patch_blocks_the_whole_stack(tmp_path):
@@ -284,23 +284,20 @@ def test_partly_applied_stack_completes(tmp_path):
     assert result.ok and "already applied" in result.lines[0] and result.lines[1].startswith("applied")
 
 
-def _expected_export(s, root: Path) -> dict[str, str]:
+def _expected_export(s, root: Path, tmp_path: Path) -> dict[str, str]:
     """The committed files with the index lines the rebuilt tree yields."""
-    tree = patchset.Tree(root)
+    work = tmp_path / "expected"
+    shutil.copytree(root, work)
     expected = {}
     for patch in s.patches():
         text = (s.directory / patch.name).read_text()
-        state, issues, results, _ = patchset.plan_patch(patch, tree, reverse=False)
-        assert state == patchset.UNAPPLIED, issues
+        before = {path: blob((work / path).read_bytes()) for path, _ in sections(text) if (work / path).is_file()}
+        assert patchset.run_series([patch], work).ok
         for file_path, section in sections(text):
             m = INDEX.search(section)
-            if m is None:
-                continue
-            old = blob(tree.read(file_path).render())
-            new = blob(results[file_path].render())
-            text = text.replace(section, section.replace(m.group(0), f"index {old}..{new} 100644"))
-        for path, content in results.items():
-            tree.write(path, content)
+            if m is not None:
+                after = blob((work / file_path).read_bytes())
+                text = text.replace(section, section.replace(m.group(0), f"index {before[file_path]}..{after} 100644"))
         expected[patch.name] = text
     return expected
 
@@ -310,7 +307,7 @@ def _expected_export(s, root: Path) -> dict[str, str]:
 def test_export_reproduces_the_committed_files(tmp_path, name):
     s = series(name)
     root = make_checkout(tmp_path, name)
-    expected = _expected_export(s, root)
+    expected = _expected_export(s, root, tmp_path)
     assert patchset.run_series(s.patches(), root).ok
     out = tmp_path / "out"
     written = patchset.export_series(s, root, out)
@@ -391,18 +388,15 @@ def test_cli_apply_check_status_and_series_override(tmp_path):
 
 
 def test_project_launcher_is_an_option_generated_at_apply_time(tmp_path):
-    manifest = patchset.Manifest.load(PATCH_DIR)
-    if not (REPO / manifest.glue_source).is_file():
-        pytest.skip(f"{manifest.glue_source} not written yet")
     root = make_checkout(tmp_path, "v2.15.0")
     before = snapshot(root)
     result = _run("apply", "--launcher", "project", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "applied          0006-" in result.stdout
     installed = (root / XPU).read_text()
-    assert f"<{manifest.helper_dest}/" in installed and "StaticXpuLauncher_init" in installed
+    assert f"<{MANIFEST.helper_dest}/" in installed and "StaticXpuLauncher_init" in installed
     assert "// TODO: enable on Windows." not in installed
-    assert (root / manifest.helper_dest).is_dir()
+    assert (root / MANIFEST.helper_dest).is_dir()
     assert (root / "build_variables.bzl").read_text().count(BUILD_LIST_LINE) == 1
     again = _run("apply", "--launcher", "project", str(root))
     assert again.returncode == 0 and "Nothing to do" in again.stdout
@@ -415,9 +409,6 @@ def test_project_launcher_is_an_option_generated_at_apply_time(tmp_path):
 
 
 def test_cli_names_the_other_launchers_stack_and_how_to_reverse_it(tmp_path):
-    manifest = patchset.Manifest.load(PATCH_DIR)
-    if not (REPO / manifest.glue_source).is_file():
-        pytest.skip(f"{manifest.glue_source} not written yet")
     root = make_checkout(tmp_path, "v2.15.0")
     before = snapshot(root)
     assert _run("apply", "--launcher", "project", str(root)).returncode == 0
@@ -505,7 +496,7 @@ def test_plain_delete_and_create_round_trip(tmp_path):
     assert (root / "old.txt").read_bytes() == b"one\ntwo\n" and not (root / "new.txt").exists()
     (root / "old.txt").write_bytes(b"one\nchanged\n")
     result = patchset.run_series([patch], root)
-    assert not result.ok and "would delete this file but its content differs" in "\n".join(result.lines)
+    assert not result.ok and "error: old.txt: patch does not apply" in "\n".join(result.lines)
     assert (root / "old.txt").read_bytes() == b"one\nchanged\n"
 
 
@@ -515,3 +506,80 @@ def test_export_of_a_checkout_without_the_stack_says_apply_first(tmp_path):
     assert result.returncode == 1 and result.stdout.startswith("series v2.15.0")
     assert result.stderr.strip().endswith(f"is not applied in {root}; run apply first.")
     assert not (tmp_path / "out").exists()
+
+
+def _repo_with_a_patch(tmp_path: Path) -> tuple[Path, object]:
+    """A git repository holding a 20-line file, and a patch of its line 10
+    (with the index line git writes) that is not applied."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    text = "".join(f"line {n}\n" for n in range(1, 21))
+    (repo / "a.txt").write_text(text)
+    assert _git(repo, "init", "-q").returncode == 0
+    _git(repo, "add", "-A")
+    assert _git(repo, "commit", "-qm", "base").returncode == 0
+    (repo / "a.txt").write_text(text.replace("line 10\n", "line ten\n"))
+    diff = _git(repo, "diff", "--full-index").stdout
+    _git(repo, "checkout", "--", "a.txt")
+    return repo, patchset.parse_patch(diff, "0001-ten.patch")
+
+
+@needs_git
+def test_a_patch_whose_context_moved_is_merged_three_way(tmp_path):
+    repo, patch = _repo_with_a_patch(tmp_path)
+    # Upstream changes a context line of the hunk: the plain apply no longer fits.
+    (repo / "a.txt").write_text((repo / "a.txt").read_text().replace("line 8\n", "line eight\n"))
+    assert _git(repo, "commit", "-qam", "upstream").returncode == 0
+    assert patchset.git_apply(repo, [patch], "--check").returncode != 0
+    check = patchset.run_series([patch], repo, check=True)
+    assert check.ok and check.lines == ["would apply      0001-ten.patch (three-way)"]
+    result = patchset.run_series([patch], repo)
+    assert result.ok and "merged three-way: git staged the merged files" in result.lines
+    merged = (repo / "a.txt").read_text()
+    assert "line eight\n" in merged and "line ten\n" in merged
+
+
+@needs_git
+def test_a_three_way_conflict_writes_nothing(tmp_path):
+    repo, patch = _repo_with_a_patch(tmp_path)
+    (repo / "a.txt").write_text((repo / "a.txt").read_text().replace("line 10\n", "line 10 upstream\n"))
+    assert _git(repo, "commit", "-qam", "upstream").returncode == 0
+    before = snapshot(repo)
+    result = patchset.run_series([patch], repo)
+    assert not result.ok and result.written == [] and snapshot(repo) == before
+    assert result.lines[-1] == "a three-way merge conflicts in a.txt"
+    assert _git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_a_launcher_patch_older_than_csrc_is_made_again(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "csrc", project / "csrc")
+    monkeypatch.setattr(patchset, "REPO_ROOT", project)
+    root = make_checkout(tmp_path, "v2.15.0")
+    before = snapshot(root)
+    s = series("v2.15.0")
+    assert patchset.apply_stack(s, "project", PATCH_DIR, root).ok
+    header = project / "csrc" / "common" / "expected.h"
+    header.write_text(header.read_text() + "// changed\n")
+    again = patchset.apply_stack(s, "project", PATCH_DIR, root)
+    assert again.ok and again.lines[-2].startswith("applied          0006-"), again.lines
+    assert (root / MANIFEST.helper_dest / "common" / "expected.h").read_text().endswith("// changed\n")
+    assert patchset.apply_stack(s, "project", PATCH_DIR, root, reverse=True).ok
+    assert snapshot(root) == before
+
+
+def test_a_reset_checkout_gets_the_launcher_patch_made_again(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    before = snapshot(root)
+    s = series("v2.15.0")
+    assert patchset.apply_stack(s, "project", PATCH_DIR, root).ok
+    saved = root / ".xsl-patchset" / "launcher.patch"
+    assert saved.is_file()
+    # What `harness.py --force` does: the files go back, the state folder stays.
+    for path in set(snapshot(root)) - set(before):
+        (root / path).unlink()
+    write_tree(root, before)
+    saved.write_text(saved.read_text().replace("#pragma once", "#pragma once // older"))
+    again = patchset.apply_stack(s, "project", PATCH_DIR, root)
+    assert again.ok and "// older" not in saved.read_text()
+    assert "// older" not in (root / MANIFEST.helper_dest / "common" / "expected.h").read_text()

@@ -32,7 +32,7 @@ LAUNCHER = "torch/csrc/inductor/static_launcher"
 def installed(tmp_path_factory) -> Path:
     root = make_checkout(tmp_path_factory.mktemp("installed"))
     series = patchset.Series.load(PATCH_DIR / "v2.13.0")
-    result = patchset.run_series(patchset.stack(series, "project", PATCH_DIR), root)
+    result = patchset.apply_stack(series, "project", PATCH_DIR, root)
     assert result.ok, result.lines
     return root
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from patchset_support import PATCH_DIR, load_script
+from patchset_support import PATCH_DIR, apply_to_file, load_script
 
 patchset = load_script("patchset")
 doctor = load_script("doctor")
@@ -69,16 +69,6 @@ def _series():
     pytest.skip(f"no release series for the installed torch {version}")
 
 
-def _apply(patch, path: str, before: bytes | None) -> bytes:
-    fdiff = next(f for f in patch.files if f.path == path)
-    current = patchset.TextFile.parse(before) if before is not None else None
-    if fdiff.kind == "new":
-        return "".join(line + "\n" for line in fdiff.hunks[0].new_lines).encode()
-    plan = patchset._apply_hunks(patch, fdiff, current, reverse=False)
-    assert plan.state == patchset.UNAPPLIED, plan.problems
-    return plan.result.render()
-
-
 def _overlay(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A folder with PR 3's versions of the installed Inductor modules and the
     import hook, and the environment using it."""
@@ -90,7 +80,7 @@ def _overlay(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     files = {}
     for module, path in MODULES.items():
         patched = overlay / Path(path).name
-        patched.write_bytes(_apply(spirv_pr, path, (installed / Path(path).relative_to("torch")).read_bytes()))
+        patched.write_bytes(apply_to_file(spirv_pr, path, (installed / Path(path).relative_to("torch")).read_bytes()))
         files[module] = str(patched)
     (overlay / "sitecustomize.py").write_text(SITECUSTOMIZE)
     env = dict(os.environ, XSL_PATCHED_MODULES=json.dumps(files))
@@ -114,7 +104,7 @@ def test_the_kernel_format_unit_tests_pass_on_this_torch(tmp_path):
     series = _series()
     overlay, env = _overlay(tmp_path)
     test_file = tmp_path / Path(FORMAT_TEST).name
-    test_file.write_bytes(_apply(series.patches()[SPIRV_PR], FORMAT_TEST, None))
+    test_file.write_bytes(apply_to_file(series.patches()[SPIRV_PR], FORMAT_TEST, None))
     output = _run_test_file(test_file, env)
     ran = re.search(r"^Ran (\d+) tests?", output, re.M)
     assert ran and int(ran.group(1)) == 4, output[-3000:]
@@ -190,7 +180,7 @@ def test_the_patched_launcher_tests_load_on_this_torch(tmp_path):
     text = (Path(PREIMAGES) / series.name / LAUNCHER_TEST).read_bytes()
     for patch in series.patches():
         if any(f.path == LAUNCHER_TEST for f in patch.files):
-            text = _apply(patch, LAUNCHER_TEST, text)
+            text = apply_to_file(patch, LAUNCHER_TEST, text)
     test_file = tmp_path / Path(LAUNCHER_TEST).name
     test_file.write_bytes(text)
     output = _run_test_file(test_file, env)

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from patchset_support import FETCHED, PATCH_DIR, installed_torch_utils, load_script, wheel_2141_utils
+from patchset_support import FETCHED, PATCH_DIR, apply_to_file, installed_torch_utils, load_script, wheel_2141_utils
 
 patchset = load_script("patchset")
 UTILS = "torch/_inductor/utils.py"
@@ -57,14 +57,12 @@ CASES = [
 def _utils_patch(series: str):
     patch = patchset.Series.load(PATCH_DIR / series).patches()[2]
     assert patch.subject == "XPU static launcher: load SPIR-V kernels"
-    return patch, next(f for f in patch.files if f.path == UTILS)
+    assert UTILS in [f.path for f in patch.files]
+    return patch
 
 
 def _patched(utils: bytes, series: str = "v2.13.0") -> bytes:
-    patch, fdiff = _utils_patch(series)
-    plan = patchset._apply_hunks(patch, fdiff, patchset.TextFile.parse(utils), reverse=False)
-    assert plan.state == patchset.UNAPPLIED, plan.problems
-    return plan.result.render()
+    return apply_to_file(_utils_patch(series), UTILS, utils)
 
 
 def _run(cases: list[dict]) -> list[dict]:
