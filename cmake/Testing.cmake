@@ -22,11 +22,19 @@ endif()
 # (PRE_TEST: the build never runs a test binary). Cross builds run each
 # binary under wine, whose start costs seconds: one entry per executable.
 include(GoogleTest)
+# DEPENDS: targets the tests need built (the test driver ...); CORPUS: they
+# read the zebin corpus when it is built (tests/kernels).
 function(xsl_add_gtest target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "CORPUS" "" "SOURCES;LIBS;ENVIRONMENT;DEPENDS" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
   xsl_set_warnings(${target})
   target_link_libraries(${target} PRIVATE ${ARG_LIBS} GTest::gtest_main GTest::gtest)
+  if(ARG_DEPENDS)
+    add_dependencies(${target} ${ARG_DEPENDS})
+  endif()
+  if(ARG_CORPUS AND TARGET xsl_zebin_corpus)
+    add_dependencies(${target} xsl_zebin_corpus)
+  endif()
   set(_environment
       "XSL_SOURCE_DIR=${PROJECT_SOURCE_DIR};XSL_BINARY_DIR=${PROJECT_BINARY_DIR};${ARG_ENVIRONMENT}")
   if(CMAKE_CROSSCOMPILING)
@@ -48,4 +56,15 @@ function(xsl_add_gtest target)
       # when the binary ran them one after another: never two at once.
       PROPERTIES ENVIRONMENT "${_environment}" RESOURCE_LOCK "${target}")
   endif()
+endfunction()
+
+# One more ctest entry of a gtest executable: the cases `filter` selects
+# (Scenario*), in the environment after `filter` (later entries win). Each
+# is its own process, because the Level Zero loader (and the project's
+# process-wide table) read the environment once.
+function(xsl_add_scenario test name filter)
+  add_test(NAME ${test}.${name}
+           COMMAND ${test} --gtest_brief=1 --gtest_filter=${filter})
+  set_tests_properties(${test}.${name} PROPERTIES ENVIRONMENT
+    "XSL_SOURCE_DIR=${PROJECT_SOURCE_DIR};XSL_BINARY_DIR=${PROJECT_BINARY_DIR};XSL_TEST_SCENARIO=${name};${ARGN}")
 endfunction()

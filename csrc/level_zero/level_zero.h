@@ -202,7 +202,7 @@ enum class ModuleFormat { kNative, kSpirv };
 // One zeModuleCreate of `bytes` in `format` with `flags` for `device` (of the
 // context's driver): the module (null unless `result` is success), the result
 // and the driver's build log. Module::create and the driver compiler
-// (ocloc/driver_compiler.h) both build through it.
+// (compile/driver_compiler.h) both build through it.
 struct ModuleBuild {
   ze_module_handle_t module = nullptr;
   ze_result_t result = ZE_RESULT_SUCCESS;

@@ -1,5 +1,5 @@
 // xpu_static_launcher._compile: SPIR-V -> zebin for Python (plain CPython C
-// API), through ocloc or the installed GPU driver (ocloc/zebin_compiler.h).
+// API), through ocloc or the installed GPU driver (compile/zebin_compiler.h).
 //
 //   find(backend, python_paths) -> (description, tried)
 //   compile(spirv, device, build_flags, retry_large_grf, backend,
@@ -22,14 +22,14 @@
 #include <string_view>
 #include <utility>
 
+#include "compile/zebin_compiler.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "ocloc/zebin_compiler.h"
 #include "python/module_gil.h"
 
 namespace {
 
-using xsl::ocloc::ZebinCompiler;
+using xsl::compile::ZebinCompiler;
 
 struct Opened {
   std::unique_ptr<ZebinCompiler> compiler;
@@ -40,7 +40,7 @@ struct Opened {
 Opened* openCompiler(const char* backend, const char* python_paths) {
   static std::mutex mutex;
   static auto* opened = new std::map<std::string, std::unique_ptr<Opened>>();
-  auto kind = xsl::ocloc::parseCompilerKind(backend);
+  auto kind = xsl::compile::parseCompilerKind(backend);
   if (!kind) {
     PyErr_SetString(PyExc_ValueError, kind.error().message().c_str());
     return nullptr;

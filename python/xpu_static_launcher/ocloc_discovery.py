@@ -12,7 +12,7 @@ Order (first hit wins):
   5. Linux: /usr/bin, /usr/local/bin, /opt/intel/oneapi/{ocloc,compiler}/latest/bin.
 
   6. Without ocloc: the installed Intel GPU driver, which compiles SPIR-V
-     itself through Level Zero (csrc/ocloc/driver_compiler.h) when it lists an
+     itself through Level Zero (csrc/compile/driver_compiler.h) when it lists an
      Intel GPU of the target's architecture. The CLI probes it through the
      xpu_static_launcher package (``find_compiler("driver")``) when that can
      be imported. ``XSL_ZEBIN_COMPILER=ocloc|driver`` forces one; a broken
@@ -49,7 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 ENV_VAR = "XSL_OCLOC"
-COMPILER_ENV_VAR = "XSL_ZEBIN_COMPILER"  # auto | ocloc | driver (csrc/ocloc/zebin_compiler.h)
+COMPILER_ENV_VAR = "XSL_ZEBIN_COMPILER"  # auto | ocloc | driver (csrc/compile/zebin_compiler.h)
 WHEEL_PACKAGE = "intel_ocloc"
 ONEAPI_DEFAULT_ROOT = "C:\\Program Files (x86)\\Intel\\oneAPI"
 LINUX_FOLDERS = (

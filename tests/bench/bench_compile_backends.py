@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SPIR-V -> zebin three ways, per kernel, in one run: the driver backend
 (Level Zero zeModuleCreate + zeModuleGetNativeBinary), ocloc as a subprocess,
-and ocloc in-process (libocloc through xsl_ocloc_capi). Same kernels, same
+and ocloc in-process (libocloc through xsl_compile_capi). Same kernels, same
 device, default GRF, no retry.
 
 Here the "driver" is the project's test driver, which compiles with the same
@@ -11,7 +11,7 @@ compilers. A real GPU driver embeds its own IGC build.
 
 Each kernel is compiled --runs times per path, the paths alternating, after
 one warm-up compile per path (the first loads IGC). Needs XSL_BUILD_DIR
-(default build/linux-gcc) with xsl_ocloc_capi, the test driver and the SPIR-V
+(default build/linux-gcc) with xsl_compile_capi, the test driver and the SPIR-V
 corpus; on Linux the Level Zero loader (libze1) loads the test driver through
 ZE_ENABLE_ALT_DRIVERS, which this script sets for itself.
 
@@ -55,7 +55,7 @@ def main() -> int:
     driver = build_dir() / "tests" / "ze_test_driver" / "libxsl_ze_test_driver.so"
     library = capi_library_path()
     if library is None or not driver.is_file():
-        print("xsl_ocloc_capi or the test driver is not built in XSL_BUILD_DIR", file=sys.stderr)
+        print("xsl_compile_capi or the test driver is not built in XSL_BUILD_DIR", file=sys.stderr)
         return 2
     # Read by the Level Zero loader at its first zeInit, below.
     os.environ.setdefault("ZE_ENABLE_ALT_DRIVERS", str(driver))

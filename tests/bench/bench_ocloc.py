@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """ocloc SPIR-V -> zebin: in-process (libocloc / ocloc64.dll through
-xsl_ocloc_capi) against a subprocess of the ocloc executable, same process,
+xsl_compile_capi) against a subprocess of the ocloc executable, same process,
 same kernels, same flags (default GRF, no retry).
 
 Each kernel is compiled --runs times per mode after one warm-up compile per
 mode (the first in-process call loads IGC, ~0.3 s); the figure is the sum of
 the per-kernel medians in-process divided by the same sum for the
 subprocess. Needs XSL_BUILD_DIR (default build/linux-gcc) with the
-xsl_ocloc_capi library and the SPIR-V corpus (xsl_zebin_corpus).
+xsl_compile_capi library and the SPIR-V corpus (xsl_zebin_corpus).
 
 Last line: `inprocess_vs_subprocess: <ratio>` (target <= 0.5).
 """
@@ -51,7 +51,7 @@ def main() -> int:
         parser.error("--runs must be at least 10")
     library = capi_library_path()
     if library is None:
-        print("xsl_ocloc_capi not built in XSL_BUILD_DIR", file=sys.stderr)
+        print("xsl_compile_capi not built in XSL_BUILD_DIR", file=sys.stderr)
         return 2
     spirvs: dict[str, bytes] = {}
     for name in args.kernels:

@@ -1,6 +1,6 @@
 """Shared helpers for the ocloc tests and tests/bench/bench_ocloc.py.
 
-`OclocCapi` drives the C ABI library xsl_ocloc_capi (csrc/ocloc/capi.h)
+`OclocCapi` drives the C ABI library xsl_compile_capi (csrc/compile/capi.h)
 through ctypes: in-process compilation from Python on Linux and Windows.
 """
 
@@ -28,8 +28,8 @@ def build_dir() -> Path:
 
 
 def capi_library_path(build: Path | None = None) -> Path | None:
-    folder = (build or build_dir()) / "csrc" / "ocloc"
-    names = ["xsl_ocloc_capi.dll", "libxsl_ocloc_capi.dll"] if os.name == "nt" else ["libxsl_ocloc_capi.so"]
+    folder = (build or build_dir()) / "csrc" / "compile"
+    names = ["xsl_compile_capi.dll", "libxsl_compile_capi.dll"] if os.name == "nt" else ["libxsl_compile_capi.so"]
     for name in names:
         if (folder / name).is_file():
             return folder / name
@@ -54,35 +54,35 @@ class CompileResult:
 
 
 class OclocCapi:
-    """One xsl_ocloc_compiler: ocloc found and opened once, then compile()."""
+    """One xsl_compiler: ocloc found and opened once, then compile()."""
 
     def __init__(self, library: Path, backend: int = BACKEND_AUTO, ocloc_path: str | None = None) -> None:
         lib = ctypes.CDLL(str(library))
         vp, cp, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
         err = ctypes.POINTER(ctypes.c_void_p)
-        lib.xsl_ocloc_open.argtypes = [ctypes.c_int, cp, cp, err]
-        lib.xsl_ocloc_open.restype = vp
-        lib.xsl_ocloc_close.argtypes = [vp]
-        lib.xsl_ocloc_describe.argtypes = [vp]
-        lib.xsl_ocloc_describe.restype = cp
-        lib.xsl_ocloc_compile.argtypes = [vp, vp, sz, cp, cp, ctypes.c_int, err]
-        lib.xsl_ocloc_compile.restype = vp
-        lib.xsl_ocloc_result_zebin.argtypes = [vp, ctypes.POINTER(sz)]
-        lib.xsl_ocloc_result_zebin.restype = vp
-        lib.xsl_ocloc_result_build_flags.argtypes = [vp]
-        lib.xsl_ocloc_result_build_flags.restype = cp
-        lib.xsl_ocloc_result_spill_bytes.argtypes = [vp]
-        lib.xsl_ocloc_result_spill_bytes.restype = ctypes.c_uint64
-        lib.xsl_ocloc_result_log.argtypes = [vp]
-        lib.xsl_ocloc_result_log.restype = cp
-        lib.xsl_ocloc_result_free.argtypes = [vp]
-        lib.xsl_ocloc_string_free.argtypes = [vp]
+        lib.xsl_compile_open.argtypes = [ctypes.c_int, cp, cp, err]
+        lib.xsl_compile_open.restype = vp
+        lib.xsl_compile_close.argtypes = [vp]
+        lib.xsl_compile_describe.argtypes = [vp]
+        lib.xsl_compile_describe.restype = cp
+        lib.xsl_compile_spirv.argtypes = [vp, vp, sz, cp, cp, ctypes.c_int, err]
+        lib.xsl_compile_spirv.restype = vp
+        lib.xsl_compile_result_zebin.argtypes = [vp, ctypes.POINTER(sz)]
+        lib.xsl_compile_result_zebin.restype = vp
+        lib.xsl_compile_result_build_flags.argtypes = [vp]
+        lib.xsl_compile_result_build_flags.restype = cp
+        lib.xsl_compile_result_spill_bytes.argtypes = [vp]
+        lib.xsl_compile_result_spill_bytes.restype = ctypes.c_uint64
+        lib.xsl_compile_result_log.argtypes = [vp]
+        lib.xsl_compile_result_log.restype = cp
+        lib.xsl_compile_result_free.argtypes = [vp]
+        lib.xsl_compile_string_free.argtypes = [vp]
         self._lib = lib
         error = ctypes.c_void_p()
         path = ocloc_path.encode() if ocloc_path is not None else None
         # sys.path: the wheel installed in this interpreter is found first.
         python_paths = os.pathsep.join(p for p in sys.path if p).encode()
-        self._handle = lib.xsl_ocloc_open(backend, path, python_paths, ctypes.byref(error))
+        self._handle = lib.xsl_compile_open(backend, path, python_paths, ctypes.byref(error))
         if not self._handle:
             raise OclocError(self._take_error(error))
 
@@ -90,11 +90,11 @@ class OclocCapi:
         if not error.value:
             return "unknown error"
         text = ctypes.string_at(error.value).decode("utf-8", "replace")
-        self._lib.xsl_ocloc_string_free(error)
+        self._lib.xsl_compile_string_free(error)
         return text
 
     def describe(self) -> dict:
-        text = self._lib.xsl_ocloc_describe(self._handle).decode("utf-8", "replace")
+        text = self._lib.xsl_compile_describe(self._handle).decode("utf-8", "replace")
         head, _, tried = text.partition("\ntried:")
         info = dict(line.split(": ", 1) for line in head.splitlines() if ": " in line)
         info["tried"] = [line.strip() for line in tried.splitlines() if line.strip()]
@@ -103,7 +103,7 @@ class OclocCapi:
     def compile(self, spirv: bytes, device: str, flags: str = "", retry_large_grf: bool = True) -> CompileResult:
         error = ctypes.c_void_p()
         buffer = ctypes.create_string_buffer(spirv, len(spirv))
-        result = self._lib.xsl_ocloc_compile(
+        result = self._lib.xsl_compile_spirv(
             self._handle,
             ctypes.cast(buffer, ctypes.c_void_p),
             len(spirv),
@@ -116,19 +116,19 @@ class OclocCapi:
             raise OclocError(self._take_error(error))
         try:
             size = ctypes.c_size_t()
-            data = self._lib.xsl_ocloc_result_zebin(result, ctypes.byref(size))
+            data = self._lib.xsl_compile_result_zebin(result, ctypes.byref(size))
             return CompileResult(
                 ctypes.string_at(data, size.value),
-                self._lib.xsl_ocloc_result_build_flags(result).decode(),
-                int(self._lib.xsl_ocloc_result_spill_bytes(result)),
-                self._lib.xsl_ocloc_result_log(result).decode("utf-8", "replace"),
+                self._lib.xsl_compile_result_build_flags(result).decode(),
+                int(self._lib.xsl_compile_result_spill_bytes(result)),
+                self._lib.xsl_compile_result_log(result).decode("utf-8", "replace"),
             )
         finally:
-            self._lib.xsl_ocloc_result_free(result)
+            self._lib.xsl_compile_result_free(result)
 
     def close(self) -> None:
         if self._handle:
-            self._lib.xsl_ocloc_close(self._handle)
+            self._lib.xsl_compile_close(self._handle)
             self._handle = None
 
     def __enter__(self) -> OclocCapi:

@@ -18,7 +18,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
 
 # folder -> the folders its files include from. The order of the layers,
 # lowest first: common; file_io, zebin, level_zero; launcher, ocloc;
-# sycl_launch; python, tools; pytorch. The zebin reader and the driver layer
+# sycl_launch, compile; python, tools; pytorch. The zebin reader and the driver layer
 # know nothing of each other: the launcher puts them together.
 LAYERS: dict[str, set[str]] = {
     "common": set(),
@@ -26,9 +26,10 @@ LAYERS: dict[str, set[str]] = {
     "zebin": {"common"},
     "level_zero": {"common"},
     "launcher": {"common", "file_io", "level_zero", "zebin"},
-    "ocloc": {"common", "file_io", "level_zero", "zebin"},
+    "ocloc": {"common", "file_io", "zebin"},
+    "compile": {"common", "level_zero", "ocloc"},
     "sycl_launch": {"common", "launcher", "level_zero"},
-    "python": {"common", "file_io", "launcher", "level_zero", "ocloc", "sycl_launch", "zebin"},
+    "python": {"common", "compile", "file_io", "launcher", "level_zero", "ocloc", "sycl_launch", "zebin"},
     "pytorch": {"python"},
     "tools": {"common", "file_io", "launcher", "level_zero", "zebin"},
 }
@@ -40,6 +41,7 @@ RANK = {
     "launcher": 3,
     "ocloc": 3,
     "sycl_launch": 4,
+    "compile": 4,
     "python": 5,
     "pytorch": 6,
     "tools": 5,

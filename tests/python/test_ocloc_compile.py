@@ -1,4 +1,4 @@
-"""In-process compilation from Python through the C ABI (xsl_ocloc_capi):
+"""In-process compilation from Python through the C ABI (xsl_compile_capi):
 same .ze_info as the subprocess for the same flags, GRF retry, errors."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ocloc_support import (
 def capi():
     library = capi_library_path()
     if library is None:
-        pytest.skip("xsl_ocloc_capi is not built in XSL_BUILD_DIR (build the xsl_ocloc_capi target)")
+        pytest.skip("xsl_compile_capi is not built in XSL_BUILD_DIR (build the xsl_compile_capi target)")
     return library
 
 

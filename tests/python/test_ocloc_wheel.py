@@ -87,7 +87,7 @@ def test_platform_tag_version_and_pe_reader(tmp_path):
         ocloc_wheel.normalise_version("unknown")
     assert ocloc_wheel.pe_imports(b"") == []
     assert ocloc_wheel.pe_imports(b"MZ" + b"\xff" * 100) == []
-    dlls = sorted(REPO.glob("build/*mingw*/csrc/ocloc/*xsl_ocloc_capi.dll"))
+    dlls = sorted(REPO.glob("build/*mingw*/csrc/compile/*xsl_compile_capi.dll"))
     if dlls:  # a real PE32+ from the mingw build
         imports = [name.lower() for name in ocloc_wheel.pe_imports(dlls[0].read_bytes())]
         assert "kernel32.dll" in imports

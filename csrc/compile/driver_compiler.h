@@ -30,7 +30,7 @@
 #include "ocloc/compiler.h"
 
 namespace xsl {
-namespace ocloc {
+namespace compile {
 
 constexpr const char* kDriverLargeGrfFlag = "-ze-opt-large-register-file";
 
@@ -82,9 +82,9 @@ class DriverCompiler {
 
   // Same contract as OclocCompiler::compile. options.large_grf_flag is
   // replaced by kDriverLargeGrfFlag when it is ocloc's default.
-  Expected<CompileResult> compile(
+  Expected<ocloc::CompileResult> compile(
       std::string_view spirv,
-      const CompileOptions& options);
+      const ocloc::CompileOptions& options);
 
  private:
   explicit DriverCompiler(std::string loader, std::vector<DriverDevice> devices)
@@ -94,5 +94,5 @@ class DriverCompiler {
   std::vector<DriverDevice> devices_;
 };
 
-} // namespace ocloc
+} // namespace compile
 } // namespace xsl

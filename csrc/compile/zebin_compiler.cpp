@@ -1,4 +1,4 @@
-#include "ocloc/zebin_compiler.h"
+#include "compile/zebin_compiler.h"
 
 #include <memory>
 #include <string>
@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace xsl {
-namespace ocloc {
+namespace compile {
 
 Expected<CompilerKind> parseCompilerKind(const std::string& text) {
   if (text.empty() || text == "auto") {
@@ -38,8 +38,8 @@ const char* compilerKindName(CompilerKind kind) {
 
 Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(
     CompilerKind kind,
-    BackendChoice ocloc_backend,
-    const DiscoveryEnvironment& env) {
+    ocloc::BackendChoice ocloc_backend,
+    const ocloc::DiscoveryEnvironment& env) {
   std::string kind_origin = "argument";
   if (kind == CompilerKind::kAuto) {
     if (auto forced = env.get_env(kZebinCompilerEnvVar)) {
@@ -54,17 +54,19 @@ Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(
   std::unique_ptr<ZebinCompiler> compiler(new ZebinCompiler());
   std::string ocloc_error;
   if (kind != CompilerKind::kDriver) {
-    auto install = findOcloc(env);
+    auto install = ocloc::findOcloc(env);
     if (install) {
       compiler->tried_ = install->tried;
       std::string fallback_reason;
-      auto opened = openBackend(*install, ocloc_backend, &fallback_reason);
+      auto opened =
+          ocloc::openBackend(*install, ocloc_backend, &fallback_reason);
       if (!opened) {
         return opened.error();
       }
-      auto version = queryOclocVersion(**opened);
+      auto version = ocloc::queryOclocVersion(**opened);
       compiler->description_ = std::string("source: ") +
-          oclocSourceName(install->source) + "\norigin: " + install->origin +
+          ocloc::oclocSourceName(install->source) +
+          "\norigin: " + install->origin +
           "\nexecutable: " + install->executable +
           "\nlibrary: " + install->library +
           "\nbackend: " + (*opened)->description() + "\nversion: " +
@@ -72,20 +74,22 @@ Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(
       if (!fallback_reason.empty()) {
         compiler->description_ += "\nlibrary_fallback: " + fallback_reason;
       }
-      compiler->ocloc_ = std::make_unique<OclocCompiler>(std::move(*opened));
+      compiler->ocloc_ =
+          std::make_unique<ocloc::OclocCompiler>(std::move(*opened));
       if (version) {
-        compiler->ocloc_->setAllowZebinOption(versionNeedsAllowZebin(*version));
+        compiler->ocloc_->setAllowZebinOption(
+            ocloc::versionNeedsAllowZebin(*version));
       }
       return compiler;
     }
     // A broken explicit setting is reported, not skipped.
-    auto explicit_path = env.get_env(kOclocEnvVar);
+    auto explicit_path = env.get_env(ocloc::kOclocEnvVar);
     if (kind == CompilerKind::kOcloc ||
         (explicit_path && !explicit_path->empty())) {
       return install.error();
     }
     ocloc_error = install.error().message();
-    for (const auto& candidate : oclocCandidates(env)) {
+    for (const auto& candidate : ocloc::oclocCandidates(env)) {
       compiler->tried_.push_back(candidate.origin + ": " + candidate.path);
     }
   }
@@ -112,14 +116,14 @@ Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(
   return compiler;
 }
 
-Expected<CompileResult> ZebinCompiler::compile(
+Expected<ocloc::CompileResult> ZebinCompiler::compile(
     std::string_view spirv,
-    const CompileOptions& options) {
+    const ocloc::CompileOptions& options) {
   if (driver_) {
     return driver_->compile(spirv, options);
   }
   return ocloc_->compile(spirv, options);
 }
 
-} // namespace ocloc
+} // namespace compile
 } // namespace xsl

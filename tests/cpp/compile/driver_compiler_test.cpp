@@ -14,19 +14,28 @@
 #include <gtest/gtest.h>
 
 #include "common/platform.h"
+#include "compile/driver_compiler.h"
+#include "compile/zebin_compiler.h"
 #include "file_io/file_io.h"
 #include "in_process_ocloc.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "ocloc/driver_compiler.h"
-#include "ocloc/zebin_compiler.h"
 #include "standin_loader_environment.h"
 #include "test_driver_client.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
-namespace ocloc {
+namespace compile {
 namespace {
+
+// The ocloc module's types, which the driver compiler shares.
+using ocloc::BackendChoice;
+using ocloc::CompileOptions;
+using ocloc::DiscoveryEnvironment;
+using ocloc::kInProcessAllowed;
+using ocloc::kNoInProcessReason;
+using ocloc::kOclocEnvVar;
+using ocloc::OclocCompiler;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -163,7 +172,7 @@ class DriverVsOcloc : public DriverCompile {
     if (!kInProcessAllowed) {
       GTEST_SKIP() << kNoInProcessReason;
     }
-    auto install = findOcloc(DiscoveryEnvironment::host());
+    auto install = ocloc::findOcloc(DiscoveryEnvironment::host());
     if (!install || install->library.empty()) {
       GTEST_SKIP() << "no ocloc library here";
     }
@@ -289,5 +298,5 @@ TEST_F(DriverCompile, AutomaticDiscoveryFallsBackToTheDriver) {
 }
 
 } // namespace
-} // namespace ocloc
+} // namespace compile
 } // namespace xsl

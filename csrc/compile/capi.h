@@ -1,33 +1,33 @@
-#ifndef XSL_OCLOC_CAPI_H
-#define XSL_OCLOC_CAPI_H
+#ifndef XSL_COMPILE_CAPI_H
+#define XSL_COMPILE_CAPI_H
 
-/* A small C ABI over the ocloc module (library xsl_ocloc_capi), for callers
+/* A small C ABI over the ocloc module (library xsl_compile_capi), for callers
  * that cannot link C++: Python's ctypes (tests/python/ocloc_support.py and
  * tests/bench/bench_ocloc.py) on Linux and Windows.
  *
  * Strings are UTF-8 and NUL-terminated. Every object returned is owned by
- * the caller and freed with the matching xsl_ocloc_*_free function; error
- * messages (out parameter `error`) are freed with xsl_ocloc_string_free. */
+ * the caller and freed with the matching xsl_compile_*_free function; error
+ * messages (out parameter `error`) are freed with xsl_compile_string_free. */
 
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef _WIN32
-#ifdef XSL_OCLOC_CAPI_BUILD
-#define XSL_OCLOC_API __declspec(dllexport)
+#ifdef XSL_COMPILE_CAPI_BUILD
+#define XSL_COMPILE_API __declspec(dllexport)
 #else
-#define XSL_OCLOC_API __declspec(dllimport)
+#define XSL_COMPILE_API __declspec(dllimport)
 #endif
 #else
-#define XSL_OCLOC_API __attribute__((visibility("default")))
+#define XSL_COMPILE_API __attribute__((visibility("default")))
 #endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct xsl_ocloc_compiler xsl_ocloc_compiler;
-typedef struct xsl_ocloc_result xsl_ocloc_result;
+typedef struct xsl_compiler xsl_compiler;
+typedef struct xsl_compile_result xsl_compile_result;
 
 /* backend: 0 = library if it loads, else executable, and the installed GPU
  * driver (Level Zero) when no ocloc is found (XSL_ZEBIN_COMPILER=ocloc|driver
@@ -37,23 +37,22 @@ typedef struct xsl_ocloc_result xsl_ocloc_result;
  * python_paths: NULL, or the caller's sys.path joined with os.pathsep
  * (';' on Windows, ':' elsewhere), searched first for the intel_ocloc wheel.
  * Returns NULL and sets *error on failure. */
-XSL_OCLOC_API xsl_ocloc_compiler* xsl_ocloc_open(
+XSL_COMPILE_API xsl_compiler* xsl_compile_open(
     int backend,
     const char* ocloc_path,
     const char* python_paths,
     char** error);
-XSL_OCLOC_API void xsl_ocloc_close(xsl_ocloc_compiler* compiler);
+XSL_COMPILE_API void xsl_compile_close(xsl_compiler* compiler);
 
 /* Where ocloc was found (or "source: driver"), which backend runs it and
  * its version, one "key: value" per line, then "tried:" and every place
  * looked at, indented. Owned by the compiler. */
-XSL_OCLOC_API const char* xsl_ocloc_describe(
-    const xsl_ocloc_compiler* compiler);
+XSL_COMPILE_API const char* xsl_compile_describe(const xsl_compiler* compiler);
 
 /* SPIR-V -> zebin. retry_large_grf: nonzero = Triton's default-GRF retry.
  * Returns NULL and sets *error on failure. */
-XSL_OCLOC_API xsl_ocloc_result* xsl_ocloc_compile(
-    xsl_ocloc_compiler* compiler,
+XSL_COMPILE_API xsl_compile_result* xsl_compile_spirv(
+    xsl_compiler* compiler,
     const void* spirv,
     size_t spirv_size,
     const char* device,
@@ -61,20 +60,21 @@ XSL_OCLOC_API xsl_ocloc_result* xsl_ocloc_compile(
     int retry_large_grf,
     char** error);
 
-XSL_OCLOC_API const void* xsl_ocloc_result_zebin(
-    const xsl_ocloc_result* result,
+XSL_COMPILE_API const void* xsl_compile_result_zebin(
+    const xsl_compile_result* result,
     size_t* size);
-XSL_OCLOC_API const char* xsl_ocloc_result_build_flags(
-    const xsl_ocloc_result* result);
-XSL_OCLOC_API uint64_t
-xsl_ocloc_result_spill_bytes(const xsl_ocloc_result* result);
-XSL_OCLOC_API const char* xsl_ocloc_result_log(const xsl_ocloc_result* result);
-XSL_OCLOC_API void xsl_ocloc_result_free(xsl_ocloc_result* result);
+XSL_COMPILE_API const char* xsl_compile_result_build_flags(
+    const xsl_compile_result* result);
+XSL_COMPILE_API uint64_t
+xsl_compile_result_spill_bytes(const xsl_compile_result* result);
+XSL_COMPILE_API const char* xsl_compile_result_log(
+    const xsl_compile_result* result);
+XSL_COMPILE_API void xsl_compile_result_free(xsl_compile_result* result);
 
-XSL_OCLOC_API void xsl_ocloc_string_free(char* text);
+XSL_COMPILE_API void xsl_compile_string_free(char* text);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* XSL_OCLOC_CAPI_H */
+#endif /* XSL_COMPILE_CAPI_H */

@@ -1,4 +1,4 @@
-#include "ocloc/driver_compiler.h"
+#include "compile/driver_compiler.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -18,7 +18,7 @@
 #include "level_zero/result.h"
 
 namespace xsl {
-namespace ocloc {
+namespace compile {
 namespace {
 
 struct NamedTarget {
@@ -262,11 +262,11 @@ Expected<DriverDevice> DriverCompiler::deviceFor(
       "for others.");
 }
 
-Expected<CompileResult> DriverCompiler::compile(
+Expected<ocloc::CompileResult> DriverCompiler::compile(
     std::string_view spirv,
-    const CompileOptions& options) {
-  CompileOptions driver_options = options;
-  if (driver_options.large_grf_flag == kLargeGrfFlag) {
+    const ocloc::CompileOptions& options) {
+  ocloc::CompileOptions driver_options = options;
+  if (driver_options.large_grf_flag == ocloc::kLargeGrfFlag) {
     driver_options.large_grf_flag = kDriverLargeGrfFlag;
   }
   DriverDevice target;
@@ -294,18 +294,18 @@ Expected<CompileResult> DriverCompiler::compile(
     context = *shared;
     device_handle = handle->handle();
   }
-  return compileWithGrfRetry(
+  return ocloc::compileWithGrfRetry(
       spirv,
       driver_options,
       "the driver",
-      [&](const std::string& flags) -> Expected<BuildOutcome> {
+      [&](const std::string& flags) -> Expected<ocloc::BuildOutcome> {
         level_zero::ModuleBuild built = level_zero::buildModule(
             *context,
             device_handle,
             spirv,
             level_zero::ModuleFormat::kSpirv,
             flags);
-        BuildOutcome outcome;
+        ocloc::BuildOutcome outcome;
         outcome.log = std::move(built.log);
         if (built.result != ZE_RESULT_SUCCESS) {
           outcome.status = level_zero::resultName(built.result);
@@ -343,5 +343,5 @@ Expected<CompileResult> DriverCompiler::compile(
       });
 }
 
-} // namespace ocloc
+} // namespace compile
 } // namespace xsl

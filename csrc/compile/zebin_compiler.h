@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "compile/driver_compiler.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "ocloc/driver_compiler.h"
 
 namespace xsl {
-namespace ocloc {
+namespace compile {
 
 constexpr const char* kZebinCompilerEnvVar = "XSL_ZEBIN_COMPILER";
 
@@ -43,12 +43,12 @@ class ZebinCompiler {
   // driver cannot be used.
   static Expected<std::unique_ptr<ZebinCompiler>> open(
       CompilerKind kind,
-      BackendChoice ocloc_backend,
-      const DiscoveryEnvironment& env);
+      ocloc::BackendChoice ocloc_backend,
+      const ocloc::DiscoveryEnvironment& env);
 
-  Expected<CompileResult> compile(
+  Expected<ocloc::CompileResult> compile(
       std::string_view spirv,
-      const CompileOptions& options);
+      const ocloc::CompileOptions& options);
 
   bool isDriver() const {
     return driver_ != nullptr;
@@ -66,11 +66,11 @@ class ZebinCompiler {
 
  private:
   ZebinCompiler() = default;
-  std::unique_ptr<OclocCompiler> ocloc_;
+  std::unique_ptr<ocloc::OclocCompiler> ocloc_;
   std::unique_ptr<DriverCompiler> driver_;
   std::string description_;
   std::vector<std::string> tried_;
 };
 
-} // namespace ocloc
+} // namespace compile
 } // namespace xsl

@@ -1,4 +1,4 @@
-#include "ocloc/capi.h"
+#include "compile/capi.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -7,16 +7,16 @@
 #include <string>
 #include <utility>
 
+#include "compile/zebin_compiler.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "ocloc/zebin_compiler.h"
 
-struct xsl_ocloc_compiler {
-  std::unique_ptr<xsl::ocloc::ZebinCompiler> compiler;
+struct xsl_compiler {
+  std::unique_ptr<xsl::compile::ZebinCompiler> compiler;
   std::string description;
 };
 
-struct xsl_ocloc_result {
+struct xsl_compile_result {
   xsl::ocloc::CompileResult result;
 };
 
@@ -48,12 +48,14 @@ xsl::ocloc::BackendChoice backendChoice(int backend) {
 
 extern "C" {
 
-xsl_ocloc_compiler* xsl_ocloc_open(
+xsl_compiler* xsl_compile_open(
     int backend,
     const char* ocloc_path,
     const char* python_paths,
     char** error) {
   using namespace xsl::ocloc;
+  using xsl::compile::CompilerKind;
+  using xsl::compile::ZebinCompiler;
   if (error != nullptr) {
     *error = nullptr;
   }
@@ -72,8 +74,8 @@ xsl_ocloc_compiler* xsl_ocloc_open(
     setError(error, opened.error().message());
     return nullptr;
   }
-  auto handle = std::unique_ptr<xsl_ocloc_compiler>(new (std::nothrow)
-                                                        xsl_ocloc_compiler());
+  auto handle =
+      std::unique_ptr<xsl_compiler>(new (std::nothrow) xsl_compiler());
   if (!handle) {
     setError(error, "out of memory");
     return nullptr;
@@ -86,16 +88,16 @@ xsl_ocloc_compiler* xsl_ocloc_open(
   return handle.release();
 }
 
-void xsl_ocloc_close(xsl_ocloc_compiler* compiler) {
+void xsl_compile_close(xsl_compiler* compiler) {
   delete compiler;
 }
 
-const char* xsl_ocloc_describe(const xsl_ocloc_compiler* compiler) {
+const char* xsl_compile_describe(const xsl_compiler* compiler) {
   return compiler == nullptr ? "" : compiler->description.c_str();
 }
 
-xsl_ocloc_result* xsl_ocloc_compile(
-    xsl_ocloc_compiler* compiler,
+xsl_compile_result* xsl_compile_spirv(
+    xsl_compiler* compiler,
     const void* spirv,
     size_t spirv_size,
     const char* device,
@@ -106,7 +108,7 @@ xsl_ocloc_result* xsl_ocloc_compile(
     *error = nullptr;
   }
   if (compiler == nullptr || (spirv == nullptr && spirv_size > 0)) {
-    setError(error, "xsl_ocloc_compile: null compiler or SPIR-V pointer.");
+    setError(error, "xsl_compile_spirv: null compiler or SPIR-V pointer.");
     return nullptr;
   }
   xsl::ocloc::CompileOptions options;
@@ -119,7 +121,7 @@ xsl_ocloc_result* xsl_ocloc_compile(
     setError(error, compiled.error().message());
     return nullptr;
   }
-  auto* result = new (std::nothrow) xsl_ocloc_result();
+  auto* result = new (std::nothrow) xsl_compile_result();
   if (result == nullptr) {
     setError(error, "out of memory");
     return nullptr;
@@ -128,8 +130,8 @@ xsl_ocloc_result* xsl_ocloc_compile(
   return result;
 }
 
-const void* xsl_ocloc_result_zebin(
-    const xsl_ocloc_result* result,
+const void* xsl_compile_result_zebin(
+    const xsl_compile_result* result,
     size_t* size) {
   if (result == nullptr) {
     if (size != nullptr) {
@@ -143,23 +145,23 @@ const void* xsl_ocloc_result_zebin(
   return result->result.zebin.data();
 }
 
-const char* xsl_ocloc_result_build_flags(const xsl_ocloc_result* result) {
+const char* xsl_compile_result_build_flags(const xsl_compile_result* result) {
   return result == nullptr ? "" : result->result.build_flags.c_str();
 }
 
-uint64_t xsl_ocloc_result_spill_bytes(const xsl_ocloc_result* result) {
+uint64_t xsl_compile_result_spill_bytes(const xsl_compile_result* result) {
   return result == nullptr ? 0 : result->result.spill_bytes;
 }
 
-const char* xsl_ocloc_result_log(const xsl_ocloc_result* result) {
+const char* xsl_compile_result_log(const xsl_compile_result* result) {
   return result == nullptr ? "" : result->result.log.c_str();
 }
 
-void xsl_ocloc_result_free(xsl_ocloc_result* result) {
+void xsl_compile_result_free(xsl_compile_result* result) {
   delete result;
 }
 
-void xsl_ocloc_string_free(char* text) {
+void xsl_compile_string_free(char* text) {
   std::free(text);
 }
 
