@@ -25,7 +25,7 @@
 #include "compile/zebin_compiler.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
-#include "python/module_gil.h"
+#include "python/module_init.h"
 
 namespace {
 
@@ -171,19 +171,13 @@ PyMethodDef kMethods[] = {
      "with zebin, build_flags, spill_bytes, large_grf, log, description."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
+PyModuleDef kModule = xsl::python::moduleDef(
     "_compile",
     "SPIR-V -> zebin through ocloc or the installed Intel GPU driver.",
-    -1,
-    kMethods,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+    kMethods);
 
 } // namespace
 
 PyMODINIT_FUNC PyInit__compile(void) {
-  return xsl::python::declareGilUsed(PyModule_Create(&kModule));
+  return xsl::python::createModule(&kModule);
 }

@@ -33,7 +33,7 @@
 #include "launcher/ze_launch.h"
 #include "level_zero/level_zero.h"
 #include "python/abi/launcher_abi.h"
-#include "python/module_gil.h"
+#include "python/module_init.h"
 
 namespace {
 
@@ -479,21 +479,15 @@ PyMethodDef kModuleMethods[] = {
     XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
+PyModuleDef kModule = xsl::python::moduleDef(
     "_launcher",
     "StaticXpuLauncher over Level Zero (see xpu_static_launcher.launcher).",
-    -1,
-    kModuleMethods,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+    kModuleMethods);
 
 } // namespace
 
 PyMODINIT_FUNC PyInit__launcher(void) {
-  PyObject* module = xsl::python::declareGilUsed(PyModule_Create(&kModule));
+  PyObject* module = xsl::python::createModule(&kModule);
   if (module == nullptr) {
     return nullptr;
   }

@@ -29,7 +29,7 @@
 
 #include "python/abi/launcher_abi.h"
 #include "python/abi/sycl_launcher_abi.h"
-#include "python/module_gil.h"
+#include "python/module_init.h"
 #include "sycl_launch/torch_devices.h"
 
 #if !defined(XSL_SYCL_BACKEND_MODULE)
@@ -274,23 +274,17 @@ PyMethodDef kModuleMethods[] = {
     XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
+PyModuleDef kModule = xsl::python::moduleDef(
     XSL_STRING(XSL_SYCL_BACKEND_MODULE),
     "The static XPU launcher on torch's SYCL runtime (torch._C ABI), "
     "without torch's C++.",
-    -1,
-    kModuleMethods,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+    kModuleMethods);
 
 } // namespace
 
 PyMODINIT_FUNC XSL_MODULE_INIT(XSL_SYCL_BACKEND_MODULE)() {
   bridge::tensor_address_reader = dataPtrAddress;
-  PyObject* module = xsl::python::declareGilUsed(PyModule_Create(&kModule));
+  PyObject* module = xsl::python::createModule(&kModule);
   if (module == nullptr) {
     return nullptr;
   }

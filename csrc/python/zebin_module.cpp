@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "file_io/file_io.h"
-#include "python/module_gil.h"
+#include "python/module_init.h"
 #include "zebin/zebin.h"
 
 namespace {
@@ -385,19 +385,13 @@ PyMethodDef kMethods[] = {
      "spill_bytes), ...] of a zebin held in memory: the fast path."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
+PyModuleDef kModule = xsl::python::moduleDef(
     "_zebin",
     "Reader for Intel GPU native binaries (zebin).",
-    -1,
-    kMethods,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+    kMethods);
 
 } // namespace
 
 PyMODINIT_FUNC PyInit__zebin(void) {
-  return xsl::python::declareGilUsed(PyModule_Create(&kModule));
+  return xsl::python::createModule(&kModule);
 }

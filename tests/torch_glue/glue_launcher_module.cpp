@@ -8,18 +8,14 @@
 
 #include <sycl/version.hpp>
 
+#include "python/module_init.h"
+
 namespace {
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
+PyModuleDef kModule = xsl::python::moduleDef(
     "_xsl_glue_launcher",
     "The static XPU launcher on torch's SYCL runtime (torch._C ABI).",
-    -1,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+    nullptr);
 
 } // namespace
 

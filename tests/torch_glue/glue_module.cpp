@@ -13,6 +13,7 @@
 
 #include "c10_xpu_shim.h"
 #include "load_floor.h"
+#include "python/module_init.h"
 #include "upstream_style.h"
 
 namespace {
@@ -177,16 +178,10 @@ PyMethodDef kMethods[] = {
      "malloc_device(nbytes, device): sycl::malloc_device in torch's context"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
+PyModuleDef kModule = xsl::python::moduleDef(
     "_xsl_torch_glue",
     "Helpers for running the PyTorch glue on the real SYCL runtime (tests only).",
-    -1,
-    kMethods,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+    kMethods);
 
 } // namespace
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "python/module_init.h"
 #include "pytorch/tensor_address.h"
 
 namespace {
@@ -23,16 +24,8 @@ PyMethodDef kMethods[] = {
     {"address", address, METH_O, "plainTensorAddress(obj), or None"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT,
-    "xsl_tensor_address_probe",
-    nullptr,
-    -1,
-    kMethods,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr};
+PyModuleDef kModule =
+    xsl::python::moduleDef("xsl_tensor_address_probe", nullptr, kMethods);
 
 } // namespace
 

@@ -1,0 +1,50 @@
+#pragma once
+
+// How the extension modules are made: single-phase, without module state.
+// They keep launch state that relies on the GIL (docs/launcher.md,
+// "Free-threaded CPython"): in a free-threaded CPython (3.13t and later),
+// importing one of them turns the GIL back on, as CPython does for every
+// single-phase module that does not say otherwise; createModule says it
+// explicitly.
+
+#include <Python.h>
+
+namespace xsl {
+namespace python {
+
+// A module definition; it must outlive the module (a static).
+inline PyModuleDef moduleDef(
+    const char* name,
+    const char* doc,
+    PyMethodDef* methods) {
+  return {
+      PyModuleDef_HEAD_INIT,
+      name,
+      doc,
+      -1,
+      methods,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr};
+}
+
+// `module`, or nullptr (with the module released) if the declaration fails.
+inline PyObject* declareGilUsed(PyObject* module) {
+#if defined(Py_GIL_DISABLED) && !defined(Py_LIMITED_API)
+  if (module != nullptr &&
+      PyUnstable_Module_SetGIL(module, Py_MOD_GIL_USED) < 0) {
+    Py_DECREF(module);
+    return nullptr;
+  }
+#endif
+  return module;
+}
+
+// The module of `def`, with the GIL declared as used.
+inline PyObject* createModule(PyModuleDef* def) {
+  return declareGilUsed(PyModule_Create(def));
+}
+
+} // namespace python
+} // namespace xsl
