@@ -1186,17 +1186,28 @@ def reverse_other_launcher(ctx: Context, chosen: patchset.Series, log: StepLog) 
         log.write(line)
 
 
+def _apply_stack(ctx: Context, chosen: patchset.Series, log: StepLog) -> str | None:
+    """Applies the chosen stack; its last line, or None when it does not fit
+    (the report is in the log)."""
+    try:
+        result = patchset.apply_stack(chosen, ctx.launcher, PATCH_ROOT, ctx.src)
+    except patchset.PatchError as err:
+        log.write(f"error: {err}")
+        return None
+    for line in result.lines:
+        log.write(line)
+    return result.lines[-1] if result.ok else None
+
+
 def step_apply(ctx: Context, log: StepLog) -> Outcome:
     try:
         chosen = patchset.select_series(PATCH_ROOT, ctx.src, ctx.series)
+        log.write(f"series {chosen.name} (base {chosen.base}), {ctx.launcher} launcher")
+        reverse_other_launcher(ctx, chosen, log)
     except patchset.PatchError as err:
         raise StepFailed(str(err)) from err
-    log.write(f"series {chosen.name} (base {chosen.base}), {ctx.launcher} launcher")
-    reverse_other_launcher(ctx, chosen, log)
-    result = patchset.apply_stack(chosen, ctx.launcher, PATCH_ROOT, ctx.src)
-    for line in result.lines:
-        log.write(line)
-    changes = local_changes(ctx.src) if not result.ok and (ctx.src / ".git").exists() else []
+    done = _apply_stack(ctx, chosen, log)
+    changes = local_changes(ctx.src) if done is None and (ctx.src / ".git").exists() else []
     if changes:
         # Usually an older version of this patchset is applied: go back to the
         # tag (tracked files, and untracked files outside ignored build dirs),
@@ -1212,12 +1223,10 @@ def step_apply(ctx: Context, log: StepLog) -> Outcome:
         )
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "checkout", "--force", "HEAD", "--", "."], "git checkout")
         _run_or_fail(ctx, log, ["git", "-C", str(ctx.src), "clean", "-fd", "--", *RESET_CLEAN_DIRS], "git clean")
-        result = patchset.apply_stack(chosen, ctx.launcher, PATCH_ROOT, ctx.src)
-        for line in result.lines:
-            log.write(line)
-    if not result.ok:
+        done = _apply_stack(ctx, chosen, log)
+    if done is None:
         raise StepFailed(f"the {chosen.name} stack does not fit this checkout (drift report in the log)")
-    return Outcome(OK, f"{chosen.name}, {ctx.launcher} launcher: {result.lines[-1]}")
+    return Outcome(OK, f"{chosen.name}, {ctx.launcher} launcher: {done}")
 
 
 def build_environment(ctx: Context) -> dict[str, str]:

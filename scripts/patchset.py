@@ -802,7 +802,14 @@ def launcher_patch(patch_root: Path, root: Path) -> Patch:
         applied = parse_patch(saved.read_text(encoding="utf-8"), manifest.patch_file)
         if _fits(root, [applied], "-R"):
             return applied
-    return parse_patch(regen_text(REPO_ROOT, manifest, root), manifest.patch_file)
+    made = parse_patch(regen_text(REPO_ROOT, manifest, root), manifest.patch_file)
+    replacement = next(f for f in made.files if f.path == manifest.glue_dest)
+    if replacement.hunks and replacement.hunks[0].old_lines == replacement.hunks[0].new_lines:
+        raise PatchError(
+            f"{root}: {manifest.glue_dest} is this project's launcher already, but the patch that installed it "
+            f"is not in {saved.parent}: restore upstream's file (git checkout -- {manifest.glue_dest}) and apply again."
+        )
+    return made
 
 
 def _without(patch: Patch, paths: set[str]) -> Patch:

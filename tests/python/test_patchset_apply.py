@@ -583,3 +583,16 @@ def test_a_reset_checkout_gets_the_launcher_patch_made_again(tmp_path):
     again = patchset.apply_stack(s, "project", PATCH_DIR, root)
     assert again.ok and "// older" not in saved.read_text()
     assert "// older" not in (root / MANIFEST.helper_dest / "common" / "expected.h").read_text()
+
+
+def test_the_project_launcher_without_its_patch_is_one_error(tmp_path):
+    root = make_checkout(tmp_path, "v2.15.0")
+    s = series("v2.15.0")
+    assert patchset.apply_stack(s, "project", PATCH_DIR, root).ok
+    (root / ".xsl-patchset" / "launcher.patch").unlink()
+    installed = snapshot(root)
+    with pytest.raises(patchset.PatchError, match=r"is this project's launcher already, but the patch that installed"):
+        patchset.apply_stack(s, "project", PATCH_DIR, root, reverse=True)
+    assert snapshot(root) == installed
+    result = _run("status", "--launcher", "project", str(root))
+    assert result.returncode == 1 and f"git checkout -- {XPU}" in result.stderr
