@@ -345,18 +345,17 @@ def _git_env(root: Path) -> dict[str, str]:
 def git_apply(root: Path, patches: Sequence[Patch], *options: str) -> subprocess.CompletedProcess[str]:
     """`git apply` of the patches as one input: git chains diffs of one file
     and writes nothing unless every hunk fits (with -R, still in stack order)."""
-    text = "".join(patch.text for patch in patches)
+    # Bytes, not text: a text pipe on Windows would turn each LF into CRLF,
+    # and no context line would match.
+    data = "".join(patch.text for patch in patches).encode("utf-8")
     try:
-        return subprocess.run(
-            ["git", "-C", str(root), "apply", "-v", *options],
-            input=text,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            env=_git_env(root),
+        proc = subprocess.run(
+            ["git", "-C", str(root), "apply", "-v", *options], input=data, capture_output=True, env=_git_env(root)
         )
     except OSError as err:
         raise PatchError(f"patchset.py needs git on PATH (https://git-scm.com/downloads): {err}") from err
+    out, err_text = (stream.decode("utf-8", "replace") for stream in (proc.stdout, proc.stderr))
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err_text)
 
 
 def _fits(root: Path, patches: Sequence[Patch], *options: str) -> bool:

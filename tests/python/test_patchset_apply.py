@@ -596,3 +596,18 @@ def test_the_project_launcher_without_its_patch_is_one_error(tmp_path):
     assert snapshot(root) == installed
     result = _run("status", "--launcher", "project", str(root))
     assert result.returncode == 1 and f"git checkout -- {XPU}" in result.stderr
+
+
+def test_git_gets_the_patch_as_bytes_with_lf_line_ends(monkeypatch, tmp_path):
+    # A text pipe would write CRLF on Windows, where no context line matches.
+    seen = {}
+
+    def run(args, **kwargs):
+        seen.update(kwargs)
+        return subprocess.CompletedProcess(args, 0, b"", b"")
+
+    monkeypatch.setattr(patchset.subprocess, "run", run)
+    patch = series("v2.15.0").patches()[0]
+    assert patchset.git_apply(tmp_path, [patch], "--check").returncode == 0
+    assert seen["input"] == patch.text.encode("utf-8") and b"\r" not in seen["input"]
+    assert "text" not in seen and "encoding" not in seen
