@@ -22,6 +22,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")))
 DRIVER_PATH = BUILD_DIR / "tests" / "ze_test_driver" / "libxsl_ze_test_driver.so"
@@ -100,6 +102,14 @@ def setup_environment() -> None:
 
 
 _initialized = False
+
+
+def launcher_tests() -> pytest.MarkDecorator:
+    """The mark of tests that launch through the extension: the environment
+    set up (setup_environment), or the tests skipped with the reason."""
+    setup_environment()
+    missing = missing_prerequisites()
+    return pytest.mark.skipif(missing is not None, reason=missing or "")
 
 
 def missing_prerequisites() -> str | None:

@@ -8,11 +8,9 @@ import pytest
 
 import launcher_support as support
 
-support.setup_environment()
-_missing = support.missing_prerequisites()
-pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
+pytestmark = support.launcher_tests()
 
-if _missing is None:
+if support.missing_prerequisites() is None:
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
 
     from xpu_static_launcher import launcher

@@ -11,12 +11,10 @@ import pytest
 
 import launcher_support as support
 
-support.setup_environment()
-_missing = support.missing_prerequisites()
-pytestmark = pytest.mark.skipif(_missing is not None, reason=_missing or "")
+pytestmark = support.launcher_tests()
 torch = pytest.importorskip("torch")
 
-if _missing is None:
+if support.missing_prerequisites() is None:
     from torch._inductor.runtime import static_triton_launcher as stl
     from xpu_static_launcher._launcher import StaticXpuLauncher
 

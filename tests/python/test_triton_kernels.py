@@ -207,9 +207,7 @@ def test_zebin_info_load_into_the_test_driver(
 
 # --- torch 2.13's StaticallyLaunchedXpuKernel into the launcher -----------
 
-support.setup_environment()
-_missing = support.missing_prerequisites()
-launcher_only = pytest.mark.skipif(_missing is not None, reason=_missing or "")
+launcher_only = support.launcher_tests()
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
 
