@@ -9,7 +9,6 @@ path from process start), as test_triton_xpu_launch.py does.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,12 +23,7 @@ CASES = triton_xpu.TRITON_DIR / "spirv_inductor_cases.py"
 # refuses an option it does not support.
 REJECTED_FLAG = "-xsl-option-the-driver-refuses"
 
-# scripts/dev.sh test sets XSL_REQUIRE_TRITON_XPU=1: there a missing part is
-# a failure, not a skip.
-_WHY = triton_xpu.missing()
-if os.environ.get("XSL_REQUIRE_TRITON_XPU") == "1" and _WHY is not None:
-    raise RuntimeError(f"XSL_REQUIRE_TRITON_XPU=1 but Triton-XPU's launch path cannot run: {_WHY}")
-pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
+pytestmark = triton_xpu.triton_tests()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ native modules with the C++ compiler it finds (clang++ or g++ here).
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -21,12 +20,7 @@ import triton_xpu_support as triton_xpu
 
 CASES = triton_xpu.TRITON_DIR / "launch_cases.py"
 
-# scripts/dev.sh test sets XSL_REQUIRE_TRITON_XPU=1: there a missing part is
-# a failure, not a skip.
-_WHY = triton_xpu.missing()
-if os.environ.get("XSL_REQUIRE_TRITON_XPU") == "1" and _WHY is not None:
-    raise RuntimeError(f"XSL_REQUIRE_TRITON_XPU=1 but Triton-XPU's launch path cannot run: {_WHY}")
-pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
+pytestmark = triton_xpu.triton_tests()
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import glue_support
 import launcher_support as support
 
@@ -77,6 +79,16 @@ def _runtime_missing() -> str | None:
 def missing() -> str | None:
     """Why Triton-XPU's launch path cannot run here, or None."""
     return _runtime_missing() or support.missing_prerequisites() or _triton_missing()
+
+
+def triton_tests() -> pytest.MarkDecorator:
+    """The mark of tests that run Triton-XPU's launch path: skipped, with the
+    reason, when a part is missing; where scripts/dev.sh test sets
+    XSL_REQUIRE_TRITON_XPU=1 a missing part is a failure instead."""
+    why = missing()
+    if os.environ.get("XSL_REQUIRE_TRITON_XPU") == "1" and why is not None:
+        raise RuntimeError(f"XSL_REQUIRE_TRITON_XPU=1 but Triton-XPU's launch path cannot run: {why}")
+    return pytest.mark.skipif(why is not None, reason=why or "")
 
 
 def environment(adapter: str, triton_cache: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
