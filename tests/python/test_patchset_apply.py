@@ -611,3 +611,26 @@ def test_git_gets_the_patch_as_bytes_with_lf_line_ends(monkeypatch, tmp_path):
     assert patchset.git_apply(tmp_path, [patch], "--check").returncode == 0
     assert seen["input"] == patch.text.encode("utf-8") and b"\r" not in seen["input"]
     assert "text" not in seen and "encoding" not in seen
+
+
+@needs_git
+def test_a_crlf_checkout_with_autocrlf_takes_the_stack_and_stays_crlf(tmp_path):
+    # A Windows clone (core.autocrlf=true) holds CRLF files; git converts them
+    # for matching and writes CRLF back.
+    root = make_checkout(tmp_path, "v2.15.0")
+    for path in root.rglob("*"):
+        if path.is_file():
+            path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert _git(root, "init", "-q").returncode == 0
+    assert _git(root, "config", "core.autocrlf", "true").returncode == 0
+    _git(root, "add", "-A")
+    assert _git(root, "commit", "-qm", "pre-images").returncode == 0
+    before = snapshot(root)
+    patches = series("v2.15.0").patches()
+    result = patchset.run_series(patches, root)
+    assert result.ok and "merged three-way" not in "\n".join(result.lines), result.lines
+    for path in result.written:
+        data = (root / path).read_bytes()
+        assert data.count(b"\n") == data.count(b"\r\n"), path
+    assert patchset.run_series(patches, root).written == []
+    assert patchset.run_series(patches, root, reverse=True).ok and snapshot(root) == before
