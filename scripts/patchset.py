@@ -802,8 +802,8 @@ def launcher_patch(patch_root: Path, root: Path) -> Patch:
         if _fits(root, [applied], "-R"):
             return applied
     made = parse_patch(regen_text(REPO_ROOT, manifest, root), manifest.patch_file)
-    replacement = next(f for f in made.files if f.path == manifest.glue_dest)
-    if replacement.hunks and replacement.hunks[0].old_lines == replacement.hunks[0].new_lines:
+    replacement = next((f for f in made.files if f.path == manifest.glue_dest), None)
+    if replacement is not None and replacement.hunks[0].old_lines == replacement.hunks[0].new_lines:
         raise PatchError(
             f"{root}: {manifest.glue_dest} is this project's launcher already, but the patch that installed it "
             f"is not in {saved.parent}: restore upstream's file (git checkout -- {manifest.glue_dest}) and apply again."
@@ -847,12 +847,13 @@ def apply_stack(
     in the state folder while it is applied; one older than csrc/ is taken
     back and made again."""
     saved = _saved_launcher(root)
-    if launcher == "project" and saved.is_file() and not reverse and not check:
-        old = stack(series, launcher, patch_root, root)
-        if applied_count(old, root) == len(old) and _launcher_is_stale(patch_root, root, old[-1]):
-            if git_apply(root, old[-1:], "-R").returncode == 0:
-                saved.unlink()
     patches = stack(series, launcher, patch_root, root)
+    if launcher == "project" and saved.is_file() and not reverse and not check:
+        applied = patches[-1]
+        if applied_count(patches, root) == len(patches) and _launcher_is_stale(patch_root, root, applied):
+            if git_apply(root, [applied], "-R").returncode == 0:
+                saved.unlink()
+                patches = stack(series, launcher, patch_root, root)
     result = run_series(patches, root, reverse=reverse, check=check)
     if launcher == "project" and result.written:
         if reverse:

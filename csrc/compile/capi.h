@@ -1,9 +1,10 @@
 #ifndef XSL_COMPILE_CAPI_H
 #define XSL_COMPILE_CAPI_H
 
-/* A small C ABI over the ocloc module (library xsl_compile_capi), for callers
- * that cannot link C++: Python's ctypes (tests/python/ocloc_support.py and
- * tests/bench/bench_ocloc.py) on Linux and Windows.
+/* A small C ABI over the zebin compilers, ocloc and the GPU driver
+ * (zebin_compiler.h; library xsl_compile_capi), for callers that cannot link
+ * C++: Python's ctypes (tests/python/ocloc_support.py and the benchmarks) on
+ * Linux and Windows.
  *
  * Strings are UTF-8 and NUL-terminated. Every object returned is owned by
  * the caller and freed with the matching xsl_compile_*_free function; error

@@ -29,8 +29,10 @@ inline PyModuleDef moduleDef(
       nullptr};
 }
 
-// `module`, or nullptr (with the module released) if the declaration fails.
-inline PyObject* declareGilUsed(PyObject* module) {
+// The module of `def` with the GIL declared as used, or nullptr (with the
+// module released) if the declaration fails.
+inline PyObject* createModule(PyModuleDef* def) {
+  PyObject* module = PyModule_Create(def);
 #if defined(Py_GIL_DISABLED) && !defined(Py_LIMITED_API)
   if (module != nullptr &&
       PyUnstable_Module_SetGIL(module, Py_MOD_GIL_USED) < 0) {
@@ -39,11 +41,6 @@ inline PyObject* declareGilUsed(PyObject* module) {
   }
 #endif
   return module;
-}
-
-// The module of `def`, with the GIL declared as used.
-inline PyObject* createModule(PyModuleDef* def) {
-  return declareGilUsed(PyModule_Create(def));
 }
 
 } // namespace python

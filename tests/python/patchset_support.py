@@ -92,6 +92,7 @@ def apply_to_file(patch, path: str, before: bytes | None) -> bytes:
         root = Path(tmp)
         if before is not None:
             write_tree(root, {path: before})
-        proc = load_script("patchset").git_apply(root, [patch], f"--include={path}")
+        patchset = sys.modules.get("xsl_patchset") or load_script("patchset")
+        proc = patchset.git_apply(root, [patch], f"--include={path}")
         assert proc.returncode == 0, proc.stderr
         return (root / path).read_bytes()
