@@ -189,7 +189,10 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   return L"\\\\?\\" + full;
 }
 
-Status readFileInto(const std::string& utf8_path, std::string& bytes) {
+Status readFileInto(
+    const std::string& utf8_path,
+    std::string& bytes,
+    size_t at_most) {
   if (Status valid = checkPathText(utf8_path); !valid) {
     return valid;
   }
@@ -237,7 +240,7 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
     return tooLarge(utf8_path);
   }
   // Only bytes the buffer never had are zeroed: ReadFile overwrites the rest.
-  const size_t expected = static_cast<size_t>(size.QuadPart);
+  const size_t expected = std::min(static_cast<size_t>(size.QuadPart), at_most);
   if (bytes.size() < expected) {
     bytes.resize(expected);
   }
@@ -317,7 +320,10 @@ class FdCloser {
 
 } // namespace
 
-Status readFileInto(const std::string& utf8_path, std::string& bytes) {
+Status readFileInto(
+    const std::string& utf8_path,
+    std::string& bytes,
+    size_t at_most) {
   if (Status valid = checkPathText(utf8_path); !valid) {
     return valid;
   }
@@ -352,12 +358,16 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
   // shows whether the file grew; a file that did (or that reports size 0,
   // as /proc files do) grows the buffer until end of file. Only bytes the
   // buffer never had are zeroed: read() overwrites the rest.
-  const size_t expected = static_cast<size_t>(info.st_size);
+  // A head read (`at_most`) stops there.
+  const size_t expected = std::min(static_cast<size_t>(info.st_size), at_most);
   if (bytes.size() < expected + 1) {
     bytes.resize(expected + 1);
   }
   size_t done = 0;
   for (;;) {
+    if (done == at_most) {
+      break;
+    }
     if (done == bytes.size()) {
       if (bytes.size() > kMaxKernelBinaryBytes) {
         return tooLarge(utf8_path); // grew while being read
@@ -365,7 +375,8 @@ Status readFileInto(const std::string& utf8_path, std::string& bytes) {
       const size_t grown = bytes.size() + std::max<size_t>(bytes.size(), 65536);
       bytes.resize(std::min<size_t>(grown, kMaxKernelBinaryBytes + 1));
     }
-    const ssize_t got = ::read(fd, &bytes[done], bytes.size() - done);
+    const size_t room = std::min(bytes.size(), at_most) - done;
+    const ssize_t got = ::read(fd, &bytes[done], room);
     if (got < 0) {
       if (errno == EINTR) {
         continue;

@@ -8,6 +8,7 @@
 // turning `/` into `\`), so long Inductor/Triton cache paths open without
 // LongPathsEnabled. Elsewhere the bytes of the path are used as they are.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@ namespace file_io {
 // a wrong path (a disk image, /dev/zero) must fail with a message, not by
 // exhausting memory.
 constexpr unsigned long long kMaxKernelBinaryBytes = 1ull << 30; // 1 GiB
+constexpr size_t kWholeFile = static_cast<size_t>(-1);
 
 // The whole file as bytes. Only regular files are read (a FIFO or device
 // path fails at once instead of blocking or reading forever). Missing,
@@ -33,7 +35,12 @@ Expected<std::string> readFileBytes(const std::string& utf8_path);
 // a caller that reads many files in turn into one buffer allocates (and
 // faults in fresh pages) only when a file is larger than any before it.
 // On error the content of `bytes` is unspecified.
-Status readFileInto(const std::string& utf8_path, std::string& bytes);
+// With `at_most`, only the file's first `at_most` bytes (all of a shorter
+// file): a header read without the rest.
+Status readFileInto(
+    const std::string& utf8_path,
+    std::string& bytes,
+    size_t at_most = kWholeFile);
 
 // Writes (creates or truncates) a file; used by tests and tools that must
 // create files under the same path rules.

@@ -53,6 +53,21 @@ uint64_t get(std::string_view bytes, size_t offset, int width) {
   return value;
 }
 
+// Whether `entry` (its header and flags at least) is `key`'s.
+bool isEntryOf(
+    std::string_view entry,
+    const NativeBinaryKey& key,
+    const Hash128& spirv_hash) {
+  return entry.size() >= kHeaderBytes &&
+      std::memcmp(entry.data(), kMagic, sizeof(kMagic)) == 0 &&
+      get(entry, 8, 4) == key.ip_version &&
+      get(entry, 12, 4) == key.driver_version &&
+      get(entry, 24, 8) == key.spirv.size() &&
+      get(entry, 40, 8) == spirv_hash.low &&
+      get(entry, 48, 8) == spirv_hash.high &&
+      entry.substr(kHeaderBytes, get(entry, 16, 8)) == key.build_flags;
+}
+
 bool endsWith(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() &&
       text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -170,12 +185,7 @@ std::optional<std::string_view> NativeBinaryCache::entryBinary(
     return refuse(
         "truncated or padded (" + std::to_string(entry.size()) + " bytes)");
   }
-  if (get(entry, 8, 4) != key.ip_version ||
-      get(entry, 12, 4) != key.driver_version ||
-      get(entry, 24, 8) != key.spirv.size() ||
-      get(entry, 40, 8) != spirv_hash.low ||
-      get(entry, 48, 8) != spirv_hash.high ||
-      entry.substr(kHeaderBytes, flags_size) != key.build_flags) {
+  if (!isEntryOf(entry, key, spirv_hash)) {
     return refuse("kept for another kernel, device, driver or build flags");
   }
   const std::string_view native = entry.substr(kHeaderBytes + flags_size);
@@ -198,9 +208,10 @@ const NativeBinaryCache& NativeBinaryCache::process() {
 }
 
 NativeBinaryCache::Lookup NativeBinaryCache::locate(
-    const NativeBinaryKey& key) const {
+    const NativeBinaryKey& key,
+    const Hash128& spirv_hash) const {
   Lookup lookup;
-  lookup.spirv_hash = contentHash128(key.spirv);
+  lookup.spirv_hash = spirv_hash;
   std::string ids;
   put64(ids, lookup.spirv_hash.low);
   put64(ids, lookup.spirv_hash.high);
@@ -243,6 +254,15 @@ std::optional<std::string_view> NativeBinaryCache::find(
   }
   static_cast<void>(file_io::removeFile(lookup.path));
   return std::nullopt;
+}
+
+bool NativeBinaryCache::holds(const NativeBinaryKey& key, const Lookup& lookup)
+    const {
+  std::string head;
+  return enabled() &&
+      file_io::readFileInto(
+             lookup.path, head, kHeaderBytes + key.build_flags.size()) &&
+      isEntryOf(head, key, lookup.spirv_hash);
 }
 
 std::optional<std::string> NativeBinaryCache::find(

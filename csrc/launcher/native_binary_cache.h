@@ -66,13 +66,16 @@ class NativeBinaryCache {
     return settings_.enabled;
   }
 
-  // Where `key`'s entry is: its file and the SPIR-V's hash, computed once
-  // per load (one pass over the SPIR-V).
+  // Where `key`'s entry is: its file and the SPIR-V's hash (given when
+  // known: one pass over the SPIR-V per load).
   struct Lookup {
     std::string path;
     Hash128 spirv_hash;
   };
-  Lookup locate(const NativeBinaryKey& key) const;
+  Lookup locate(const NativeBinaryKey& key, const Hash128& spirv_hash) const;
+  Lookup locate(const NativeBinaryKey& key) const {
+    return locate(key, contentHash128(key.spirv));
+  }
   std::string entryPath(const NativeBinaryKey& key) const {
     return locate(key).path;
   }
@@ -88,6 +91,10 @@ class NativeBinaryCache {
   std::optional<std::string> find(
       const NativeBinaryKey& key,
       std::string* warning) const;
+
+  // Whether the cache has `key`'s entry, from its header alone: a build of
+  // `key` succeeded before (the binary is neither read nor checked).
+  bool holds(const NativeBinaryKey& key, const Lookup& lookup) const;
 
   // Keeps `native` for `key`, then trims the folder to max_bytes. A failure
   // is only a warning: keeping a binary must never fail a load.

@@ -59,6 +59,19 @@ TEST(FileIo, ReusedBufferHoldsExactlyTheFileRead) {
   EXPECT_EQ(buffer, small);
 }
 
+// A head read: the first bytes of a longer file, a shorter file whole, and
+// never more than asked into a buffer that holds more.
+TEST(FileIo, HeadReadStopsWhereAsked) {
+  const std::string path = test_paths::scratchDir("head") + "/k.zebin";
+  const std::string bytes = binaryContent();
+  ASSERT_TRUE(writeFileBytes(path, bytes).ok());
+  std::string buffer(bytes.size() * 2, 'z');
+  ASSERT_TRUE(readFileInto(path, buffer, 64).ok());
+  EXPECT_EQ(buffer, bytes.substr(0, 64));
+  ASSERT_TRUE(readFileInto(path, buffer, bytes.size() + 10).ok());
+  EXPECT_EQ(buffer, bytes);
+}
+
 TEST(FileIo, MissingFileNamesPath) {
   const std::string path =
       test_paths::scratchDir("missing") + "/no_such_kernel.zebin";

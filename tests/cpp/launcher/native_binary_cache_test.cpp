@@ -127,6 +127,37 @@ TEST_F(NativeBinaryCacheTest, TruncatedCorruptAndForeignFilesAreIgnored) {
   }
 }
 
+// holds() reads the header and flags only: the key must match, the binary
+// is not checked.
+TEST_F(NativeBinaryCacheTest, HoldsAsksTheHeaderForTheKey) {
+  const auto holds = [this](const NativeBinaryKey& key) {
+    return cache_->holds(key, cache_->locate(key));
+  };
+  EXPECT_FALSE(holds(key_));
+  cache_->keep(key_, fakeZebin('a'), nullptr);
+  EXPECT_TRUE(holds(key_));
+  const std::string path = cache_->entryPath(key_);
+  auto good = file_io::readFileBytes(path);
+  ASSERT_TRUE(good.ok());
+  std::string flipped = *good;
+  flipped[flipped.size() - 5] ^= 0x40;
+  ASSERT_TRUE(file_io::writeFileBytes(path, flipped).ok());
+  EXPECT_TRUE(holds(key_));
+  NativeBinaryKey other = key_;
+  other.driver_version = 7;
+  cache_->keep(other, fakeZebin('b'), nullptr);
+  auto foreign = file_io::readFileBytes(cache_->entryPath(other));
+  ASSERT_TRUE(foreign.ok());
+  // Another key's entry, and one cut inside its flags (64 header bytes).
+  for (const std::string& bytes :
+       {*foreign, good->substr(0, 64 + flags_.size() - 1)}) {
+    ASSERT_TRUE(file_io::writeFileBytes(path, bytes).ok());
+    EXPECT_FALSE(holds(key_)) << bytes.size();
+  }
+  EXPECT_FALSE(
+      NativeBinaryCache(NativeBinaryCache::Settings()).holds(key_, {path, {}}));
+}
+
 TEST_F(NativeBinaryCacheTest, TheBoundRemovesTheOldestEntries) {
   NativeBinaryCache::Settings settings = cache_->settings();
   settings.max_bytes = 4000; // room for about ten 350-byte entries

@@ -182,6 +182,48 @@ TEST_F(SpirvLoadTest, SpillingSpirvIsBuiltAgainWithLargeGrfAsTritonDoes) {
   setTritonRelease(before);
 }
 
+// 3.3 keeps the first module and takes n_regs from the retry: a warm load
+// reads the retry's kept entry for its key only (its binary is not used, so
+// a flipped bit there is not seen), and builds the retry again when that
+// entry is another key's.
+TEST_F(SpirvLoadTest, AWarm33LoadTakesTheRetryFromItsKeptEntrysKey) {
+  const TritonRelease before = tritonRelease();
+  setTritonRelease(release("3.3.0b1"));
+  const std::string spill = tritonSpirv("spill");
+  auto cold = load(spill, "spill", "", cache_.get());
+  ASSERT_TRUE(cold.ok()) << cold.error().message();
+  EXPECT_EQ((*cold)->registerCount(), 256);
+  auto spirv = file_io::readFileBytes(spill);
+  auto device = context_->device().identity();
+  ASSERT_TRUE(spirv.ok() && device.ok());
+  const std::string large = std::string(" ") + kLargeGrf;
+  NativeBinaryKey key{
+      *spirv, large, device->ip_version, device->driver_version};
+  const std::string retry_entry = cache_->entryPath(key);
+  auto good = file_io::readFileBytes(retry_entry);
+  ASSERT_TRUE(good.ok()) << good.error().message();
+  std::string flipped = *good;
+  flipped[flipped.size() - 9] ^= 0x40;
+  key.build_flags = "";
+  const std::string first_entry = cache_->entryPath(key);
+  auto foreign = file_io::readFileBytes(first_entry);
+  ASSERT_TRUE(foreign.ok());
+  for (const std::string* bytes : {&flipped, &*foreign}) {
+    ASSERT_TRUE(file_io::writeFileBytes(retry_entry, *bytes).ok());
+    auto warm = load(spill, "spill", "", cache_.get());
+    ASSERT_TRUE(warm.ok()) << warm.error().message();
+    EXPECT_TRUE((*warm)->fromKeptBinary());
+    EXPECT_EQ((*warm)->registerCount(), 256);
+    EXPECT_EQ((*warm)->spillCount(), (*cold)->spillCount());
+    // The foreign entry: one warning, the retry built and kept again.
+    EXPECT_EQ((*warm)->loadWarnings().size(), bytes == &flipped ? 0u : 1u);
+  }
+  auto kept = file_io::readFileBytes(retry_entry);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, *good);
+  setTritonRelease(before);
+}
+
 TEST_F(SpirvLoadTest, TheNextLoadUsesTheKeptNativeBinary) {
   auto first = load(tritonSpirv("softmax"), "softmax", "", cache_.get());
   ASSERT_TRUE(first.ok()) << first.error().message();
