@@ -135,11 +135,9 @@ ze_result_t checkOrdinal(
     const ze_command_queue_desc_t* desc,
     ze_context_handle_t hContext,
     ze_device_handle_t hDevice) {
-  if (asContext(hContext) == nullptr || asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({asContext(hContext), asDevice(hDevice)}, {desc})) {
+    return *bad;
   }
   // One queue group with one queue (zeDeviceGetCommandQueueGroupProperties).
   return desc->ordinal != 0 || desc->index != 0
@@ -175,13 +173,7 @@ ze_result_t ZE_APICALL zeCommandListCreateImmediate(
 }
 
 ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hList) {
-  CommandListObject* list = asCommandList(hList);
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  list->tag = Tag::kDead;
-  delete list;
-  return ZE_RESULT_SUCCESS;
+  return destroy<CommandListObject>(hList, Tag::kCommandList);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
@@ -193,11 +185,8 @@ ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
     ze_event_handle_t* phWait) {
   CommandListObject* list = asCommandList(hList);
   KernelObject* kernel = asKernel(hKernel);
-  if (list == nullptr || kernel == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (count == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({list, kernel}, {count})) {
+    return *bad;
   }
   if (kernel->module->device != list->device) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -234,11 +223,9 @@ ze_result_t ZE_APICALL zeCommandListCreate(
     ze_device_handle_t hDevice,
     const ze_command_list_desc_t* desc,
     ze_command_list_handle_t* phList) {
-  if (asContext(hContext) == nullptr || asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr || phList == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument(
+          {asContext(hContext), asDevice(hDevice)}, {desc, phList})) {
+    return *bad;
   }
   if (desc->commandQueueGroupOrdinal != 0) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -312,11 +299,8 @@ ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(
     uint32_t numWait,
     ze_event_handle_t* phWait) {
   CommandListObject* list = asCommandList(hList);
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (dst == nullptr || src == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({list}, {dst, src})) {
+    return *bad;
   }
   if (!isCopyableRange(dst, size) || !isCopyableRange(src, size)) {
     return ZE_RESULT_ERROR_INVALID_SIZE; // runs past an allocation's end
@@ -339,11 +323,8 @@ ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(
     uint32_t numWait,
     ze_event_handle_t* phWait) {
   CommandListObject* list = asCommandList(hList);
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (ptr == nullptr || pattern == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({list}, {ptr, pattern})) {
+    return *bad;
   }
   // maxMemoryFillPatternSize is 128; sizes must be whole patterns.
   if (pattern_size == 0 || pattern_size > 128 ||
@@ -429,11 +410,8 @@ ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(
     uint32_t numWait,
     ze_event_handle_t* phWait) {
   CommandListObject* list = asCommandList(hList);
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (dstptr == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({list}, {dstptr})) {
+    return *bad;
   }
   static const uint64_t kZero = 0; // commands take no device time
   Command command;
@@ -466,13 +444,7 @@ ze_result_t ZE_APICALL zeCommandQueueCreate(
 }
 
 ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
-  CommandQueueObject* queue = asCommandQueue(hQueue);
-  if (queue == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  queue->tag = Tag::kDead;
-  delete queue;
-  return ZE_RESULT_SUCCESS;
+  return destroy<CommandQueueObject>(hQueue, Tag::kCommandQueue);
 }
 
 // What zeCommandQueueExecuteCommandLists and
@@ -561,11 +533,8 @@ ze_result_t ZE_APICALL zeFenceCreate(
     const ze_fence_desc_t* desc,
     ze_fence_handle_t* phFence) {
   CommandQueueObject* queue = asCommandQueue(hQueue);
-  if (queue == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr || phFence == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({queue}, {desc, phFence})) {
+    return *bad;
   }
   FenceObject* fence = new (std::nothrow) FenceObject();
   if (fence == nullptr) {
@@ -578,13 +547,7 @@ ze_result_t ZE_APICALL zeFenceCreate(
 }
 
 ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence) {
-  FenceObject* fence = asFence(hFence);
-  if (fence == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  fence->tag = Tag::kDead;
-  delete fence;
-  return ZE_RESULT_SUCCESS;
+  return destroy<FenceObject>(hFence, Tag::kFence);
 }
 
 ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence) {

@@ -218,11 +218,8 @@ zeDriverGet(uint32_t* pCount, ze_driver_handle_t* phDrivers) {
 
 ze_result_t ZE_APICALL
 zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t* version) {
-  if (asDriver(hDriver) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (version == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDriver(hDriver)}, {version})) {
+    return *bad;
   }
   *version = ZE_API_VERSION_CURRENT;
   return ZE_RESULT_SUCCESS;
@@ -230,11 +227,8 @@ zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t* version) {
 
 ze_result_t ZE_APICALL
 zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t* p) {
-  if (asDriver(hDriver) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDriver(hDriver)}, {p})) {
+    return *bad;
   }
   std::memset(&p->uuid, 0, sizeof(p->uuid));
   std::memcpy(p->uuid.id, "xsl-test-driver", 15);
@@ -254,11 +248,8 @@ namespace {
 ze_result_t ZE_APICALL zeDriverGetIpcProperties(
     ze_driver_handle_t hDriver,
     ze_driver_ipc_properties_t* p) {
-  if (asDriver(hDriver) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDriver(hDriver)}, {p})) {
+    return *bad;
   }
   p->flags = 0; // no IPC
   return ZE_RESULT_SUCCESS;
@@ -287,11 +278,9 @@ ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(
     ze_driver_handle_t hDriver,
     const char* name,
     void** ppFunctionAddress) {
-  if (asDriver(hDriver) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (name == nullptr || ppFunctionAddress == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({asDriver(hDriver)}, {name, ppFunctionAddress})) {
+    return *bad;
   }
   if (std::strcmp(name, "zeCommandListImmediateAppendCommandListsExp") == 0) {
     *ppFunctionAddress = reinterpret_cast<void*>(immediateAppendCommandLists);
@@ -326,11 +315,8 @@ ze_result_t ZE_APICALL zeDeviceGet(
 ze_result_t ZE_APICALL
 zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
   DeviceObject* device = asDevice(hDevice);
-  if (device == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({device}, {p})) {
+    return *bad;
   }
   p->type = device->type;
   p->vendorId = device->vendor_id;
@@ -368,11 +354,8 @@ ze_result_t ZE_APICALL zeDeviceGetComputeProperties(
     ze_device_handle_t hDevice,
     ze_device_compute_properties_t* p) {
   DeviceObject* device = asDevice(hDevice);
-  if (device == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({device}, {p})) {
+    return *bad;
   }
   p->maxTotalGroupSize = kMaxTotalGroupSize;
   p->maxGroupSizeX = kMaxTotalGroupSize;
@@ -412,11 +395,8 @@ ze_result_t ZE_APICALL zeDeviceGetSubDevices(
 ze_result_t ZE_APICALL zeDeviceGetModuleProperties(
     ze_device_handle_t hDevice,
     ze_device_module_properties_t* p) {
-  if (asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+    return *bad;
   }
   p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
   p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64 |
@@ -474,11 +454,8 @@ ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(
 ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(
     ze_device_handle_t hDevice,
     ze_device_memory_access_properties_t* p) {
-  if (asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+    return *bad;
   }
   const ze_memory_access_cap_flags_t rw =
       ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
@@ -507,11 +484,8 @@ ze_result_t ZE_APICALL zeDeviceGetCacheProperties(
 ze_result_t ZE_APICALL zeDeviceGetImageProperties(
     ze_device_handle_t hDevice,
     ze_device_image_properties_t* p) {
-  if (asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+    return *bad;
   }
   // Zero everywhere: no image support.
   p->maxImageDims1D = 0;
@@ -528,11 +502,8 @@ ze_result_t ZE_APICALL zeDeviceGetImageProperties(
 ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(
     ze_device_handle_t hDevice,
     ze_device_external_memory_properties_t* p) {
-  if (asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+    return *bad;
   }
   p->memoryAllocationImportTypes = 0;
   p->memoryAllocationExportTypes = 0;
@@ -545,11 +516,9 @@ ze_result_t ZE_APICALL zeDeviceGetP2PProperties(
     ze_device_handle_t hDevice,
     ze_device_handle_t hPeer,
     ze_device_p2p_properties_t* p) {
-  if (asDevice(hDevice) == nullptr || asDevice(hPeer) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({asDevice(hDevice), asDevice(hPeer)}, {p})) {
+    return *bad;
   }
   p->flags = 0;
   return ZE_RESULT_SUCCESS;
@@ -559,11 +528,9 @@ ze_result_t ZE_APICALL zeDeviceCanAccessPeer(
     ze_device_handle_t hDevice,
     ze_device_handle_t hPeer,
     ze_bool_t* value) {
-  if (asDevice(hDevice) == nullptr || asDevice(hPeer) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (value == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({asDevice(hDevice), asDevice(hPeer)}, {value})) {
+    return *bad;
   }
   *value = hDevice == hPeer;
   return ZE_RESULT_SUCCESS;
@@ -578,11 +545,9 @@ ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(
     ze_device_handle_t hDevice,
     uint64_t* hostTimestamp,
     uint64_t* deviceTimestamp) {
-  if (asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (hostTimestamp == nullptr || deviceTimestamp == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({asDevice(hDevice)}, {hostTimestamp, deviceTimestamp})) {
+    return *bad;
   }
   const uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(

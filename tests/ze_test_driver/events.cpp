@@ -87,11 +87,8 @@ ze_result_t ZE_APICALL zeEventCreate(
     const ze_event_desc_t* desc,
     ze_event_handle_t* phEvent) {
   EventPoolObject* pool = asEventPool(hPool);
-  if (pool == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr || phEvent == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({pool}, {desc, phEvent})) {
+    return *bad;
   }
   if (desc->index >= pool->count || pool->live[desc->index] != nullptr) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -169,11 +166,8 @@ ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(
     ze_event_handle_t hEvent,
     ze_kernel_timestamp_result_t* dstptr) {
   EventObject* event = asEvent(hEvent);
-  if (event == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (dstptr == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({event}, {dstptr})) {
+    return *bad;
   }
   if (!event->signaled.load()) {
     return ZE_RESULT_NOT_READY;

@@ -97,11 +97,9 @@ ze_result_t ZE_APICALL zeContextCreate(
     ze_driver_handle_t hDriver,
     const ze_context_desc_t* desc,
     ze_context_handle_t* phContext) {
-  if (as<DriverObject>(hDriver, Tag::kDriver) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr || phContext == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument(
+          {as<DriverObject>(hDriver, Tag::kDriver)}, {desc, phContext})) {
+    return *bad;
   }
   ContextObject* context = new (std::nothrow) ContextObject();
   if (context == nullptr) {
@@ -112,13 +110,7 @@ ze_result_t ZE_APICALL zeContextCreate(
 }
 
 ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext) {
-  ContextObject* context = asContext(hContext);
-  if (context == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  context->tag = Tag::kDead;
-  delete context;
-  return ZE_RESULT_SUCCESS;
+  return destroy<ContextObject>(hContext, Tag::kContext);
 }
 
 ze_result_t ZE_APICALL zeMemAllocDevice(
@@ -129,11 +121,8 @@ ze_result_t ZE_APICALL zeMemAllocDevice(
     ze_device_handle_t hDevice,
     void** pptr) {
   DeviceObject* device = asDevice(hDevice);
-  if (asContext(hContext) == nullptr || device == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asContext(hContext), device}, {desc})) {
+    return *bad;
   }
   return allocate(size, alignment, ZE_MEMORY_TYPE_DEVICE, device, pptr);
 }
@@ -144,11 +133,8 @@ ze_result_t ZE_APICALL zeMemAllocHost(
     size_t size,
     size_t alignment,
     void** pptr) {
-  if (asContext(hContext) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asContext(hContext)}, {desc})) {
+    return *bad;
   }
   return allocate(size, alignment, ZE_MEMORY_TYPE_HOST, nullptr, pptr);
 }
@@ -161,11 +147,8 @@ ze_result_t ZE_APICALL zeMemAllocShared(
     size_t alignment,
     ze_device_handle_t hDevice,
     void** pptr) {
-  if (asContext(hContext) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (ddesc == nullptr || hdesc == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asContext(hContext)}, {ddesc, hdesc})) {
+    return *bad;
   }
   DeviceObject* device = hDevice == nullptr ? nullptr : asDevice(hDevice);
   if (hDevice != nullptr && device == nullptr) {
@@ -175,11 +158,8 @@ ze_result_t ZE_APICALL zeMemAllocShared(
 }
 
 ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void* ptr) {
-  if (asContext(hContext) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (ptr == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asContext(hContext)}, {ptr})) {
+    return *bad;
   }
   DriverState& s = state();
   void* block = nullptr;
@@ -201,11 +181,8 @@ ze_result_t ZE_APICALL zeMemGetAllocProperties(
     const void* ptr,
     ze_memory_allocation_properties_t* p,
     ze_device_handle_t* phDevice) {
-  if (asContext(hContext) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (ptr == nullptr || p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asContext(hContext)}, {ptr, p})) {
+    return *bad;
   }
   DriverState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -235,11 +212,9 @@ ze_result_t ZE_APICALL zeContextMakeMemoryResident(
     ze_device_handle_t hDevice,
     void* ptr,
     size_t size) {
-  if (asContext(hContext) == nullptr || asDevice(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (ptr == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({asContext(hContext), asDevice(hDevice)}, {ptr})) {
+    return *bad;
   }
   DriverState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -272,11 +247,8 @@ ze_result_t ZE_APICALL zeMemGetAddressRange(
     const void* ptr,
     void** pBase,
     size_t* pSize) {
-  if (asContext(hContext) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (ptr == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asContext(hContext)}, {ptr})) {
+    return *bad;
   }
   DriverState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -93,13 +93,7 @@ ze_result_t ZE_APICALL zeModuleCreate(
 }
 
 ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule) {
-  ModuleObject* module = asModule(hModule);
-  if (module == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  module->tag = Tag::kDead;
-  delete module;
-  return ZE_RESULT_SUCCESS;
+  return destroy<ModuleObject>(hModule, Tag::kModule);
 }
 
 ze_result_t ZE_APICALL zeModuleBuildLogGetString(
@@ -107,11 +101,8 @@ ze_result_t ZE_APICALL zeModuleBuildLogGetString(
     size_t* pSize,
     char* pBuildLog) {
   BuildLogObject* log = asBuildLog(hLog);
-  if (log == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pSize == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({log}, {pSize})) {
+    return *bad;
   }
   if (pBuildLog == nullptr) {
     *pSize = log->text.size() + 1;
@@ -142,11 +133,8 @@ ze_result_t ZE_APICALL zeModuleGetKernelNames(
     uint32_t* pCount,
     const char** pNames) {
   ModuleObject* module = asModule(hModule);
-  if (module == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pCount == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({module}, {pCount})) {
+    return *bad;
   }
   const std::vector<zebin::KernelInfo>& kernels = module->zebin.ze_info.kernels;
   const uint32_t available = static_cast<uint32_t>(kernels.size());
@@ -167,11 +155,9 @@ ze_result_t ZE_APICALL zeKernelCreate(
     const ze_kernel_desc_t* desc,
     ze_kernel_handle_t* phKernel) {
   ModuleObject* module = asModule(hModule);
-  if (module == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (desc == nullptr || desc->pKernelName == nullptr || phKernel == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({module}, {desc, desc->pKernelName, phKernel})) {
+    return *bad;
   }
   const zebin::KernelInfo* info = module->zebin.findKernel(desc->pKernelName);
   if (info == nullptr) {
@@ -190,23 +176,14 @@ ze_result_t ZE_APICALL zeKernelCreate(
 }
 
 ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel) {
-  KernelObject* kernel = asKernel(hKernel);
-  if (kernel == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  kernel->tag = Tag::kDead;
-  delete kernel;
-  return ZE_RESULT_SUCCESS;
+  return destroy<KernelObject>(hKernel, Tag::kKernel);
 }
 
 ze_result_t ZE_APICALL
 zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t* p) {
   KernelObject* kernel = asKernel(hKernel);
-  if (kernel == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({kernel}, {p})) {
+    return *bad;
   }
   // What compute-runtime derives from the same .ze_info keys.
   const zebin::KernelInfo& info = *kernel->info;
@@ -326,11 +303,8 @@ ze_result_t ZE_APICALL zeModuleGetNativeBinary(
     size_t* pSize,
     uint8_t* pModuleNativeBinary) {
   ModuleObject* module = asModule(hModule);
-  if (module == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pSize == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({module}, {pSize})) {
+    return *bad;
   }
   if (pModuleNativeBinary == nullptr) {
     *pSize = module->bytes.size();
@@ -350,11 +324,8 @@ namespace {
 
 ze_result_t ZE_APICALL
 zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t* p) {
-  if (asModule(hModule) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (p == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asModule(hModule)}, {p})) {
+    return *bad;
   }
   p->flags = 0; // no unresolved imports
   return ZE_RESULT_SUCCESS;
@@ -365,11 +336,8 @@ ze_result_t ZE_APICALL zeModuleGetGlobalPointer(
     const char* pGlobalName,
     size_t*,
     void**) {
-  if (asModule(hModule) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pGlobalName == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asModule(hModule)}, {pGlobalName})) {
+    return *bad;
   }
   return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME; // zebins here export none
 }
@@ -402,11 +370,9 @@ ze_result_t ZE_APICALL zeKernelSuggestGroupSize(
     uint32_t* groupSizeY,
     uint32_t* groupSizeZ) {
   KernelObject* kernel = asKernel(hKernel);
-  if (kernel == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (groupSizeX == nullptr || groupSizeY == nullptr || groupSizeZ == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad =
+          nullArgument({kernel}, {groupSizeX, groupSizeY, groupSizeZ})) {
+    return *bad;
   }
   // The largest power of two <= 256 per dimension that divides the global
   // size, within the total limit: what a driver's simple heuristic gives.
@@ -432,11 +398,8 @@ ze_result_t ZE_APICALL zeKernelSuggestGroupSize(
 ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(
     ze_kernel_handle_t hKernel,
     uint32_t* totalGroupCount) {
-  if (asKernel(hKernel) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (totalGroupCount == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asKernel(hKernel)}, {totalGroupCount})) {
+    return *bad;
   }
   *totalGroupCount = 64;
   return ZE_RESULT_SUCCESS;
@@ -459,11 +422,8 @@ ze_result_t ZE_APICALL zeKernelSetIndirectAccess(
 ze_result_t ZE_APICALL zeKernelGetIndirectAccess(
     ze_kernel_handle_t hKernel,
     ze_kernel_indirect_access_flags_t* pFlags) {
-  if (asKernel(hKernel) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pFlags == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asKernel(hKernel)}, {pFlags})) {
+    return *bad;
   }
   *pFlags = 0;
   return ZE_RESULT_SUCCESS;
@@ -484,11 +444,8 @@ ze_result_t ZE_APICALL zeKernelSetCacheConfig(
 ze_result_t ZE_APICALL
 zeKernelGetName(ze_kernel_handle_t hKernel, size_t* pSize, char* pName) {
   KernelObject* kernel = asKernel(hKernel);
-  if (kernel == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pSize == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({kernel}, {pSize})) {
+    return *bad;
   }
   const std::string& name = kernel->info->name;
   if (pName == nullptr) {
@@ -506,11 +463,8 @@ ze_result_t ZE_APICALL zeKernelGetSourceAttributes(
     ze_kernel_handle_t hKernel,
     uint32_t* pSize,
     char** pString) {
-  if (asKernel(hKernel) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (pSize == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asKernel(hKernel)}, {pSize})) {
+    return *bad;
   }
   // No attributes: the empty string.
   static char empty[1] = {'\0'};

@@ -17,11 +17,8 @@ namespace {
 ze_result_t deviceGetRootDevice(
     ze_device_handle_t device,
     ze_device_handle_t* root) {
-  if (asDevice(device) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  if (root == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (const auto bad = nullArgument({asDevice(device)}, {root})) {
+    return *bad;
   }
   *root = nullptr; // every device is a root device: there are no sub-devices
   return ZE_RESULT_SUCCESS;

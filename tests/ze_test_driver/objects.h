@@ -7,9 +7,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -182,6 +184,18 @@ Object* as(void* handle, Tag tag) {
   return object;
 }
 
+// zeXxxDestroy of an object that owns nothing else.
+template <typename Object>
+ze_result_t destroy(void* handle, Tag tag) {
+  Object* object = as<Object>(handle, tag);
+  if (object == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  object->tag = Tag::kDead;
+  delete object;
+  return ZE_RESULT_SUCCESS;
+}
+
 inline DriverObject* asDriver(ze_driver_handle_t handle) {
   return as<DriverObject>(handle, Tag::kDriver);
 }
@@ -214,6 +228,26 @@ inline EventObject* asEvent(ze_event_handle_t handle) {
 }
 inline FenceObject* asFence(ze_fence_handle_t handle) {
   return as<FenceObject>(handle, Tag::kFence);
+}
+
+// What Level Zero answers a call with a null argument: INVALID_NULL_HANDLE
+// when a handle is not a live object of its kind (`handles`, the as*()
+// results), else INVALID_NULL_POINTER when a required pointer is null;
+// nullopt when none is.
+inline std::optional<ze_result_t> nullArgument(
+    std::initializer_list<const void*> handles,
+    std::initializer_list<const void*> pointers) {
+  for (const void* handle : handles) {
+    if (handle == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+  }
+  for (const void* pointer : pointers) {
+    if (pointer == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    }
+  }
+  return std::nullopt;
 }
 
 // Writes `name` into a fixed-size, NUL-terminated field.
