@@ -57,6 +57,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "xpu_static_launcher"
 DIST_NAME = "xpu_static_launcher"
+# What check_wheel requires of every wheel, beside the backends.
+REQUIRED_MODULES = (
+    "__init__.py",
+    "torch_install.py",
+    "_sycl_launcher.py",
+    "_backend_choice.py",
+    "_version.py",
+    "ocloc_discovery.py",
+)
 
 
 @dataclass(frozen=True)
@@ -435,14 +444,7 @@ def check_wheel(path: Path, majors: Sequence[int] = SYCL_MAJORS) -> WheelReport:
         expected = record_line(name, data)[1]
         if recorded.get(name) != expected:
             raise WheelError(f"{path.name}: RECORD's hash of {name} is {recorded.get(name)!r}, not {expected}")
-    for required in (
-        "__init__.py",
-        "torch_install.py",
-        "_sycl_launcher.py",
-        "_backend_choice.py",
-        "_version.py",
-        "ocloc_discovery.py",
-    ):
+    for required in REQUIRED_MODULES:
         if f"{PACKAGE}/{required}" not in files:
             raise WheelError(f"{path.name}: {PACKAGE}/{required} is missing")
     windows = tag.endswith("-win_amd64")

@@ -189,13 +189,13 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   return L"\\\\?\\" + full;
 }
 
-Status readFileInto(
+namespace {
+
+// readFileInto once the path's text is checked.
+Status readCheckedPath(
     const std::string& utf8_path,
     std::string& bytes,
     size_t at_most) {
-  if (Status valid = checkPathText(utf8_path); !valid) {
-    return valid;
-  }
   Expected<std::wstring> wide = toWindowsPath(utf8_path);
   if (!wide) {
     return wide.error();
@@ -265,6 +265,8 @@ Status readFileInto(
   return Status::success();
 }
 
+} // namespace
+
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
   Expected<std::wstring> wide = toWindowsPath(utf8_path);
   if (!wide) {
@@ -320,13 +322,13 @@ class FdCloser {
 
 } // namespace
 
-Status readFileInto(
+namespace {
+
+// readFileInto once the path's text is checked.
+Status readCheckedPath(
     const std::string& utf8_path,
     std::string& bytes,
     size_t at_most) {
-  if (Status valid = checkPathText(utf8_path); !valid) {
-    return valid;
-  }
   int fd = -1;
   do {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it has no effect
@@ -401,6 +403,8 @@ Status readFileInto(
   return Status::success();
 }
 
+} // namespace
+
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
   int fd =
       ::open(utf8_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -425,6 +429,16 @@ Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
 }
 
 #endif
+
+Status readFileInto(
+    const std::string& utf8_path,
+    std::string& bytes,
+    size_t at_most) {
+  if (Status valid = checkPathText(utf8_path); !valid) {
+    return valid;
+  }
+  return readCheckedPath(utf8_path, bytes, at_most);
+}
 
 Expected<std::string> readFileBytes(const std::string& utf8_path) {
   std::string bytes;

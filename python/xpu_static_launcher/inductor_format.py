@@ -50,6 +50,8 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._undo import UndoStack
+
 ENV_VAR = "TORCHINDUCTOR_XPU_KERNEL_FORMAT"
 FORMATS = ("zebin", "spv")
 UTILS_MODULE = "torch._inductor.utils"
@@ -150,7 +152,7 @@ class FormatChange:
                 environ["PATH"] = value
 
 
-_active: list[FormatChange] = []
+_active: UndoStack[FormatChange] = UndoStack()
 
 
 def _inductor_modules() -> list[types.ModuleType]:
@@ -256,19 +258,14 @@ def enable_zebin(
         environ["PATH"] = folder if not rest else folder + _path_separator() + rest
         change.reason += " (its folder was put first on PATH)"
     if change.changed:
-        _active.append(change)
+        _active.push(change)
     return change
 
 
 def disable_zebin() -> FormatChange | None:
     """Undo the most recent ``enable_zebin`` that changed something; returns
     it, or None when there is nothing to undo."""
-    while _active:
-        change = _active.pop()
-        if not change._undone:
-            change.undo()
-            return change
-    return None
+    return _active.undo_latest()
 
 
 def current_format() -> str | None:

@@ -53,6 +53,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._undo import UndoStack
+
 HEURISTICS = "torch._inductor.runtime.triton_heuristics"
 LAUNCHER = "torch._inductor.runtime.static_triton_launcher"
 COMPILE_RESULT = "StaticTritonCompileResult"
@@ -111,7 +113,7 @@ class SpirvLaunchChange:
                 self.left_alone.append(f"{owner.__name__}.{name}")
 
 
-_active: list[SpirvLaunchChange] = []
+_active: UndoStack[SpirvLaunchChange] = UndoStack()
 
 
 def _function_of(owner: type, name: str) -> types.FunctionType:
@@ -377,19 +379,14 @@ def enable_spirv_launch() -> SpirvLaunchChange:
         setattr(function, MARK, True)
         setattr(owner, name, replacement)
         change._replaced.append((owner, name, original, replacement))
-    _active.append(change)
+    _active.push(change)
     return change
 
 
 def disable_spirv_launch() -> SpirvLaunchChange | None:
     """Undo the most recent ``enable_spirv_launch`` that changed something;
     returns it, or None when there is nothing to undo."""
-    while _active:
-        change = _active.pop()
-        if not change._undone:
-            change.undo()
-            return change
-    return None
+    return _active.undo_latest()
 
 
 __all__ = [

@@ -46,17 +46,7 @@ def test_elf_imports_are_read_as_readelf_reads_them():
 
 
 def python_files() -> dict:
-    return {
-        f"xpu_static_launcher/{name}": b"# stand-in\n"
-        for name in (
-            "__init__.py",
-            "torch_install.py",
-            "_sycl_launcher.py",
-            "_backend_choice.py",
-            "_version.py",
-            "ocloc_discovery.py",
-        )
-    }
+    return {f"xpu_static_launcher/{name}": b"# stand-in\n" for name in build_wheel.REQUIRED_MODULES}
 
 
 def test_a_pure_wheel_without_backends_is_refused(tmp_path):
