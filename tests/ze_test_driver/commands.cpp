@@ -131,18 +131,29 @@ ze_result_t submit(
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t checkOrdinal(
+// A new list or queue of `hDevice`, on the one queue of its one queue group
+// (zeDeviceGetCommandQueueGroupProperties).
+template <typename Object, typename Handle>
+ze_result_t createOnQueue(
     const ze_command_queue_desc_t* desc,
     ze_context_handle_t hContext,
-    ze_device_handle_t hDevice) {
+    ze_device_handle_t hDevice,
+    Handle* out,
+    Object** made) {
   if (const auto bad =
-          nullArgument({asContext(hContext), asDevice(hDevice)}, {desc})) {
+          nullArgument({asContext(hContext), asDevice(hDevice)}, {desc, out})) {
     return *bad;
   }
-  // One queue group with one queue (zeDeviceGetCommandQueueGroupProperties).
-  return desc->ordinal != 0 || desc->index != 0
-      ? ZE_RESULT_ERROR_INVALID_ARGUMENT
-      : ZE_RESULT_SUCCESS;
+  if (desc->ordinal != 0 || desc->index != 0) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  *made = new (std::nothrow) Object();
+  if (*made == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  (*made)->device = asDevice(hDevice);
+  *out = reinterpret_cast<Handle>(*made);
+  return ZE_RESULT_SUCCESS;
 }
 
 } // namespace
@@ -154,22 +165,14 @@ ze_result_t ZE_APICALL zeCommandListCreateImmediate(
     ze_device_handle_t hDevice,
     const ze_command_queue_desc_t* desc,
     ze_command_list_handle_t* phList) {
-  const ze_result_t checked = checkOrdinal(desc, hContext, hDevice);
-  if (checked != ZE_RESULT_SUCCESS) {
-    return checked;
+  CommandListObject* list = nullptr;
+  const ze_result_t made =
+      createOnQueue(desc, hContext, hDevice, phList, &list);
+  if (made == ZE_RESULT_SUCCESS) {
+    list->context = asContext(hContext);
+    list->immediate = true;
   }
-  if (phList == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  CommandListObject* list = new (std::nothrow) CommandListObject();
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  list->device = asDevice(hDevice);
-  list->context = asContext(hContext);
-  list->immediate = true;
-  *phList = reinterpret_cast<ze_command_list_handle_t>(list);
-  return ZE_RESULT_SUCCESS;
+  return made;
 }
 
 ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hList) {
@@ -427,20 +430,8 @@ ze_result_t ZE_APICALL zeCommandQueueCreate(
     ze_device_handle_t hDevice,
     const ze_command_queue_desc_t* desc,
     ze_command_queue_handle_t* phQueue) {
-  const ze_result_t checked = checkOrdinal(desc, hContext, hDevice);
-  if (checked != ZE_RESULT_SUCCESS) {
-    return checked;
-  }
-  if (phQueue == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  }
-  CommandQueueObject* queue = new (std::nothrow) CommandQueueObject();
-  if (queue == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  queue->device = asDevice(hDevice);
-  *phQueue = reinterpret_cast<ze_command_queue_handle_t>(queue);
-  return ZE_RESULT_SUCCESS;
+  CommandQueueObject* queue = nullptr;
+  return createOnQueue(desc, hContext, hDevice, phQueue, &queue);
 }
 
 ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {

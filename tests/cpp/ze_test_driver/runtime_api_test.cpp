@@ -53,6 +53,25 @@ class RuntimeApi : public ::testing::Test {
     return ptr;
   }
 
+  // A regular list holding one fill of `size` bytes at `device` with
+  // `value`, not closed; nullptr when it cannot be made.
+  ze_command_list_handle_t regularFill(
+      uint8_t* device,
+      const uint8_t& value,
+      size_t size) {
+    ze_command_list_desc_t desc = {};
+    desc.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
+    ze_command_list_handle_t list = nullptr;
+    EXPECT_EQ(
+        zeCommandListCreate(context_, device_, &desc, &list),
+        ZE_RESULT_SUCCESS);
+    EXPECT_EQ(
+        zeCommandListAppendMemoryFill(
+            list, device, &value, 1, size, nullptr, 0, nullptr),
+        ZE_RESULT_SUCCESS);
+    return list;
+  }
+
   ze_driver_handle_t driver_ = nullptr;
   ze_device_handle_t device_ = nullptr;
   ze_context_handle_t context_ = nullptr;
@@ -190,17 +209,9 @@ TEST_F(RuntimeApi, EventsAreSignaledByCommandsAndRefuseMisuse) {
 TEST_F(RuntimeApi, RegularListRunsOnlyWhenAQueueExecutesIt) {
   uint8_t* device = static_cast<uint8_t*>(allocDevice(64));
   ASSERT_NE(device, nullptr);
-  ze_command_list_desc_t list_desc = {};
-  list_desc.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
-  ze_command_list_handle_t list = nullptr;
-  ASSERT_EQ(
-      zeCommandListCreate(context_, device_, &list_desc, &list),
-      ZE_RESULT_SUCCESS);
   const uint8_t seven = 7;
-  ASSERT_EQ(
-      zeCommandListAppendMemoryFill(
-          list, device, &seven, 1, 64, nullptr, 0, nullptr),
-      ZE_RESULT_SUCCESS);
+  ze_command_list_handle_t list = regularFill(device, seven, 64);
+  ASSERT_NE(list, nullptr);
   EXPECT_EQ(device[10], 0); // recorded, not run
   ASSERT_EQ(zeCommandListClose(list), ZE_RESULT_SUCCESS);
   EXPECT_EQ(
@@ -280,17 +291,9 @@ TEST_F(RuntimeApi, RegularListsRunOnAnImmediateListThroughTheAppendExtension) {
 
   uint8_t* device = static_cast<uint8_t*>(allocDevice(64));
   ASSERT_NE(device, nullptr);
-  ze_command_list_desc_t list_desc = {};
-  list_desc.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
-  ze_command_list_handle_t list = nullptr;
-  ASSERT_EQ(
-      zeCommandListCreate(context_, device_, &list_desc, &list),
-      ZE_RESULT_SUCCESS);
   const uint8_t five = 5;
-  ASSERT_EQ(
-      zeCommandListAppendMemoryFill(
-          list, device, &five, 1, 64, nullptr, 0, nullptr),
-      ZE_RESULT_SUCCESS);
+  ze_command_list_handle_t list = regularFill(device, five, 64);
+  ASSERT_NE(list, nullptr);
   // Open lists, immediate lists as work, a regular list as the target and
   // null handles are refused, and nothing runs.
   EXPECT_EQ(
