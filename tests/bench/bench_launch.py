@@ -31,15 +31,30 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+SYCL_BUILD_HELP = "CMake build dir holding the SYCL backend, the test helpers and the test driver"
+
+
+def bench_parser(
+    doc: str, build_help: str, adapters: tuple[str, ...] = (), adapter: str = "v1", build: str = "linux-gcc"
+) -> argparse.ArgumentParser:
+    """The options the benchmarks share: --build-dir (default $XSL_BUILD_DIR,
+    else build/<build>) and, given `adapters`, --adapter."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument(
+        "--build-dir", default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / build)), help=build_help
+    )
+    if adapters:
+        parser.add_argument(
+            "--adapter",
+            choices=adapters,
+            default=adapter,
+            help=f"Unified Runtime Level Zero adapter to run on (default {adapter})",
+        )
+    return parser
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir",
-        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding python/ and the test driver",
-    )
+    parser = bench_parser(__doc__, "CMake build dir holding python/ and the test driver")
     parser.add_argument("--calls", type=int, default=50000, help="calls per timed run")
     parser.add_argument("--repeat", type=int, default=31, help="timed runs of each loop; medians are reported")
     return parser.parse_args()
@@ -48,16 +63,7 @@ def parse_args() -> argparse.Namespace:
 def glue_bench_args(doc: str, build_help: str, adapter: str, build: str = "linux-gcc") -> argparse.Namespace:
     """The options of the benchmarks that run on the real SYCL runtime in a
     child (glue_bench_main): build dir, adapter, calls and repetitions."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir", default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / build)), help=build_help
-    )
-    parser.add_argument(
-        "--adapter",
-        choices=("v1", "v2"),
-        default=adapter,
-        help=f"Unified Runtime Level Zero adapter to run on (default {adapter})",
-    )
+    parser = bench_parser(doc, build_help, ("v1", "v2"), adapter, build)
     parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
     parser.add_argument("--repeat", type=int, default=15, help="timed runs of each loop; medians are reported")
     return parser.parse_args()

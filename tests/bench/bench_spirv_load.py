@@ -60,6 +60,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # Its module level only defines things: the kernel list and the timed round.
+from bench_launch import SYCL_BUILD_HELP, bench_parser
 from bench_triton_load import REPO, cache_sources, timed_round
 
 LOADERS = ("spirv_cold", "spirv_warm", "zebin", "triton_spirv")
@@ -80,19 +81,7 @@ COMPILER_LIBRARIES = ("libocloc", "libigc", "libigdfcl")
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir",
-        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the SYCL backend, the test helpers and the test driver",
-    )
-    parser.add_argument(
-        "--adapter",
-        choices=("v1", "v2"),
-        default="v1",
-        help="Unified Runtime Level Zero adapter (v2: chosen by SYCL_UR_USE_LEVEL_ZERO_V2 "
-        "for an Xe-HPC device, as ocloc 22.43 cannot compile for Xe2)",
-    )
+    parser = bench_parser(__doc__, SYCL_BUILD_HELP, ("v1", "v2"))
     parser.add_argument(
         "--kernels",
         type=int,

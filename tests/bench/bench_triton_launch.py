@@ -47,6 +47,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_launch import SYCL_BUILD_HELP, bench_parser
+
 REPO = Path(__file__).resolve().parents[2]
 ARG_COUNTS = {4: "vector_add", 8: "add8", 24: "add24"}
 GRID = (4, 1, 1)
@@ -54,18 +56,7 @@ GOAL = 0.25
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir",
-        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the SYCL backend, the test helpers and the test driver",
-    )
-    parser.add_argument(
-        "--adapter",
-        choices=("v1", "v2", "both"),
-        default="both",
-        help="Unified Runtime Level Zero adapter(s) to run on (default both)",
-    )
+    parser = bench_parser(__doc__, SYCL_BUILD_HELP, ("v1", "v2", "both"), "both")
     parser.add_argument("--calls", type=int, default=20000, help="calls per timed run")
     parser.add_argument("--repeat", type=int, default=11, help="timed runs of each loop; medians are reported")
     parser.add_argument(

@@ -61,6 +61,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_launch import SYCL_BUILD_HELP, bench_parser
+
 REPO = Path(__file__).resolve().parents[2]
 COUNTS = (10, 100)
 GOAL = 0.5
@@ -70,18 +72,7 @@ COMPARED = "ours_compared"
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--build-dir",
-        default=os.environ.get("XSL_BUILD_DIR", str(REPO / "build" / "linux-gcc")),
-        help="CMake build dir holding the SYCL backend, the test helpers and the test driver",
-    )
-    parser.add_argument(
-        "--adapter",
-        choices=("v1", "v2"),
-        default="v1",
-        help="Unified Runtime Level Zero adapter to run on (default v1)",
-    )
+    parser = bench_parser(__doc__, SYCL_BUILD_HELP, ("v1", "v2"))
     parser.add_argument("--repeat", type=int, default=21, help="rounds of loading every kernel; medians are reported")
     parser.add_argument(
         "--profile",

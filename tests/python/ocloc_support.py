@@ -1,4 +1,4 @@
-"""Shared helpers for the ocloc tests and tests/bench/bench_ocloc.py.
+"""Shared helpers for the ocloc tests and tests/bench/bench_compile_backends.py.
 
 `OclocCapi` drives the C ABI library xsl_compile_capi (csrc/compile/capi.h)
 through ctypes: in-process compilation from Python on Linux and Windows.
