@@ -90,6 +90,13 @@ Status checkPathText(const std::string& utf8_path) {
   return Status::success();
 }
 
+// readFileInto once the path's text is checked (one definition per
+// platform below).
+Status readCheckedPath(
+    const std::string& utf8_path,
+    std::string& bytes,
+    size_t at_most);
+
 } // namespace
 
 #ifdef _WIN32
@@ -191,7 +198,6 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
 
 namespace {
 
-// readFileInto once the path's text is checked.
 Status readCheckedPath(
     const std::string& utf8_path,
     std::string& bytes,
@@ -320,11 +326,6 @@ class FdCloser {
   int fd_;
 };
 
-} // namespace
-
-namespace {
-
-// readFileInto once the path's text is checked.
 Status readCheckedPath(
     const std::string& utf8_path,
     std::string& bytes,

@@ -87,8 +87,7 @@ Expected<Document> parse(
 // Why `text` cannot be a plain (unquoted) scalar value, or null if it can:
 // YAML 1.2 lets none start with an indicator ("[{&*!|>'\"%@`#,]}", or '-',
 // '?', ':' before a space) and none hold ": " or end with ':'. `text` has
-// no comment and no surrounding spaces. The IGC layout reader declines
-// what this refuses, so both readers take the same scalars.
+// no comment and no surrounding spaces.
 const char* plainScalarProblem(std::string_view text);
 
 // Scalar conversions with YAML 1.2 core-schema spelling (decimal, 0x hex,

@@ -1,6 +1,5 @@
 // `.ze_info` YAML -> typed model, plus the derived values the launcher needs:
-// the tree reader (yaml.h's node tree, then the model) and parseZeInfo,
-// which tries the IGC layout reader first (ze_info_readers.h). Like
+// yaml.h's node tree, then the model (parseZeInfo, zebin.h). Like
 // compute-runtime's decoder: every known key is type-checked, unknown keys
 // become warnings, and each message names the kernel, key and line.
 
@@ -486,9 +485,7 @@ class ZeInfoBuilder {
 
 } // namespace
 
-namespace readers {
-
-Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
+Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
   static const std::vector<std::string_view> kArgumentKeys = {
       "payload_arguments",
       "per_thread_payload_arguments",
@@ -506,24 +503,10 @@ Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail) {
   }
   Expected<ZeInfo> info = ZeInfoBuilder(*doc).build();
   if (info && detail == ZeInfoDetail::kLaunch) {
-    // The rare document outside IGC's layout: read in full, then trimmed.
-    leaveLaunchDetail(*info);
+    // Read in full, then trimmed.
+    readers::leaveLaunchDetail(*info);
   }
   return info;
-}
-
-} // namespace readers
-
-Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
-  // Nearly every `.ze_info` is IGC's own: read it in one pass, and leave
-  // the rest (and every error and warning) to the tree reader. Saves 8.7 of
-  // 27.8 us per warm-start kernel load (bench_triton_load.py, adapter v1).
-  if (detail != ZeInfoDetail::kExecutionOnly) {
-    if (std::optional<ZeInfo> info = readers::parseIgcLayout(text, detail)) {
-      return std::move(*info);
-    }
-  }
-  return readers::parseTree(text, detail);
 }
 
 } // namespace zebin

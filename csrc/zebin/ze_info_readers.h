@@ -1,12 +1,8 @@
 #pragma once
 
-// The two `.ze_info` readers behind parseZeInfo (zebin.h) and what they
-// share. The tree reader takes any document in yaml.h's subset and gives
-// every error and warning; the IGC layout reader takes only the layout IGC
-// writes, with known keys and valid values, in one pass without a node
-// tree, and declines anything else, which then goes to the tree reader.
-// Whatever the layout reader accepts, the tree reader reads to the same
-// ZeInfo (the corpus and fuzz tests hold them to that).
+// What the `.ze_info` reader behind parseZeInfo (zebin.h) shares between its
+// files: ze_info.cpp reads the document's tree into a ZeInfo,
+// ze_info_schema.cpp holds the keys it knows and the rules between them.
 
 #include <cstdint>
 #include <optional>
@@ -29,17 +25,8 @@ constexpr int64_t kMaxArgIndex = 4095;
 // kernels_misc_info entries: kernel name, its args_info.
 using MiscInfos = std::vector<std::pair<std::string, std::vector<ArgInfo>>>;
 
-Expected<ZeInfo> parseTree(std::string_view text, ZeInfoDetail detail);
-
-// nullopt: not in IGC's layout, or not valid (the tree reader says why).
-// `detail`: kFull or kLaunch.
-std::optional<ZeInfo> parseIgcLayout(
-    std::string_view text,
-    ZeInfoDetail detail = ZeInfoDetail::kFull);
-
-// The keys both readers know, in one place so that they cannot disagree.
-// Integer fields (counts: never negative) and text fields by key, nullptr
-// for other keys.
+// The keys the reader knows. Integer fields (counts: never negative) and text
+// fields by key, nullptr for other keys.
 int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key);
 int64_t* payloadCount(PayloadArgument& arg, std::string_view key);
 std::string* payloadText(PayloadArgument& arg, std::string_view key);

@@ -213,9 +213,7 @@ enum class ZeInfoDetail {
   kExecutionOnly,
 };
 
-// Parses `.ze_info` YAML text (the subset IGC writes). IGC's own layout
-// is read in one pass; anything else, and every error, by a general reader
-// (csrc/zebin/ze_info_readers.h), with the same result either way.
+// Parses `.ze_info` YAML text (the subset IGC writes, yaml.h).
 Expected<ZeInfo> parseZeInfo(
     std::string_view yaml,
     ZeInfoDetail detail = ZeInfoDetail::kFull);

@@ -2,8 +2,7 @@
 // Error, never a crash, an out-of-bounds read (ASan) or UB (UBSan). ELF
 // inputs go through readZebin; anything else straight to the .ze_info
 // parser (the seeds include each corpus file's .ze_info text), because
-// mutations of a whole ELF rarely reach deep into the YAML. There the IGC
-// layout reader must read whatever it accepts exactly as the tree reader.
+// mutations of a whole ELF rarely reach deep into the YAML.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +11,6 @@
 #include <string_view>
 
 #include "ze_info_equal.h"
-#include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -22,16 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           "\x7f"
           "ELF",
           4)) {
-    namespace readers = xsl::zebin::readers;
-    const std::optional<xsl::zebin::ZeInfo> igc =
-        readers::parseIgcLayout(bytes);
-    if (igc) {
-      xsl::Expected<xsl::zebin::ZeInfo> tree =
-          readers::parseTree(bytes, xsl::zebin::ZeInfoDetail::kFull);
-      if (!tree || !xsl::zebin::testing::firstDifference(*igc, *tree).empty()) {
-        __builtin_trap();
-      }
-    }
     xsl::Expected<xsl::zebin::ZeInfo> full = xsl::zebin::parseZeInfo(bytes);
     // kLaunch: the same read without the per-entry lists, or the same error.
     if (!xsl::zebin::testing::launchDifference(

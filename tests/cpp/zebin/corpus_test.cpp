@@ -5,14 +5,12 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "corpus_support.h"
 #include "ze_info_equal.h"
-#include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
@@ -141,25 +139,6 @@ TEST_F(CorpusTest, LaunchDetailIsTheFullReadWithoutTheLists) {
       EXPECT_EQ(testing::launchDifference(full->ze_info, launch->ze_info), "")
           << "round " << round;
     }
-  }
-}
-
-TEST_F(CorpusTest, IgcLayoutReaderReadsEveryFileAsTheTreeReaderDoes) {
-  for (const std::string& file : distinctFiles()) {
-    SCOPED_TRACE(file);
-    const std::string bytes =
-        testing::readBinaryFile(testing::corpusDir() + "/" + file);
-    Expected<ElfView> elf = readElf(bytes);
-    ASSERT_TRUE(elf.ok()) << elf.error().message();
-    const Section* section = elf->findSectionByType(kSectionTypeZeInfo);
-    ASSERT_NE(section, nullptr);
-    // Real IGC output must take the one-pass path, or it buys nothing.
-    std::optional<ZeInfo> igc = readers::parseIgcLayout(section->data);
-    ASSERT_TRUE(igc.has_value()) << "the IGC layout reader declined";
-    Expected<ZeInfo> tree =
-        readers::parseTree(section->data, ZeInfoDetail::kFull);
-    ASSERT_TRUE(tree.ok()) << tree.error().message();
-    EXPECT_EQ(testing::firstDifference(*igc, *tree), "");
   }
 }
 

@@ -1,24 +1,18 @@
-// parseZeInfo's two readers held to each other (ze_info_readers.h): the IGC
-// layout reader accepts IGC's own layout and reads it to exactly what the
-// tree reader reads; everything else it declines, and parseZeInfo then
-// gives the tree reader's result, error or warning unchanged.
+// parseZeInfo on the layout IGC writes, and on the variations of it other
+// writers make: read, and a kLaunch read is the full one without the lists.
 
 #include <gtest/gtest.h>
 
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ze_info_equal.h"
-#include "zebin/ze_info_readers.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
 namespace zebin {
 namespace {
-
-using testing::firstDifference;
 
 // The layout IGC writes: aligned values, two spaces per level, lists of
 // maps, a misc section; every key the launcher reads.
@@ -132,29 +126,7 @@ std::string replaced(
   return text;
 }
 
-// parseZeInfo (both readers) against the tree reader alone: the same
-// ZeInfo, or the same error; and a kLaunch read, twice (the second takes
-// its lists from the pool), the same without the lists.
-void expectSameAsTree(const std::string& text) {
-  Expected<ZeInfo> combined = parseZeInfo(text);
-  Expected<ZeInfo> tree = readers::parseTree(text, ZeInfoDetail::kFull);
-  ASSERT_EQ(combined.ok(), tree.ok())
-      << (tree.ok() ? combined.error().message() : tree.error().message());
-  if (tree.ok()) {
-    EXPECT_EQ(firstDifference(*combined, *tree), "");
-  } else {
-    EXPECT_EQ(combined.error().message(), tree.error().message());
-  }
-  for (int round = 0; round < 2; ++round) {
-    EXPECT_EQ(
-        testing::launchDifference(
-            tree, parseZeInfo(text, ZeInfoDetail::kLaunch)),
-        "")
-        << "round " << round;
-  }
-}
-
-TEST(IgcLayoutReader, ReadsIgcsLayoutAsTheTreeReaderDoes) {
+TEST(IgcLayout, ReadsIgcsLayoutAndItsVariations) {
   const std::string base = kIgcDocument;
   const std::vector<std::pair<const char*, std::string>> variants = {
       {"as IGC writes it", base},
@@ -193,19 +165,18 @@ TEST(IgcLayoutReader, ReadsIgcsLayoutAsTheTreeReaderDoes) {
   };
   for (const auto& variant : variants) {
     SCOPED_TRACE(variant.first);
-    std::optional<ZeInfo> igc = readers::parseIgcLayout(variant.second);
-    ASSERT_TRUE(igc.has_value()) << "the IGC layout reader declined";
-    Expected<ZeInfo> tree =
-        readers::parseTree(variant.second, ZeInfoDetail::kFull);
-    ASSERT_TRUE(tree.ok()) << tree.error().message();
-    EXPECT_EQ(firstDifference(*igc, *tree), "");
-    expectSameAsTree(variant.second);
+    Expected<ZeInfo> full = parseZeInfo(variant.second);
+    ASSERT_TRUE(full.ok()) << full.error().message();
+    EXPECT_EQ(
+        testing::launchDifference(
+            full, parseZeInfo(variant.second, ZeInfoDetail::kLaunch)),
+        "");
   }
 }
 
-TEST(IgcLayoutReader, ReadsTheFieldsTheLauncherUses) {
-  std::optional<ZeInfo> info = readers::parseIgcLayout(kIgcDocument);
-  ASSERT_TRUE(info.has_value());
+TEST(IgcLayout, ReadsTheFieldsTheLauncherUses) {
+  Expected<ZeInfo> info = parseZeInfo(kIgcDocument);
+  ASSERT_TRUE(info.ok()) << info.error().message();
   ASSERT_EQ(info->kernels.size(), 1u);
   const KernelInfo& k = info->kernels[0];
   EXPECT_EQ(k.name, "softmax");
@@ -221,108 +192,6 @@ TEST(IgcLayoutReader, ReadsTheFieldsTheLauncherUses) {
   EXPECT_EQ(k.user_arguments[4].kind, UserArgumentKind::kByValue);
   EXPECT_EQ(k.user_arguments[4].size, 1u);
   EXPECT_EQ(k.arg_infos[4].name, "unused");
-}
-
-TEST(IgcLayoutReader, DeclinesWhatIsNotIgcsLayoutAndTheTreeReaderDecides) {
-  const std::string base = kIgcDocument;
-  const std::vector<std::pair<const char*, std::string>> variants = {
-      {"a comment", replaced(base, "kernels:\n", "kernels: # all\n")},
-      {"a tab in the indentation",
-       replaced(base, "      grf_count:", "\tgrf_count:")},
-      {"CRLF line ends", replaced(base, "kernels:\n", "kernels:\r\n")},
-      {"an unknown root key", replaced(base, "...\n", "debug_info: 1\n")},
-      {"a root key the tree reader ignores",
-       replaced(base, "...\n", "functions:\n  - name: f\n")},
-      {"an unknown kernel key",
-       replaced(
-           base, "    user_attributes:", "    odd: 1\n    user_attributes:")},
-      {"an unknown execution_env key",
-       replaced(
-           base, "      grf_count:", "      odd_key: 3\n      grf_count:")},
-      {"an unknown payload key",
-       replaced(base, "        is_ptr:", "        odd: 1\n        is_ptr:")},
-      {"an extra misc info key",
-       replaced(base, "    args_info:", "    odd: 1\n    args_info:")},
-      // Lines are split at their first colon; a key outside [A-Za-z0-9_]+
-      // must still be declined, where names are compared and where any
-      // key is taken.
-      {"a space in a known key",
-       replaced(base, "        offset:          40", "        off set: 40")},
-      {"a dash in a flag's key",
-       replaced(
-           base, "      grf_count:", "      has-odd: true\n      grf_count:")},
-      {"a space in an attribute's key",
-       replaced(
-           base,
-           "      intel_reqd_sub_group_size: 16",
-           "      intel_reqd_sub_group_size: 16\n      odd attr: 1")},
-      {"a dot in an ignored map's key",
-       replaced(base, "      - bti_value:       0", "      - bti.value: 0")},
-      {"an escape in double quotes",
-       replaced(base, "type_name:       'int;4'", "type_name: \"in\\tt;4\"")},
-      {"an escaped single quote", replaced(base, "'int;4'", "'int''s;4'")},
-      // Plain values YAML does not allow, where any string is taken.
-      {"': ' in a plain value",
-       replaced(base, "name:            out", "name: o: ut")},
-      {"a plain value ending with ':'",
-       replaced(base, "name:            out", "name: out:")},
-      {"a plain value starting with ','",
-       replaced(base, "name:            out", "name: ,out")},
-      {"a lone '-' as a value",
-       replaced(base, "name:            out", "name: -")},
-      {"text after a closing quote", replaced(base, "'int;4'", "'int;4' x")},
-      {"an empty flow entry", replaced(base, "[ 64, 1, 1 ]", "[ 64, , 1 ]")},
-      {"a flow entry starting with '@'",
-       replaced(base, "[ 64, 1, 1 ]", "[ 64, @1, 1 ]")},
-      {"a ':' in a value",
-       replaced(base, "name:            out", "name: o:ut")},
-      {"a flow map", replaced(base, "slm_size:        512", "slm_size: {}")},
-      {"an anchor", replaced(base, "slm_size:        512", "slm_size: &a 512")},
-      {"a negative offset",
-       replaced(base, "offset:          40", "offset: -8")},
-      {"an arg_index too large",
-       replaced(base, "arg_index:       2", "arg_index: 99999")},
-      {"not a boolean", replaced(base, "is_ptr:          true", "is_ptr: yes")},
-      {"a quoted boolean",
-       replaced(base, "is_ptr:          true", "is_ptr: 'true'")},
-      {"no arg_type",
-       replaced(
-           base,
-           "      - arg_type:        global_id_offset\n",
-           "      - addrmode:        stateless\n")},
-      {"a bad SIMD size",
-       replaced(base, "simd_size:       16", "simd_size: 12")},
-      {"no execution_env",
-       "version: '1.40'\nkernels:\n  - name: k\n    payload_arguments:\n"},
-      {"an empty kernel name", replaced(base, "softmax\n", "''\n")},
-      {"a list at its key's column",
-       replaced(
-           base,
-           "    binding_table_indices:\n      - bti_value:       0\n"
-           "        arg_index:       0\n",
-           "    binding_table_indices:\n    - bti_value: 0\n"
-           "      arg_index: 0\n")},
-      {"a root list at its key's column",
-       replaced(
-           base,
-           "kernels_misc_info:\n  - name:",
-           "kernels_misc_info:\n- name:")},
-      {"a second document", replaced(base, "...\n", "---\nversion: '1.2'\n")},
-      {"a bad version", replaced(base, "'1.40'", "'one'")},
-      {"deeper than its map",
-       replaced(base, "      slm_size:", "        slm_size:")},
-      {"a value and a block",
-       replaced(
-           base,
-           "      grf_count:       256\n",
-           "      grf_count:       256\n        more: 1\n")},
-  };
-  for (const auto& variant : variants) {
-    SCOPED_TRACE(variant.first);
-    EXPECT_FALSE(readers::parseIgcLayout(variant.second).has_value())
-        << "the IGC layout reader accepted it";
-    expectSameAsTree(variant.second);
-  }
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 #pragma once
 
 // Field-by-field comparison of two ZeInfo, for the tests and the fuzzer
-// that hold parseZeInfo's two readers to each other.
+// that hold parseZeInfo's detail levels to each other.
 
 #include <cstddef>
 #include <string>
