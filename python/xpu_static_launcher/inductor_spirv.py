@@ -125,6 +125,15 @@ def _function_of(owner: type, name: str) -> types.FunctionType:
     return value
 
 
+def _as_method(wrapper: Callable[..., None], original: Callable[..., None], doc: str) -> Callable[..., None]:
+    """`wrapper` named as the method of KERNEL_CLASS it replaces, with `doc`
+    and `original` as its __wrapped__."""
+    wrapper.__qualname__ = f"{KERNEL_CLASS}.{original.__name__}"
+    wrapper.__doc__ = f"xpu_static_launcher: {doc}"
+    wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+    return wrapper
+
+
 def _spirv_init(original: Callable[..., None]) -> Callable[..., None]:
     def __init__(self: Any, kernel: Any) -> None:
         original(self, kernel)
@@ -133,13 +142,12 @@ def _spirv_init(original: Callable[..., None]) -> Callable[..., None]:
         flags = getattr(getattr(kernel, "metadata", None), BUILD_FLAGS, "")
         setattr(self, BUILD_FLAGS, flags if isinstance(flags, str) else "")
 
-    __init__.__qualname__ = f"{KERNEL_CLASS}.__init__"
-    __init__.__doc__ = (
-        "xpu_static_launcher: the release's __init__, then asm['spv'] as cubin_raw when there is "
-        "no zebin, and metadata.build_flags kept for load_kernel."
+    return _as_method(
+        __init__,
+        original,
+        "the release's __init__, then asm['spv'] as cubin_raw when there is no zebin, and "
+        "metadata.build_flags kept for load_kernel.",
     )
-    __init__.__wrapped__ = original  # type: ignore[attr-defined]
-    return __init__
 
 
 def _spirv_load_kernel(original: Callable[..., None]) -> Callable[..., None]:
@@ -150,13 +158,12 @@ def _spirv_load_kernel(original: Callable[..., None]) -> Callable[..., None]:
         finally:
             _LOADING_BUILD_FLAGS.reset(token)
 
-    load_kernel.__qualname__ = f"{KERNEL_CLASS}.load_kernel"
-    load_kernel.__doc__ = (
-        "xpu_static_launcher: the release's load_kernel, with the kernel's build flags made "
-        "known to the launcher's _load_kernel for the call."
+    return _as_method(
+        load_kernel,
+        original,
+        "the release's load_kernel, with the kernel's build flags made known to the launcher's "
+        "_load_kernel for the call.",
     )
-    load_kernel.__wrapped__ = original  # type: ignore[attr-defined]
-    return load_kernel
 
 
 def launcher_with_build_flags(launcher: Any) -> type:
