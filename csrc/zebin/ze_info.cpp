@@ -15,16 +15,16 @@
 #include <vector>
 
 #include "zebin/yaml.h"
-#include "zebin/ze_info_readers.h"
+#include "zebin/ze_info_schema.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
 namespace zebin {
 namespace {
 
-using readers::deriveKernels;
-using readers::kMaxArgIndex;
-using readers::MiscInfos;
+using schema::deriveKernels;
+using schema::kMaxArgIndex;
+using schema::MiscInfos;
 using yaml::Document;
 using yaml::kNoNode;
 using yaml::Node;
@@ -179,7 +179,7 @@ class ZeInfoBuilder {
       return version.error();
     }
     const std::string& v = *version;
-    if (!readers::parseVersion(v, info_.version)) {
+    if (!schema::parseVersion(v, info_.version)) {
       return Error(
           where("version", node) + ": expected 'MAJOR.MINOR', got '" +
           v.substr(0, 40) + "'");
@@ -226,7 +226,7 @@ class ZeInfoBuilder {
         });
       } else if (entry.key == "user_attributes") {
         status = readUserAttributes(c, attribute_sub_group_size);
-      } else if (!readers::isIgnoredKernelKey(entry.key)) {
+      } else if (!schema::isIgnoredKernelKey(entry.key)) {
         warnUnknown(context, entry);
       }
       if (!status) {
@@ -270,7 +270,7 @@ class ZeInfoBuilder {
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
       const KeyPath path("execution_env", kNoIndex, entry.key);
-      int64_t* target = readers::executionEnvCount(env, entry.key);
+      int64_t* target = schema::executionEnvCount(env, entry.key);
       has_grf |= entry.key == "grf_count";
       has_simd |= entry.key == "simd_size";
       if (target != nullptr || entry.key == "spill_size") {
@@ -292,7 +292,7 @@ class ZeInfoBuilder {
         env.flags[std::string(entry.key)] = entry.text == "true";
         continue;
       }
-      if (readers::isIgnoredExecutionEnvKey(entry.key)) {
+      if (schema::isIgnoredExecutionEnvKey(entry.key)) {
         continue;
       }
       if (entry.key.substr(0, 4) == "has_" ||
@@ -335,8 +335,8 @@ class ZeInfoBuilder {
          c = doc_.nextSibling(c)) {
       const Node& entry = doc_.node(c);
       const KeyPath path(label.parent, label.index, entry.key);
-      std::string* string_target = readers::payloadText(arg, entry.key);
-      int64_t* int_target = readers::payloadCount(arg, entry.key);
+      std::string* string_target = schema::payloadText(arg, entry.key);
+      int64_t* int_target = schema::payloadCount(arg, entry.key);
       if (string_target != nullptr) {
         Expected<std::string> value = text(entry, path);
         if (!value) {
@@ -366,7 +366,7 @@ class ZeInfoBuilder {
           return value.error().withContext(where(path, entry));
         }
         arg.is_ptr = *value;
-      } else if (!readers::isIgnoredPayloadKey(entry.key)) {
+      } else if (!schema::isIgnoredPayloadKey(entry.key)) {
         warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
       }
     }
@@ -463,7 +463,7 @@ class ZeInfoBuilder {
         info.index = *value;
         continue;
       }
-      std::string* target = readers::argInfoText(info, entry.key);
+      std::string* target = schema::argInfoText(info, entry.key);
       if (target == nullptr) {
         warnUnknown("kernels_misc_info.args_info", entry);
         continue;
@@ -504,7 +504,7 @@ Expected<ZeInfo> parseZeInfo(std::string_view text, ZeInfoDetail detail) {
   Expected<ZeInfo> info = ZeInfoBuilder(*doc).build();
   if (info && detail == ZeInfoDetail::kLaunch) {
     // Read in full, then trimmed.
-    readers::leaveLaunchDetail(*info);
+    schema::leaveLaunchDetail(*info);
   }
   return info;
 }

@@ -1,5 +1,5 @@
-// What both `.ze_info` readers share: the keys they know, what the entries
-// imply beyond what they state, and the version number's form.
+// The `.ze_info` schema: the keys the reader knows, what the entries imply
+// beyond what they state, and the version number's form.
 
 #include <algorithm>
 #include <cstddef>
@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "zebin/yaml.h"
-#include "zebin/ze_info_readers.h"
+#include "zebin/ze_info_schema.h"
 
 namespace xsl {
 namespace zebin {
-namespace readers {
+namespace schema {
 namespace {
 
 bool isOneOf(
@@ -373,6 +373,6 @@ bool parseVersion(std::string_view text, ZeInfoVersion& version) {
   return true;
 }
 
-} // namespace readers
+} // namespace schema
 } // namespace zebin
 } // namespace xsl

@@ -1,8 +1,7 @@
 #pragma once
 
-// What the `.ze_info` reader behind parseZeInfo (zebin.h) shares between its
-// files: ze_info.cpp reads the document's tree into a ZeInfo,
-// ze_info_schema.cpp holds the keys it knows and the rules between them.
+// The `.ze_info` schema parseZeInfo (zebin.h, ze_info.cpp) reads with: the
+// keys it knows and the rules between them (ze_info_schema.cpp).
 
 #include <cstdint>
 #include <optional>
@@ -16,7 +15,7 @@
 
 namespace xsl {
 namespace zebin {
-namespace readers {
+namespace schema {
 
 // Upper bound on argument indices: real kernels have a few hundred at most,
 // and it keeps a hostile arg_index from allocating gigabytes.
@@ -48,6 +47,6 @@ Status deriveKernels(ZeInfo& info, MiscInfos& misc);
 // each kernel's payload_arguments, arg_infos and execution_env.flags.
 void leaveLaunchDetail(ZeInfo& info);
 
-} // namespace readers
+} // namespace schema
 } // namespace zebin
 } // namespace xsl
