@@ -163,9 +163,12 @@ Expected<SpirvKernel> spirvKernel(
     // The first module stays; the retry only decides n_regs, by building.
     // A kept entry of the retry shows it built, from its header alone
     // (bench_spirv_load.py, 100 kernels, 18 retried: 75.7 -> 70.6 us a load).
-    Expected<NativeBinaryKey> key = keyFor(*context, spirv, large);
-    if ((key && cache.holds(*key, cache.locate(*key, spirv_hash))) ||
-        build(large)) {
+    bool kept = false;
+    if (cache.enabled()) {
+      Expected<NativeBinaryKey> key = keyFor(*context, spirv, large);
+      kept = key && cache.holds(*key, cache.locate(*key, spirv_hash));
+    }
+    if (kept || build(large)) {
       first->flags = large;
     }
     return first; // Triton ignores a failed retry and keeps the first build
