@@ -21,15 +21,15 @@ line on stderr saying why and what to install). Stdlib only.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
-import json
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+
+import layout_cli
 
 DISTRIBUTION = "intel-sycl-rt"
 _LINUX_RUNTIME = re.compile(r"^libsycl\.so\.(\d+)$")
@@ -117,33 +117,27 @@ def find_sycl(paths: list[str] | None = None, windows: bool | None = None) -> Sy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print the layout as JSON")
-    out.add_argument(
-        "--cmake", action="store_true", help="print NAME=value lines for cmake/SyclRuntime.cmake (forward slashes)"
+    return layout_cli.run(
+        __doc__,
+        argv,
+        find_sycl,
+        NotFound,
+        "cmake/SyclRuntime.cmake",
+        lambda layout: {
+            "XSL_SYCL_INCLUDE_DIR": Path(layout.include_dir).as_posix(),
+            "XSL_SYCL_LIBRARY_DIR": Path(layout.lib_dir).as_posix(),
+            "XSL_SYCL_LIBRARY": Path(layout.library).as_posix(),
+            "XSL_SYCL_RUNTIME_DIR": Path(layout.runtime_dir).as_posix(),
+            "XSL_SYCL_MAJOR": layout.major,
+        },
+        lambda layout: {
+            "include": layout.include_dir,
+            "lib": layout.lib_dir,
+            "runtime": layout.runtime,
+            "major": layout.major,
+            "version": layout.version,
+        },
     )
-    args = parser.parse_args(argv)
-    try:
-        layout = find_sycl()
-    except NotFound as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(asdict(layout), indent=1))
-    elif args.cmake:
-        print(f"XSL_SYCL_INCLUDE_DIR={Path(layout.include_dir).as_posix()}")
-        print(f"XSL_SYCL_LIBRARY_DIR={Path(layout.lib_dir).as_posix()}")
-        print(f"XSL_SYCL_LIBRARY={Path(layout.library).as_posix()}")
-        print(f"XSL_SYCL_RUNTIME_DIR={Path(layout.runtime_dir).as_posix()}")
-        print(f"XSL_SYCL_MAJOR={layout.major}")
-    else:
-        print(f"include {layout.include_dir}")
-        print(f"lib {layout.lib_dir}")
-        print(f"runtime {layout.runtime}")
-        print(f"major {layout.major}")
-        print(f"version {layout.version}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -12,14 +12,14 @@ install). Stdlib only.
 
 from __future__ import annotations
 
-import argparse
 import importlib.machinery
 import importlib.metadata
-import json
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+
+import layout_cli
 
 
 @dataclass
@@ -55,29 +55,19 @@ def find_torch(paths: Sequence[str] | None = None) -> TorchLayout:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print the layout as JSON")
-    out.add_argument(
-        "--cmake", action="store_true", help="print NAME=value lines for cmake/SyclBackend.cmake (forward slashes)"
+    return layout_cli.run(
+        __doc__,
+        argv,
+        find_torch,
+        NotFound,
+        "cmake/SyclBackend.cmake",
+        lambda layout: {
+            "XSL_TORCH_VERSION": layout.version,
+            "XSL_TORCH_INCLUDE": Path(layout.include_dir).as_posix(),
+            "XSL_TORCH_LIB": Path(layout.lib_dir).as_posix(),
+        },
+        lambda layout: {"version": layout.version, "include": layout.include_dir, "lib": layout.lib_dir},
     )
-    args = parser.parse_args(argv)
-    try:
-        layout = find_torch()
-    except NotFound as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(asdict(layout), indent=1))
-    elif args.cmake:
-        print(f"XSL_TORCH_VERSION={layout.version}")
-        print(f"XSL_TORCH_INCLUDE={Path(layout.include_dir).as_posix()}")
-        print(f"XSL_TORCH_LIB={Path(layout.lib_dir).as_posix()}")
-    else:
-        print(f"version {layout.version}")
-        print(f"include {layout.include_dir}")
-        print(f"lib {layout.lib_dir}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ Usage: python tests/python/sycl_layout_check.py
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import os
 import pkgutil
 import sys
@@ -21,11 +20,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def main() -> int:
-    spec = importlib.util.spec_from_file_location("xsl_find_sycl", REPO / "scripts" / "find_sycl.py")
-    assert spec and spec.loader
-    find_sycl = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = find_sycl
-    spec.loader.exec_module(find_sycl)
+    sys.path.insert(0, str(REPO / "scripts"))  # as when find_sycl.py runs
+    import find_sycl
     layout = find_sycl.find_sycl()
     print(f"intel-sycl-rt {layout.version}: {layout.runtime} (major {layout.major}), link {layout.library}")
     if os.name == "nt":
