@@ -229,6 +229,53 @@ def work(loader_name: str) -> int:
     return 0
 
 
+class Workers:
+    """One process per loader (`script --worker NAME` with its environment),
+    asked one line at a time; each answers "ready" once started, and ends on
+    "quit"."""
+
+    def __init__(self, script: str, envs: dict[str, dict[str, str]]) -> None:
+        self.processes = {
+            name: subprocess.Popen(
+                [sys.executable, script, "--worker", name],
+                env=env,
+                text=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+            for name, env in envs.items()
+        }
+
+    def __enter__(self) -> Workers:
+        try:
+            for name, process in self.processes.items():
+                assert process.stdout is not None
+                if process.stdout.readline().strip() != "ready":
+                    raise RuntimeError(f"the {name} loader's process did not start (exit {process.wait()})")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def ask(self, name: str, command: str) -> str:
+        process = self.processes[name]
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(command + "\n")
+        process.stdin.flush()
+        answer = process.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the {name} loader's process ended (exit {process.wait()})")
+        return answer.strip()
+
+    def __exit__(self, *_: object) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                assert process.stdin is not None
+                process.stdin.write("quit\n")
+                process.stdin.close()
+                process.wait()
+
+
 def measure(args: argparse.Namespace) -> int:
     """Each loader runs in its own process (Triton's never free what they
     load, so no loader runs on a heap another one grew), and the processes
@@ -236,7 +283,7 @@ def measure(args: argparse.Namespace) -> int:
     in an order that turns by one each round, so all see the same machine
     load, and ratios are paired by round."""
     names = list(LOADERS) + ([COMPARED] if args.compare_build else [])
-    workers = {}
+    envs = {}
     for name in names:
         env = dict(os.environ)
         if name == COMPARED:
@@ -251,29 +298,8 @@ def measure(args: argparse.Namespace) -> int:
                 )
                 for key, value in env.items()
             }
-        workers[name] = subprocess.Popen(
-            [sys.executable, __file__, "--worker", name],
-            env=env,
-            text=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-        )
-
-    def ask(name: str, command: str) -> str:
-        worker = workers[name]
-        assert worker.stdin is not None and worker.stdout is not None
-        worker.stdin.write(command + "\n")
-        worker.stdin.flush()
-        answer = worker.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the {name} loader's process ended (exit {worker.wait()})")
-        return answer.strip()
-
-    try:
-        for name, worker in workers.items():
-            assert worker.stdout is not None
-            if worker.stdout.readline().strip() != "ready":
-                raise RuntimeError(f"the {name} loader's process did not start (exit {worker.wait()})")
+        envs[name] = env
+    with Workers(__file__, envs) as workers:
         runs: dict[int, dict[str, list[float]]] = {c: {n: [] for n in names} for c in COUNTS}
         rss: dict[str, list[int]] = {name: [] for name in names}
         for count in COUNTS:
@@ -283,19 +309,12 @@ def measure(args: argparse.Namespace) -> int:
                 # favour it.
                 turn = round_index % len(names)
                 for name in names[turn:] + names[:turn]:
-                    runs[count][name].append(float(ask(name, f"round {count}")))
+                    runs[count][name].append(float(workers.ask(name, f"round {count}")))
                 if count == max(COUNTS) and round_index == 0:
                     # After one round the heap holds what a round needs at once.
                     for name in names:
-                        rss[name].append(int(ask(name, "rss")))
-        reports = {name: json.loads(ask(name, "report")) for name in names}
-    finally:
-        for worker in workers.values():
-            if worker.poll() is None:
-                assert worker.stdin is not None
-                worker.stdin.write("quit\n")
-                worker.stdin.close()
-                worker.wait()
+                        rss[name].append(int(workers.ask(name, "rss")))
+        reports = {name: json.loads(workers.ask(name, "report")) for name in names}
     # Same n_regs / n_spills from both loaders, kernel by kernel.
     print(f"platform: {reports['ours']['platform']} (Level Zero test driver)")
     theirs, mine = reports["triton_load_binary"]["metadata"], reports["ours"]["metadata"]
