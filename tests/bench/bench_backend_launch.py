@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -41,19 +40,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def measure(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(REPO / "tests" / "python"))
     sys.path.insert(0, str(REPO / "tests" / "bench"))
-    import torch
+    from bench_launch import glue_runtime, make_loop, median_ratio, ns_per_call_runs
 
-    import glue_support
-    import launcher_support as support
-    from bench_launch import median_ratio, ns_per_call_runs
-
-    sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
+    torch, support, glue = glue_runtime()
     import _xsl_glue_launcher as project_glue
     import _xsl_sycl_backend_abi3 as backend_abi3
     import _xsl_sycl_backend_full as backend_full
-    import _xsl_torch_glue as glue
 
     path = str(support.compile_opencl(support.many_args_source(8)))
     launchers = {
@@ -69,11 +62,7 @@ def measure(args: argparse.Namespace) -> int:
     stream = glue.current_raw_stream(0)
 
     def loop_of(launch: Callable[..., Any], kernel: Any, values: Any) -> Callable[[int], None]:
-        def loop(count: int) -> None:
-            for _ in range(count):
-                launch(kernel, 4, 1, 1, 4, 0, codes, values, stream)
-
-        return loop
+        return make_loop(kernel, launch, codes, (values,), stream)
 
     loops: dict[str, Callable[[int], None]] = {
         name: loop_of(launchers[name]._launch_kernel, functions[name], tensors + (64,)) for name in launchers
@@ -97,25 +86,12 @@ def measure(args: argparse.Namespace) -> int:
 
 def main() -> int:
     sys.path.insert(0, str(REPO / "tests" / "bench"))
-    from bench_launch import glue_bench_args
+    from bench_launch import glue_bench_args, glue_bench_main
 
     args = glue_bench_args(
         __doc__ or "", "CMake build dir holding the glue and backend test modules and the test driver", "v2"
     )
-    if os.environ.get("XSL_GLUE_RUNTIME") == "1":
-        return measure(args)
-    os.environ["XSL_BUILD_DIR"] = args.build_dir
-    sys.path.insert(0, str(REPO / "tests" / "python"))
-    import glue_support
-
-    built = list(glue_support.RUNTIME_MODULE_DIR.glob("_xsl_sycl_backend_abi3*"))
-    return glue_support.run_bench_in_child(
-        __file__,
-        args.adapter,
-        None
-        if built
-        else (f"the backend's bench builds (_xsl_sycl_backend_*) are not under {glue_support.RUNTIME_MODULE_DIR}"),
-    )
+    return glue_bench_main(__file__, args, measure, "_xsl_sycl_backend_abi3")
 
 
 if __name__ == "__main__":

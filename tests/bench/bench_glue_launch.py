@@ -43,17 +43,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def measure(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(REPO / "tests" / "python"))
     sys.path.insert(0, str(REPO / "tests" / "bench"))
-    import torch  # noqa: F401  (libtorch_python before the glue module)
+    from bench_launch import glue_runtime, make_loop, median_ratio, ns_per_call_runs
 
-    import glue_support
-    import launcher_support as support
-    from bench_launch import median_ratio, ns_per_call_runs
-
-    sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
-    import _xsl_torch_glue as glue
-
+    _, support, glue = glue_runtime()
     from xpu_static_launcher import _sycl_launcher
 
     launcher = _sycl_launcher._StaticXpuLauncher
@@ -66,11 +59,7 @@ def measure(args: argparse.Namespace) -> int:
     stream = glue.current_raw_stream(0)
 
     def loop_of(target: Callable[..., Any], kernel: Any) -> Callable[[int], None]:
-        def loop(count: int) -> None:
-            for _ in range(count):
-                target(kernel, 4, 1, 1, 4, 0, codes, values, stream)
-
-        return loop
+        return make_loop(kernel, target, codes, (values,), stream)
 
     loops: dict[str, Callable[[int], None]] = {
         "floor": loop_of(glue.fastcall_floor, function),

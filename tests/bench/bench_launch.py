@@ -69,17 +69,41 @@ def glue_bench_args(doc: str, build_help: str, adapter: str, build: str = "linux
     return parser.parse_args()
 
 
-def glue_bench_main(script: str, args: argparse.Namespace, measure: Callable[[argparse.Namespace], int]) -> int:
+def glue_bench_main(
+    script: str,
+    args: argparse.Namespace,
+    measure: Callable[[argparse.Namespace], int],
+    modules: str = "_xsl_torch_glue",
+) -> int:
     """Measures in the child the parent starts with the glue's environment
     (glue_support.run_bench_in_child: the library path is read at process
-    start); in the parent, starts that child."""
+    start); in the parent, starts that child if the test modules matching
+    the glob `modules` are built."""
     if os.environ.get("XSL_GLUE_RUNTIME") == "1":
         return measure(args)
     os.environ["XSL_BUILD_DIR"] = args.build_dir  # read when glue_support loads
     sys.path.insert(0, str(REPO / "tests" / "python"))
     import glue_support
 
-    return glue_support.run_bench_in_child(script, args.adapter)
+    built = list(glue_support.RUNTIME_MODULE_DIR.glob(modules + "*"))
+    missing = None if built else f"{modules} is not built under {glue_support.RUNTIME_MODULE_DIR}"
+    return glue_support.run_bench_in_child(script, args.adapter, missing)
+
+
+def glue_runtime() -> tuple[Any, Any, Any]:
+    """In glue_bench_main's child: torch (its libtorch_python before the glue
+    module), the test helpers (launcher_support) and the glue module; the
+    test modules' folder is then on sys.path."""
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    import torch
+
+    import glue_support
+    import launcher_support
+
+    sys.path.insert(0, str(glue_support.RUNTIME_MODULE_DIR))
+    import _xsl_torch_glue
+
+    return torch, launcher_support, _xsl_torch_glue
 
 
 def ns_per_call_runs(loops: dict[str, Callable[[int], None]], calls: int, repeat: int) -> dict[str, list[float]]:
@@ -109,7 +133,7 @@ def call_loop(call: Callable[[], None], calls: int) -> float:
 
 
 def make_loop(
-    function: Any, target: Callable[..., None], codes: str, args_cycle: tuple[tuple[Any, ...], ...]
+    function: Any, target: Callable[..., None], codes: str, args_cycle: tuple[tuple[Any, ...], ...], stream: Any = 0
 ) -> Callable[[int], None]:
     """A tight loop calling `target` like Inductor's run(): 9 positional args."""
     if len(args_cycle) == 1:
@@ -117,15 +141,15 @@ def make_loop(
 
         def loop(count: int) -> None:
             for _ in range(count):
-                target(function, 4, 1, 1, 4, 0, codes, args, 0)
+                target(function, 4, 1, 1, 4, 0, codes, args, stream)
 
         return loop
     first, second = args_cycle
 
     def alternating(count: int) -> None:
         for _ in range(count // 2):
-            target(function, 4, 1, 1, 4, 0, codes, first, 0)
-            target(function, 4, 1, 1, 4, 0, codes, second, 0)
+            target(function, 4, 1, 1, 4, 0, codes, first, stream)
+            target(function, 4, 1, 1, 4, 0, codes, second, stream)
 
     return alternating
 
