@@ -34,40 +34,44 @@ std::string quoted(const std::string& path) {
   return "'" + path + "'";
 }
 
+// "kernel binary '<path>' <problem>": one shape for every file the reads
+// refuse; each problem names the fix.
+Error refusedFile(const std::string& path, const std::string& problem) {
+  return Error("kernel binary " + quoted(path) + " " + problem);
+}
+
 Error missingFile(const std::string& path) {
-  return Error(
-      "kernel binary " + quoted(path) +
-      " not found: check the path; for a file in an Inductor or Triton cache, "
+  return refusedFile(
+      path,
+      "not found: check the path; for a file in an Inductor or Triton cache, "
       "that the cache folder was not cleaned since the kernel was compiled");
 }
 
 Error directoryPath(const std::string& path) {
-  return Error(
-      quoted(path) +
-      " is a directory, not a kernel binary: pass the "
-      ".zebin file inside it");
+  return refusedFile(
+      path, "is a directory: pass the .zebin or .spv file inside it");
 }
 
 Error emptyFile(const std::string& path) {
-  return Error(
-      "kernel binary " + quoted(path) +
-      " is empty (0 bytes): the compile that wrote it probably failed; "
+  return refusedFile(
+      path,
+      "is empty (0 bytes): the compile that wrote it probably failed; "
       "delete it and compile again");
 }
 
 Error notRegularFile(const std::string& path) {
-  return Error(
-      quoted(path) +
-      " is not a regular file (a device, pipe or socket): pass the .zebin "
-      "file itself");
+  return refusedFile(
+      path,
+      "is not a regular file (a device, pipe or socket): pass the kernel "
+      "binary file itself");
 }
 
 Error tooLarge(const std::string& path) {
-  return Error(
-      "kernel binary " + quoted(path) + " is larger than " +
-      std::to_string(kMaxKernelBinaryBytes >> 20) +
-      " MiB, more than any kernel binary: check that the path names a .zebin "
-      "file");
+  return refusedFile(
+      path,
+      "is larger than " + std::to_string(kMaxKernelBinaryBytes >> 20) +
+          " MiB, more than any kernel binary: check that the path names a "
+          ".zebin or .spv file");
 }
 
 Error unreadableFile(const std::string& path, const std::string& reason) {
