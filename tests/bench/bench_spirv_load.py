@@ -39,7 +39,10 @@ where the driver's cache is off or gone (NEO_CACHE_PERSISTENT=0, an
 unwritable or evicted cache folder, another Level Zero driver).
 --adapter v2 runs adapter v2 on an Xe-HPC device (SYCL_UR_USE_LEVEL_ZERO_V2):
 the test driver's v2 device is otherwise Xe2, which ocloc 22.43 (its
-compiler) cannot compile for. Last line:
+compiler) cannot compile for. --loaders spirv_warm,zebin times the warm
+ratio alone, over as many rounds as wanted, without the cold compiles (a
+round of the four takes about a minute; of these two, a second). Last line
+(its second half only when triton_spirv runs):
     spirv_warm_load_vs_zebin_load: <ratio> (goal 1.2); vs Triton load_binary of the SPIR-V: <ratio> (goal 0.1)
 """
 

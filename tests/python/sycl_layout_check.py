@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def main() -> int:
     sys.path.insert(0, str(REPO / "scripts"))  # as when find_sycl.py runs
     import find_sycl
+
     layout = find_sycl.find_sycl()
     print(f"intel-sycl-rt {layout.version}: {layout.runtime} (major {layout.major}), link {layout.library}")
     if os.name == "nt":
