@@ -145,6 +145,34 @@ class ZeInfoBuilder {
     return Status::success();
   }
 
+  // fn(entry_index, entry) for each entry of the map at `index`, `label` in
+  // its errors; stops at the first error.
+  template <typename Fn>
+  Status forEachEntry(size_t index, const KeyPath& label, Fn&& fn) {
+    const Node& node = doc_.node(index);
+    if (node.kind != NodeKind::kMap) {
+      return Error(where(label, node) + ": expected a map");
+    }
+    for (size_t c = doc_.firstChild(index); c != kNoNode;
+         c = doc_.nextSibling(c)) {
+      Status status = fn(c, doc_.node(c));
+      if (!status) {
+        return status;
+      }
+    }
+    return Status::success();
+  }
+
+  // A read value into its field, or the read's error.
+  template <typename T, typename Field>
+  static Status assign(Expected<T> value, Field& field) {
+    if (!value) {
+      return std::move(value).error();
+    }
+    field = std::move(*value);
+    return Status::success();
+  }
+
   Expected<int64_t> integer(const Node& node, const KeyPath& path) {
     Expected<int64_t> value = yaml::toInt(node);
     if (!value) {
@@ -160,6 +188,14 @@ class ZeInfoBuilder {
       return Error(
           where(path, node) + ": must not be negative, got " +
           std::to_string(*value));
+    }
+    return value;
+  }
+
+  Expected<bool> boolean(const Node& node, const KeyPath& path) {
+    Expected<bool> value = yaml::toBool(node);
+    if (!value) {
+      return value.error().withContext(where(path, node));
     }
     return value;
   }
@@ -260,50 +296,42 @@ class ZeInfoBuilder {
   }
 
   Status readExecutionEnv(size_t index, ExecutionEnv& env) {
-    const Node& node = doc_.node(index);
-    if (node.kind != NodeKind::kMap) {
-      return Error(where("execution_env", node) + ": expected a map");
-    }
     bool has_grf = false;
     bool has_simd = false;
-    for (size_t c = doc_.firstChild(index); c != kNoNode;
-         c = doc_.nextSibling(c)) {
-      const Node& entry = doc_.node(c);
-      const KeyPath path("execution_env", kNoIndex, entry.key);
-      int64_t* target = schema::executionEnvCount(env, entry.key);
-      has_grf |= entry.key == "grf_count";
-      has_simd |= entry.key == "simd_size";
-      if (target != nullptr || entry.key == "spill_size") {
-        Expected<int64_t> value = count(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        if (target != nullptr) {
-          *target = *value;
-        } else {
-          env.spill_size = *value;
-        }
-        continue;
-      }
-      // Boolean keys (has_*, disable_mid_thread_preemption, ...) are kept
-      // by name; other known keys are checked for shape only.
-      if (entry.kind == NodeKind::kScalar && !entry.quoted &&
-          (entry.text == "true" || entry.text == "false")) {
-        env.flags[std::string(entry.key)] = entry.text == "true";
-        continue;
-      }
-      if (schema::isIgnoredExecutionEnvKey(entry.key)) {
-        continue;
-      }
-      if (entry.key.substr(0, 4) == "has_" ||
-          entry.key.substr(0, 8) == "disable_") {
-        Expected<bool> flag = yaml::toBool(entry);
-        if (!flag) {
-          return flag.error().withContext(where(path, entry));
-        }
-      }
-      warnUnknown("execution_env", entry);
+    Status read =
+        forEachEntry(index, "execution_env", [&](size_t, const Node& entry) {
+          const KeyPath path("execution_env", kNoIndex, entry.key);
+          has_grf |= entry.key == "grf_count";
+          has_simd |= entry.key == "simd_size";
+          if (int64_t* target = schema::executionEnvCount(env, entry.key)) {
+            return assign(count(entry, path), *target);
+          }
+          if (entry.key == "spill_size") {
+            return assign(count(entry, path), env.spill_size);
+          }
+          // Boolean keys (has_*, disable_mid_thread_preemption, ...) are
+          // kept by name; other known keys are checked for shape only.
+          if (entry.kind == NodeKind::kScalar && !entry.quoted &&
+              (entry.text == "true" || entry.text == "false")) {
+            env.flags[std::string(entry.key)] = entry.text == "true";
+            return Status::success();
+          }
+          if (schema::isIgnoredExecutionEnvKey(entry.key)) {
+            return Status::success();
+          }
+          if (entry.key.substr(0, 4) == "has_" ||
+              entry.key.substr(0, 8) == "disable_") {
+            if (Expected<bool> flag = boolean(entry, path); !flag) {
+              return Status(std::move(flag).error());
+            }
+          }
+          warnUnknown("execution_env", entry);
+          return Status::success();
+        });
+    if (!read) {
+      return read;
     }
+    const Node& node = doc_.node(index);
     if (!has_grf) {
       return Error(where("execution_env", node) + ": missing 'grf_count'");
     }
@@ -325,91 +353,67 @@ class ZeInfoBuilder {
   }
 
   Status readPayloadArgument(size_t index, KernelInfo& kernel) {
-    const Node& node = doc_.node(index);
     const KeyPath label("payload_arguments", kernel.payload_arguments.size());
-    if (node.kind != NodeKind::kMap) {
-      return Error(where(label, node) + ": expected a map");
-    }
     PayloadArgument arg;
-    for (size_t c = doc_.firstChild(index); c != kNoNode;
-         c = doc_.nextSibling(c)) {
-      const Node& entry = doc_.node(c);
+    Status read = forEachEntry(index, label, [&](size_t, const Node& entry) {
       const KeyPath path(label.parent, label.index, entry.key);
-      std::string* string_target = schema::payloadText(arg, entry.key);
-      int64_t* int_target = schema::payloadCount(arg, entry.key);
-      if (string_target != nullptr) {
-        Expected<std::string> value = text(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        *string_target = std::move(*value);
-      } else if (int_target != nullptr) {
+      if (std::string* target = schema::payloadText(arg, entry.key)) {
+        return assign(text(entry, path), *target);
+      }
+      if (int64_t* target = schema::payloadCount(arg, entry.key)) {
+        return assign(count(entry, path), *target);
+      }
+      if (entry.key == "arg_index") {
         Expected<int64_t> value = count(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        *int_target = *value;
-      } else if (entry.key == "arg_index") {
-        Expected<int64_t> value = count(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        if (*value > kMaxArgIndex) {
-          return Error(
+        if (value && *value > kMaxArgIndex) {
+          return Status(Error(
               where(path, entry) + ": " + std::to_string(*value) +
-              " is larger than " + std::to_string(kMaxArgIndex));
+              " is larger than " + std::to_string(kMaxArgIndex)));
         }
-        arg.arg_index = *value;
-      } else if (entry.key == "is_ptr") {
-        Expected<bool> value = yaml::toBool(entry);
-        if (!value) {
-          return value.error().withContext(where(path, entry));
-        }
-        arg.is_ptr = *value;
-      } else if (!schema::isIgnoredPayloadKey(entry.key)) {
+        return assign(std::move(value), arg.arg_index);
+      }
+      if (entry.key == "is_ptr") {
+        return assign(boolean(entry, path), arg.is_ptr);
+      }
+      if (!schema::isIgnoredPayloadKey(entry.key)) {
         warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
       }
+      return Status::success();
+    });
+    if (!read) {
+      return read;
     }
     if (arg.arg_type.empty()) {
-      return Error(where(label, node) + ": missing 'arg_type'");
+      return Error(where(label, doc_.node(index)) + ": missing 'arg_type'");
     }
     kernel.payload_arguments.push_back(std::move(arg));
     return Status::success();
   }
 
   Status readMemoryBuffer(size_t index, KernelInfo& kernel) {
-    const Node& node = doc_.node(index);
     const KeyPath label(
         "per_thread_memory_buffers", kernel.per_thread_memory_buffers.size());
-    if (node.kind != NodeKind::kMap) {
-      return Error(where(label, node) + ": expected a map");
-    }
     PerThreadMemoryBuffer buffer;
-    for (size_t c = doc_.firstChild(index); c != kNoNode;
-         c = doc_.nextSibling(c)) {
-      const Node& entry = doc_.node(c);
+    Status read = forEachEntry(index, label, [&](size_t, const Node& entry) {
       const KeyPath path(label.parent, label.index, entry.key);
       if (entry.key == "type" || entry.key == "usage") {
-        Expected<std::string> value = text(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        (entry.key == "type" ? buffer.type : buffer.usage) = std::move(*value);
-      } else if (entry.key == "size" || entry.key == "slot") {
-        Expected<int64_t> value = count(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        (entry.key == "size" ? buffer.size : buffer.slot) = *value;
-      } else if (entry.key == "is_simt_thread") {
-        Expected<bool> value = yaml::toBool(entry);
-        if (!value) {
-          return value.error().withContext(where(path, entry));
-        }
-        buffer.is_simt_thread = *value;
-      } else {
-        warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
+        return assign(
+            text(entry, path),
+            entry.key == "type" ? buffer.type : buffer.usage);
       }
+      if (entry.key == "size" || entry.key == "slot") {
+        return assign(
+            count(entry, path),
+            entry.key == "size" ? buffer.size : buffer.slot);
+      }
+      if (entry.key == "is_simt_thread") {
+        return assign(boolean(entry, path), buffer.is_simt_thread);
+      }
+      warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
+      return Status::success();
+    });
+    if (!read) {
+      return read;
     }
     kernel.per_thread_memory_buffers.push_back(std::move(buffer));
     return Status::success();
@@ -446,33 +450,21 @@ class ZeInfoBuilder {
   }
 
   Status readArgInfo(size_t index, std::vector<ArgInfo>& infos) {
-    const Node& node = doc_.node(index);
-    if (node.kind != NodeKind::kMap) {
-      return Error(where("args_info", node) + ": expected a map");
-    }
     ArgInfo info;
-    for (size_t c = doc_.firstChild(index); c != kNoNode;
-         c = doc_.nextSibling(c)) {
-      const Node& entry = doc_.node(c);
-      const KeyPath path("args_info", kNoIndex, entry.key);
-      if (entry.key == "index") {
-        Expected<int64_t> value = count(entry, path);
-        if (!value) {
-          return value.error();
-        }
-        info.index = *value;
-        continue;
-      }
-      std::string* target = schema::argInfoText(info, entry.key);
-      if (target == nullptr) {
-        warnUnknown("kernels_misc_info.args_info", entry);
-        continue;
-      }
-      Expected<std::string> value = text(entry, path);
-      if (!value) {
-        return value.error();
-      }
-      *target = std::move(*value);
+    Status read =
+        forEachEntry(index, "args_info", [&](size_t, const Node& entry) {
+          const KeyPath path("args_info", kNoIndex, entry.key);
+          if (entry.key == "index") {
+            return assign(count(entry, path), info.index);
+          }
+          if (std::string* target = schema::argInfoText(info, entry.key)) {
+            return assign(text(entry, path), *target);
+          }
+          warnUnknown("kernels_misc_info.args_info", entry);
+          return Status::success();
+        });
+    if (!read) {
+      return read;
     }
     infos.push_back(std::move(info));
     return Status::success();
