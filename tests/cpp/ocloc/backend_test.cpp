@@ -183,17 +183,21 @@ TEST(OclocBackend, SubprocessLeavesNoTemporaryFolders) {
 #endif
   const auto previous = platform::getEnvUtf8(variable);
   setEnv(variable, temp.string());
+  // Restores the variable and removes the folder, however the test ends.
   struct Restore {
     const char* variable;
     const std::optional<std::string>& previous;
+    const fs::path& folder;
     ~Restore() {
       if (previous) {
         setEnv(variable, *previous);
       } else {
         unsetEnv(variable);
       }
+      std::error_code ignored;
+      fs::remove_all(folder, ignored);
     }
-  } restore{variable, previous};
+  } restore{variable, previous, temp};
   auto count = [&]() {
     size_t n = 0;
     for (const auto& entry : fs::directory_iterator(temp, ec)) {
