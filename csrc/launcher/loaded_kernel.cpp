@@ -34,13 +34,22 @@ Expected<NativeBinaryKey> keyFor(
   return key;
 }
 
+// A fresh build's native binary, kept once Triton's retry of it is decided.
+struct Unkept {
+  NativeBinaryKey key;
+  NativeBinaryCache::Lookup lookup;
+  std::string native;
+};
+
 struct MadeModule {
   std::shared_ptr<const KernelModule> module;
   bool from_kept_binary = false;
+  RetryOutcome retry = RetryOutcome::kUnknown; // as its kept entry says
+  Unkept unkept; // a fresh build's, for keep() (none when the cache is off)
 };
 
 // SPIR-V: the kept native binary for this device and driver if the cache
-// has a good one, else the driver compiles it and the result is kept.
+// has a good one, else the driver compiles it (the caller keeps it).
 Expected<MadeModule> moduleFromSpirv(
     const std::shared_ptr<level_zero::Context>& context,
     std::string_view spirv,
@@ -62,13 +71,14 @@ Expected<MadeModule> moduleFromSpirv(
     std::string warning;
     std::string entry;
     if (std::optional<std::string_view> kept =
-            cache.find(key, lookup, entry, &warning)) {
+            cache.find(key, lookup, entry, &warning, &made.retry)) {
       auto module = KernelModule::create(context, *kept, utf8_path, flags);
       if (module) {
         made.module = std::move(*module);
         made.from_kept_binary = true;
         return made;
       }
+      made.retry = RetryOutcome::kUnknown;
       warning = "ignored the kept native binary '" + lookup.path +
           "': the driver refused it (" + module.error().message() +
           "); the SPIR-V is compiled again";
@@ -84,31 +94,41 @@ Expected<MadeModule> moduleFromSpirv(
     return std::move(module).error();
   }
   made.module = std::move(*module);
-  if (cache.enabled()) {
-    std::string warning;
-    cache.keep(key, lookup, native, &warning);
-    if (!warning.empty()) {
-      warnings.push_back(std::move(warning));
-    }
-  }
+  made.unkept = Unkept{key, std::move(lookup), std::move(native)};
   return made;
 }
 
-} // namespace
-
-namespace {
+// Keeps a fresh build with what its retry did; a kept build stays as it is.
+void keep(
+    const NativeBinaryCache& cache,
+    MadeModule& made,
+    RetryOutcome retry,
+    std::vector<std::string>& warnings) {
+  Unkept& unkept = made.unkept;
+  if (unkept.native.empty()) {
+    return;
+  }
+  std::string warning;
+  cache.keep(unkept.key, unkept.lookup, unkept.native, &warning, retry);
+  if (!warning.empty()) {
+    warnings.push_back(std::move(warning));
+  }
+  unkept.native.clear();
+}
 
 struct SpirvKernel {
-  std::shared_ptr<const KernelModule> module;
+  MadeModule made;
   level_zero::Kernel kernel;
   const zebin::KernelInfo* info = nullptr;
-  bool from_kept_binary = false;
   std::string flags; // what it was built with
 };
 
 // SPIR-V as Triton-XPU's load_binary builds it (triton_metadata.h): with
 // `flags`, and when they name no GRF mode, again with the large GRF flag
 // appended if the first build fails or spills over the release's threshold.
+// The first build's entry keeps how that retry went, so a warm load reads
+// one entry (bench_spirv_load.py, 100 kernels, 18 retried: see
+// docs/benchmarks.md) and never compiles a failed retry again.
 Expected<SpirvKernel> spirvKernel(
     const std::shared_ptr<level_zero::Context>& context,
     std::string_view spirv,
@@ -133,18 +153,14 @@ Expected<SpirvKernel> spirvKernel(
     if (!kernel) {
       return std::move(kernel).error();
     }
-    return SpirvKernel{
-        std::move(made->module),
-        std::move(*kernel),
-        info,
-        made->from_kept_binary,
-        with};
+    return SpirvKernel{std::move(*made), std::move(*kernel), info, with};
   };
   Expected<SpirvKernel> first = build(flags);
   if (!first) {
     if (may_retry && release.retries_failed_build) {
       Expected<SpirvKernel> retried = build(large);
       if (retried) {
+        keep(cache, retried->made, RetryOutcome::kUnknown, warnings);
         return retried;
       }
     }
@@ -157,27 +173,31 @@ Expected<SpirvKernel> spirvKernel(
           props.spill_mem_size,
           props.required_sub_group_size,
           props.max_sub_group_size)) {
+    keep(cache, first->made, RetryOutcome::kUnknown, warnings);
     return first;
   }
-  if (!release.uses_retried_module) {
-    // The first module stays; the retry only decides n_regs, by building.
-    // A kept entry of the retry shows it built, from its header alone
-    // (bench_spirv_load.py, 100 kernels, 18 retried: 75.7 -> 70.6 us a load).
-    bool kept = false;
-    if (cache.enabled()) {
-      Expected<NativeBinaryKey> key = keyFor(*context, spirv, large);
-      kept = key && cache.holds(*key, cache.locate(*key, spirv_hash));
+  // Up to 3.3 the first module stays and the retry only decides n_regs by
+  // building; from 3.4 the retried module is the one loaded.
+  RetryOutcome outcome = first->made.retry;
+  Expected<SpirvKernel> retried = Error("not built");
+  if (outcome == RetryOutcome::kUnknown ||
+      (outcome == RetryOutcome::kBuilt && release.uses_retried_module)) {
+    retried = build(large);
+    if (retried) {
+      keep(cache, retried->made, RetryOutcome::kUnknown, warnings);
     }
-    if (kept || build(large)) {
-      first->flags = large;
+    if (outcome == RetryOutcome::kUnknown) {
+      outcome = retried ? RetryOutcome::kBuilt : RetryOutcome::kFailed;
     }
-    return first; // Triton ignores a failed retry and keeps the first build
   }
-  Expected<SpirvKernel> retried = build(large);
-  if (!retried) {
-    return first;
+  keep(cache, first->made, outcome, warnings);
+  if (release.uses_retried_module && retried) {
+    return retried;
   }
-  return retried;
+  if (!release.uses_retried_module && outcome == RetryOutcome::kBuilt) {
+    first->flags = large;
+  }
+  return first; // Triton ignores a failed retry and keeps the first build
 }
 
 } // namespace
@@ -213,9 +233,9 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
                                  : NativeBinaryCache::process(),
         warnings);
     if (spirv) {
-      from_kept_binary = spirv->from_kept_binary;
+      from_kept_binary = spirv->made.from_kept_binary;
       built_with = std::move(spirv->flags);
-      module = std::move(spirv->module);
+      module = std::move(spirv->made.module);
       info = spirv->info;
       kernel = std::move(spirv->kernel);
     } else {

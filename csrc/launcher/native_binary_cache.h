@@ -35,6 +35,11 @@
 namespace xsl {
 namespace launcher {
 
+// What Triton-XPU's large-GRF retry of a build (triton_metadata.h) did,
+// kept in that build's entry: a warm load then neither reads the retry's
+// entry nor compiles again a retry that failed.
+enum class RetryOutcome : uint8_t { kUnknown = 0, kBuilt = 1, kFailed = 2 };
+
 struct NativeBinaryKey {
   std::string_view spirv;
   std::string_view build_flags;
@@ -80,21 +85,18 @@ class NativeBinaryCache {
     return locate(key).path;
   }
 
-  // The kept native binary for `key`, read into `buffer`, or nullopt. A bad
-  // entry is removed and says why in `warning` (a missing one is a plain
-  // miss).
+  // The kept native binary for `key`, read into `buffer`, or nullopt; the
+  // retry outcome its entry records goes to `retry`. A bad entry is removed
+  // and says why in `warning` (a missing one is a plain miss).
   std::optional<std::string_view> find(
       const NativeBinaryKey& key,
       const Lookup& lookup,
       std::string& buffer,
-      std::string* warning) const;
+      std::string* warning,
+      RetryOutcome* retry = nullptr) const;
   std::optional<std::string> find(
       const NativeBinaryKey& key,
       std::string* warning) const;
-
-  // Whether the cache has `key`'s entry, from its header alone: a build of
-  // `key` succeeded before (the binary is neither read nor checked).
-  bool holds(const NativeBinaryKey& key, const Lookup& lookup) const;
 
   // Keeps `native` for `key`, then trims the folder to max_bytes. A failure
   // is only a warning: keeping a binary must never fail a load.
@@ -102,7 +104,8 @@ class NativeBinaryCache {
       const NativeBinaryKey& key,
       const Lookup& lookup,
       std::string_view native,
-      std::string* warning) const;
+      std::string* warning,
+      RetryOutcome retry = RetryOutcome::kUnknown) const;
   void keep(
       const NativeBinaryKey& key,
       std::string_view native,
@@ -110,24 +113,28 @@ class NativeBinaryCache {
     keep(key, locate(key), native, warning);
   }
 
-  // An entry's bytes: the key, then the native binary and its checksum.
+  // An entry's bytes: the key, the native binary's checksum, the retry
+  // outcome, then the native binary.
   static std::string entryBytes(
       const NativeBinaryKey& key,
       const Hash128& spirv_hash,
-      std::string_view native);
+      std::string_view native,
+      RetryOutcome retry = RetryOutcome::kUnknown);
   static std::string entryBytes(
       const NativeBinaryKey& key,
-      std::string_view native) {
-    return entryBytes(key, contentHash128(key.spirv), native);
+      std::string_view native,
+      RetryOutcome retry = RetryOutcome::kUnknown) {
+    return entryBytes(key, contentHash128(key.spirv), native, retry);
   }
-  // The native binary an entry holds for `key`, or nullopt with why not in
-  // `problem` (another key, truncated, corrupt, not an entry). Reads only
-  // inside `entry`, whatever it holds.
+  // The native binary an entry holds for `key` (and in `retry` its retry
+  // outcome), or nullopt with why not in `problem` (another key, truncated,
+  // corrupt, not an entry). Reads only inside `entry`, whatever it holds.
   static std::optional<std::string_view> entryBinary(
       std::string_view entry,
       const NativeBinaryKey& key,
       const Hash128& spirv_hash,
-      std::string* problem);
+      std::string* problem,
+      RetryOutcome* retry = nullptr);
   static std::optional<std::string_view> entryBinary(
       std::string_view entry,
       const NativeBinaryKey& key,

@@ -77,8 +77,9 @@ GOAL_VS_ZEBIN = 1.2
 GOAL_VS_TRITON = 0.1
 # A kept entry (native_binary_cache.cpp): magic, IP and driver versions, the
 # sizes of flags, SPIR-V and native binary, the SPIR-V's hash (two words),
-# the binary's checksum, then the flags and the native binary.
-ENTRY_HEADER = struct.Struct("<8sIIQQQQQQ")
+# the binary's checksum, the retry outcome, then the flags and the native
+# binary.
+ENTRY_HEADER = struct.Struct("<8sIIQQQQQQQ")
 LARGE_GRF = "-cl-intel-256-GRF-per-thread"
 COMPILER_LIBRARIES = ("libocloc", "libigc", "libigdfcl")
 

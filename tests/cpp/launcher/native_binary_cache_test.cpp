@@ -127,35 +127,33 @@ TEST_F(NativeBinaryCacheTest, TruncatedCorruptAndForeignFilesAreIgnored) {
   }
 }
 
-// holds() reads the header and flags only: the key must match, the binary
-// is not checked.
-TEST_F(NativeBinaryCacheTest, HoldsAsksTheHeaderForTheKey) {
-  const auto holds = [this](const NativeBinaryKey& key) {
-    return cache_->holds(key, cache_->locate(key));
-  };
-  EXPECT_FALSE(holds(key_));
-  cache_->keep(key_, fakeZebin('a'), nullptr);
-  EXPECT_TRUE(holds(key_));
-  const std::string path = cache_->entryPath(key_);
-  auto good = file_io::readFileBytes(path);
-  ASSERT_TRUE(good.ok());
-  std::string flipped = *good;
-  flipped[flipped.size() - 5] ^= 0x40;
-  ASSERT_TRUE(file_io::writeFileBytes(path, flipped).ok());
-  EXPECT_TRUE(holds(key_));
-  NativeBinaryKey other = key_;
-  other.driver_version = 7;
-  cache_->keep(other, fakeZebin('b'), nullptr);
-  auto foreign = file_io::readFileBytes(cache_->entryPath(other));
-  ASSERT_TRUE(foreign.ok());
-  // Another key's entry, and one cut inside its flags (64 header bytes).
-  for (const std::string& bytes :
-       {*foreign, good->substr(0, 64 + flags_.size() - 1)}) {
-    ASSERT_TRUE(file_io::writeFileBytes(path, bytes).ok());
-    EXPECT_FALSE(holds(key_)) << bytes.size();
+// An entry keeps its build's retry outcome; a value no outcome has is
+// corruption (no single flipped bit turns one outcome into another).
+TEST_F(NativeBinaryCacheTest, AnEntryKeepsItsRetryOutcome) {
+  const NativeBinaryCache::Lookup lookup = cache_->locate(key_);
+  for (RetryOutcome kept :
+       {RetryOutcome::kUnknown, RetryOutcome::kBuilt, RetryOutcome::kFailed}) {
+    cache_->keep(key_, lookup, fakeZebin('a'), nullptr, kept);
+    std::string buffer;
+    RetryOutcome read = RetryOutcome::kBuilt;
+    if (kept == RetryOutcome::kBuilt) {
+      read = RetryOutcome::kFailed;
+    }
+    auto found = cache_->find(key_, lookup, buffer, nullptr, &read);
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(*found, fakeZebin('a'));
+    EXPECT_EQ(read, kept);
   }
+  // The outcome is the header's last word (its low byte at 64).
+  std::string entry = NativeBinaryCache::entryBytes(
+      key_, fakeZebin('a'), RetryOutcome::kFailed);
+  ASSERT_EQ(static_cast<unsigned char>(entry[64]), 2u);
+  entry[64] = 3;
+  std::string problem;
   EXPECT_FALSE(
-      NativeBinaryCache(NativeBinaryCache::Settings()).holds(key_, {path, {}}));
+      NativeBinaryCache::entryBinary(entry, key_, &problem).has_value());
+  EXPECT_NE(problem.find("corrupt (retry outcome 3)"), std::string::npos)
+      << problem;
 }
 
 TEST_F(NativeBinaryCacheTest, TheBoundRemovesTheOldestEntries) {

@@ -182,45 +182,52 @@ TEST_F(SpirvLoadTest, SpillingSpirvIsBuiltAgainWithLargeGrfAsTritonDoes) {
   setTritonRelease(before);
 }
 
-// 3.3 keeps the first module and takes n_regs from the retry: a warm load
-// reads the retry's kept entry for its key only (its binary is not used, so
-// a flipped bit there is not seen), and builds the retry again when that
-// entry is another key's.
-TEST_F(SpirvLoadTest, AWarm33LoadTakesTheRetryFromItsKeptEntrysKey) {
+// The first build's entry keeps how Triton's retry went: a warm 3.3 load
+// takes n_regs from it without the retry's entry, and a retry the driver
+// refused is not compiled again by a warm load (3.3 and 3.8: the retried
+// module is loaded from 3.4).
+TEST_F(SpirvLoadTest, AWarmLoadTakesTheRetryOutcomeFromTheFirstBuildsEntry) {
   const TritonRelease before = tritonRelease();
-  setTritonRelease(release("3.3.0b1"));
   const std::string spill = tritonSpirv("spill");
-  auto cold = load(spill, "spill", "", cache_.get());
-  ASSERT_TRUE(cold.ok()) << cold.error().message();
-  EXPECT_EQ((*cold)->registerCount(), 256);
   auto spirv = file_io::readFileBytes(spill);
   auto device = context_->device().identity();
   ASSERT_TRUE(spirv.ok() && device.ok());
   const std::string large = std::string(" ") + kLargeGrf;
-  NativeBinaryKey key{
-      *spirv, large, device->ip_version, device->driver_version};
-  const std::string retry_entry = cache_->entryPath(key);
-  auto good = file_io::readFileBytes(retry_entry);
-  ASSERT_TRUE(good.ok()) << good.error().message();
-  std::string flipped = *good;
-  flipped[flipped.size() - 9] ^= 0x40;
-  key.build_flags = "";
-  const std::string first_entry = cache_->entryPath(key);
-  auto foreign = file_io::readFileBytes(first_entry);
-  ASSERT_TRUE(foreign.ok());
-  for (const std::string* bytes : {&flipped, &*foreign}) {
-    ASSERT_TRUE(file_io::writeFileBytes(retry_entry, *bytes).ok());
-    auto warm = load(spill, "spill", "", cache_.get());
-    ASSERT_TRUE(warm.ok()) << warm.error().message();
-    EXPECT_TRUE((*warm)->fromKeptBinary());
-    EXPECT_EQ((*warm)->registerCount(), 256);
-    EXPECT_EQ((*warm)->spillCount(), (*cold)->spillCount());
-    // The foreign entry: one warning, the retry built and kept again.
-    EXPECT_EQ((*warm)->loadWarnings().size(), bytes == &flipped ? 0u : 1u);
+  const std::string retry_entry = cache_->entryPath(
+      {*spirv, large, device->ip_version, device->driver_version});
+
+  setTritonRelease(release("3.3.0b1"));
+  auto cold = load(spill, "spill", "", cache_.get());
+  ASSERT_TRUE(cold.ok()) << cold.error().message();
+  EXPECT_EQ((*cold)->registerCount(), 256);
+  ASSERT_TRUE(file_io::removeFile(retry_entry).ok());
+  auto warm = load(spill, "spill", "", cache_.get());
+  ASSERT_TRUE(warm.ok()) << warm.error().message();
+  EXPECT_TRUE((*warm)->fromKeptBinary());
+  EXPECT_EQ((*warm)->registerCount(), 256);
+  EXPECT_EQ((*warm)->spillCount(), (*cold)->spillCount());
+  EXPECT_TRUE((*warm)->loadWarnings().empty());
+  EXPECT_FALSE(file_io::readFileBytes(retry_entry).ok()); // not built again
+
+  for (const char* version : {"3.3.0b1", "3.8.0"}) {
+    setTritonRelease(release(version));
+    ASSERT_TRUE(cache_->clear().ok());
+    setEnvironment("XSL_TEST_DRIVER_REJECT_FLAG", kLargeGrf);
+    auto refused = load(spill, "spill", "", cache_.get());
+    setEnvironment("XSL_TEST_DRIVER_REJECT_FLAG", "");
+    ASSERT_TRUE(refused.ok()) << version << ": " << refused.error().message();
+    EXPECT_EQ(*(*refused)->buildFlags(), "") << version;
+    EXPECT_NE((*refused)->registerCount(), 256) << version;
+    // The driver would build the retry now: a warm load that tried would
+    // report 256 and keep its entry.
+    auto again = load(spill, "spill", "", cache_.get());
+    ASSERT_TRUE(again.ok()) << version << ": " << again.error().message();
+    EXPECT_TRUE((*again)->fromKeptBinary()) << version;
+    EXPECT_EQ(*(*again)->buildFlags(), "") << version;
+    EXPECT_EQ((*again)->registerCount(), (*refused)->registerCount());
+    EXPECT_EQ((*again)->spillCount(), (*refused)->spillCount());
+    EXPECT_FALSE(file_io::readFileBytes(retry_entry).ok()) << version;
   }
-  auto kept = file_io::readFileBytes(retry_entry);
-  ASSERT_TRUE(kept.ok());
-  EXPECT_EQ(*kept, *good);
   setTritonRelease(before);
 }
 
