@@ -259,6 +259,9 @@ Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(
   loaded->build_flags_ = std::move(built_with);
   loaded->load_warnings_ = std::move(warnings);
   loaded->from_kept_binary_ = from_kept_binary;
+  if (Status fits = loaded->checkSharedMemory(options.shared_bytes); !fits) {
+    return fits.error();
+  }
   return loaded;
 }
 
@@ -318,20 +321,15 @@ Status LoadedKernel::queryPointer(size_t index, uint64_t address) const {
   const level_zero::Context& ctx = context();
   ze_memory_allocation_properties_t properties = {};
   properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
-  ze_device_handle_t allocation_device = nullptr;
+  PointerQuery query;
   // The address came from Python: an integer by nature.
   const void* pointer =
       reinterpret_cast<const void*>( // NOLINT(performance-no-int-to-ptr)
           static_cast<uintptr_t>(address));
-  const ze_result_t result = ctx.api().zeMemGetAllocProperties(
-      ctx.handle(), pointer, &properties, &allocation_device);
-  return checkPointerArgument(
-      index,
-      address,
-      result,
-      properties.type,
-      allocation_device,
-      ctx.device().handle());
+  query.result = ctx.api().zeMemGetAllocProperties(
+      ctx.handle(), pointer, &properties, &query.device);
+  query.memory_type = properties.type;
+  return checkPointerArgument(index, address, query, ctx.device().handle());
 }
 
 } // namespace launcher

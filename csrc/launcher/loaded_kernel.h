@@ -37,6 +37,11 @@ struct LoadOptions {
   std::optional<std::string> build_flags;
   // Null: NativeBinaryCache::process().
   const NativeBinaryCache* cache = nullptr;
+  // The dynamic shared local memory the launches ask for. With the kernel's
+  // static SLM it must fit the device: Triton raises OutOfResources for
+  // such a kernel, so the load fails naming the kernel, both sizes and the
+  // device.
+  uint64_t shared_bytes = 0;
 };
 
 class LoadedKernel {
@@ -97,12 +102,6 @@ class LoadedKernel {
   // n_spills as Triton-XPU reports it (tritonSpillCount with the
   // process-wide rule), from zeKernelGetProperties.
   int64_t spillCount() const noexcept;
-  // Refuses `dynamic_bytes` of shared local memory when, with the kernel's
-  // static SLM, it exceeds what the device has: Triton raises
-  // OutOfResources for the same kernel, so the static path must not launch
-  // it. The error names the kernel, both sizes and the device.
-  Status checkSharedMemory(uint64_t dynamic_bytes) const;
-
   // Sub-group size the kernel runs with (Triton's threads per warp).
   uint32_t threadsPerWarp() const noexcept {
     return info_->threads_per_warp;
@@ -174,6 +173,7 @@ class LoadedKernel {
   }
 
  private:
+  Status checkSharedMemory(uint64_t dynamic_bytes) const;
   // zeMemGetAllocProperties + checkPointerArgument.
   Status queryPointer(size_t index, uint64_t address) const;
 

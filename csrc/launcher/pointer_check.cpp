@@ -25,28 +25,26 @@ std::string resultText(ze_result_t result) {
 Status checkPointerArgument(
     size_t index,
     uint64_t address,
-    ze_result_t query_result,
-    ze_memory_type_t memory_type,
-    ze_device_handle_t allocation_device,
+    const PointerQuery& query,
     ze_device_handle_t kernel_device) {
   // Hot path: no string is built unless the pointer is rejected.
-  const bool usm = query_result == ZE_RESULT_SUCCESS &&
-      memory_type != ZE_MEMORY_TYPE_UNKNOWN;
-  const bool other_device = memory_type == ZE_MEMORY_TYPE_DEVICE &&
-      allocation_device != nullptr && kernel_device != nullptr &&
-      allocation_device != kernel_device;
+  const bool usm = query.result == ZE_RESULT_SUCCESS &&
+      query.memory_type != ZE_MEMORY_TYPE_UNKNOWN;
+  const bool other_device = query.memory_type == ZE_MEMORY_TYPE_DEVICE &&
+      query.device != nullptr && kernel_device != nullptr &&
+      query.device != kernel_device;
   if (usm && !other_device) {
     return Status::success();
   }
   const std::string where = "argument " + std::to_string(index) + " (pointer " +
       hexAddress(address) + ")";
-  if (query_result != ZE_RESULT_SUCCESS) {
+  if (query.result != ZE_RESULT_SUCCESS) {
     return Error(
         where + ": zeMemGetAllocProperties failed with " +
-        resultText(query_result) +
+        resultText(query.result) +
         "; pass a tensor on the kernel's XPU device");
   }
-  if (memory_type == ZE_MEMORY_TYPE_UNKNOWN) {
+  if (query.memory_type == ZE_MEMORY_TYPE_UNKNOWN) {
     return Error(
         where +
         " is not device memory of the kernel's context (host memory, a freed "

@@ -16,14 +16,19 @@
 namespace xsl {
 namespace launcher {
 
-// Judges the answer of zeMemGetAllocProperties(context, address, &props,
-// &allocation_device). Pure: the query is made by the caller's backend.
+// What zeMemGetAllocProperties(context, address, &props, &device) answered.
+struct PointerQuery {
+  ze_result_t result = ZE_RESULT_SUCCESS;
+  ze_memory_type_t memory_type = ZE_MEMORY_TYPE_UNKNOWN;
+  ze_device_handle_t device = nullptr; // the allocation's, when known
+};
+
+// Judges that answer for argument `index`. Pure: the query is made by the
+// caller's backend.
 Status checkPointerArgument(
     size_t index,
     uint64_t address,
-    ze_result_t query_result,
-    ze_memory_type_t memory_type,
-    ze_device_handle_t allocation_device,
+    const PointerQuery& query,
     ze_device_handle_t kernel_device);
 
 } // namespace launcher

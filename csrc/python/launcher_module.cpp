@@ -146,7 +146,6 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
             " must be a device index >= 0");
   }
   const auto device_index = static_cast<uint32_t>(load.device);
-  const int64_t shared = load.shared;
 
   xsl::Expected<std::unique_ptr<LoadedKernel>> loaded =
       xsl::Error("not loaded");
@@ -159,11 +158,6 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
   }
   Py_END_ALLOW_THREADS if (!loaded) {
     return py::raiseError(PyExc_RuntimeError, loaded.error());
-  }
-  if (xsl::Status fits =
-          (*loaded)->checkSharedMemory(static_cast<uint64_t>(shared));
-      !fits.ok()) {
-    return py::raiseError(PyExc_RuntimeError, fits.error());
   }
   if (!py::warnLoad(**loaded)) {
     return nullptr;

@@ -174,7 +174,6 @@ Expected<std::unique_ptr<SyclKernel>> SyclKernel::load(
     uint32_t device_index,
     const std::string& utf8_path,
     std::string_view kernel_name,
-    uint64_t shared_bytes,
     const launcher::LoadOptions& options) {
   auto ze_context = levelZeroContext(device, context, device_index);
   if (!ze_context) {
@@ -184,9 +183,6 @@ Expected<std::unique_ptr<SyclKernel>> SyclKernel::load(
       std::move(*ze_context), utf8_path, kernel_name, options);
   if (!loaded) {
     return loaded.error();
-  }
-  if (Status fits = (*loaded)->checkSharedMemory(shared_bytes); !fits.ok()) {
-    return fits.error();
   }
   std::unique_ptr<SyclKernel> made(new SyclKernel());
   made->loaded_ = std::move(*loaded);

@@ -34,8 +34,7 @@ class SyclKernel {
  public:
   // Loads `kernel_name` of the zebin or SPIR-V at `utf8_path`
   // (LoadedKernel::load with `options`) into the Level Zero context of
-  // `context` on `device` (torch's numbering: `device_index`), checks
-  // `shared_bytes` of dynamic shared memory fits, and makes the
+  // `context` on `device` (torch's numbering: `device_index`) and makes the
   // sycl::kernel. SYCL failures come back as errors, not exceptions.
   static Expected<std::unique_ptr<SyclKernel>> load(
       const sycl::device& device,
@@ -43,7 +42,6 @@ class SyclKernel {
       uint32_t device_index,
       const std::string& utf8_path,
       std::string_view kernel_name,
-      uint64_t shared_bytes,
       const launcher::LoadOptions& options = launcher::LoadOptions());
 
   launcher::LoadedKernel& loaded() noexcept {

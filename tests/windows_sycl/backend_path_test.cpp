@@ -126,13 +126,15 @@ std::unique_ptr<SyclKernel> loadKernel(
     const std::string& zebin,
     const char* name,
     uint64_t shared_bytes) {
+  launcher::LoadOptions options;
+  options.shared_bytes = shared_bytes;
   auto loaded = SyclKernel::load(
       found.devices.front(),
       *found.context,
       0,
       test_paths::corpusFile(zebin),
       name,
-      shared_bytes);
+      options);
   EXPECT_TRUE(loaded.ok()) << loaded.error().message();
   return loaded.ok() ? std::move(*loaded) : nullptr;
 }
@@ -342,7 +344,6 @@ TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
       0,
       spirv,
       "vector_add",
-      0,
       options);
   ASSERT_TRUE(first.ok()) << first.error().message();
   EXPECT_FALSE((*first)->loaded().fromKeptBinary());
@@ -356,7 +357,6 @@ TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
       0,
       spirv,
       "vector_add",
-      0,
       options);
   ASSERT_TRUE(second.ok()) << second.error().message();
   launcher::LoadedKernel& loaded = (*second)->loaded();
@@ -405,7 +405,7 @@ TEST(WindowsSyclBackendPath, LoadErrorsNameTheFileAndKernel) {
   const sycl::device& device = found.devices.front();
 
   const std::string missing = test_paths::corpusFile("no_such_file.zebin");
-  auto no_file = SyclKernel::load(device, *found.context, 0, missing, "add", 0);
+  auto no_file = SyclKernel::load(device, *found.context, 0, missing, "add");
   ASSERT_FALSE(no_file.ok());
   EXPECT_NE(
       no_file.error().message().find("no_such_file.zebin"), std::string::npos)
@@ -416,8 +416,7 @@ TEST(WindowsSyclBackendPath, LoadErrorsNameTheFileAndKernel) {
       *found.context,
       0,
       test_paths::corpusFile("add_pvc_grf128.zebin"),
-      "no_such_kernel",
-      0);
+      "no_such_kernel");
   ASSERT_FALSE(no_kernel.ok());
   EXPECT_NE(
       no_kernel.error().message().find("no_such_kernel"), std::string::npos)
@@ -429,13 +428,15 @@ TEST(WindowsSyclBackendPath, LoadErrorsNameTheFileAndKernel) {
   EXPECT_NE(listed.find("add", has), std::string::npos) << listed;
 
   // More dynamic shared memory than the device has.
+  launcher::LoadOptions too_much_shared;
+  too_much_shared.shared_bytes = uint64_t{1} << 40;
   auto too_much = SyclKernel::load(
       device,
       *found.context,
       0,
       test_paths::corpusFile("slm_reduce_pvc_grf128.zebin"),
       "slm_reduce",
-      uint64_t{1} << 40);
+      too_much_shared);
   ASSERT_FALSE(too_much.ok());
   EXPECT_NE(too_much.error().message().find("slm_reduce"), std::string::npos)
       << too_much.error().message();

@@ -901,9 +901,8 @@ inline bool parseStr(PyObject* obj, const char* what, std::string* out) {
 struct LoadArgs {
   std::string path;
   std::string name;
-  int64_t shared = 0;
   int64_t device = 0;
-  LoadOptions options;
+  LoadOptions options; // shared_mem_bytes in options.shared_bytes
 };
 
 inline bool parseLoadArgs(PyObject* args, LoadArgs* out) {
@@ -916,19 +915,21 @@ inline bool parseLoadArgs(PyObject* args, LoadArgs* out) {
           args, "_load_kernel", 4, 5, &path, &name, &shared, &device, &flags)) {
     return false;
   }
+  int64_t shared_bytes = 0;
   if (!parseStr(path, "path", &out->path) ||
       !parseStr(name, "name", &out->name) ||
-      !parseInt64(shared, "shared_mem_bytes", &out->shared) ||
+      !parseInt64(shared, "shared_mem_bytes", &shared_bytes) ||
       !parseInt64(device, "device", &out->device)) {
     return false;
   }
-  if (out->shared < 0 || out->shared > static_cast<int64_t>(UINT32_MAX)) {
+  if (shared_bytes < 0 || shared_bytes > static_cast<int64_t>(UINT32_MAX)) {
     raise(
         PyExc_ValueError,
-        "shared_mem_bytes = " + std::to_string(out->shared) +
+        "shared_mem_bytes = " + std::to_string(shared_bytes) +
             " must be in [0, 2**32)");
     return false;
   }
+  out->options.shared_bytes = static_cast<uint64_t>(shared_bytes);
   if (flags != Py_None) {
     std::string text;
     if (!parseStr(flags, "build_flags", &text)) {

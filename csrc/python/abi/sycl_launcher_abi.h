@@ -106,7 +106,6 @@ inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
       static_cast<uint32_t>(index),
       load.path,
       load.name,
-      static_cast<uint64_t>(load.shared),
       load.options);
   PyEval_RestoreThread(released);
   if (!loaded) {
