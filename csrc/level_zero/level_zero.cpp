@@ -552,16 +552,15 @@ Expected<Kernel> Kernel::create(
   }
   Kernel kernel;
   kernel.api_ = &table;
-  kernel.module_ = std::move(module);
   kernel.name_ = std::move(kernel_name);
-  kernel.kernel_ = handle;
+  kernel.kernel_ = {handle, detail::KernelDestroy{std::move(module)}};
 
   ze_kernel_properties_t props;
   std::memset(&props, 0, sizeof(props));
   props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
   result = table.zeKernelGetProperties(handle, &props);
   if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeKernelGetProperties", result, label(*kernel.module_));
+    return zeError("zeKernelGetProperties", result, label(kernel.module()));
   }
   KernelProperties& out = kernel.properties_;
   out.num_kernel_args = props.numKernelArgs;
@@ -578,42 +577,13 @@ Expected<Kernel> Kernel::create(
   return kernel;
 }
 
-Kernel::Kernel(Kernel&& other) noexcept
-    : api_(other.api_),
-      module_(std::move(other.module_)),
-      name_(std::move(other.name_)),
-      properties_(other.properties_),
-      kernel_(other.kernel_) {
-  other.kernel_ = nullptr;
-}
-
-Kernel& Kernel::operator=(Kernel&& other) noexcept {
-  if (this != &other) {
-    reset();
-    api_ = other.api_;
-    module_ = std::move(other.module_);
-    name_ = std::move(other.name_);
-    properties_ = other.properties_;
-    kernel_ = other.kernel_;
-    other.kernel_ = nullptr;
-  }
-  return *this;
-}
-
-Kernel::~Kernel() {
-  reset();
-}
-
-void Kernel::reset() noexcept {
-  if (kernel_ != nullptr) {
-    api_->zeKernelDestroy(kernel_);
-    kernel_ = nullptr;
-  }
-  module_.reset(); // after the kernel: the module must outlive it
+void detail::KernelDestroy::operator()(
+    ze_kernel_handle_t kernel) const noexcept {
+  module->context().api().zeKernelDestroy(kernel);
 }
 
 Status Kernel::setGroupSize(uint32_t x, uint32_t y, uint32_t z) const {
-  const ze_result_t result = api_->zeKernelSetGroupSize(kernel_, x, y, z);
+  const ze_result_t result = api_->zeKernelSetGroupSize(kernel_.get(), x, y, z);
   if (result != ZE_RESULT_SUCCESS) {
     return zeError(
         "zeKernelSetGroupSize",
@@ -627,7 +597,7 @@ Status Kernel::setGroupSize(uint32_t x, uint32_t y, uint32_t z) const {
 Status Kernel::setArgumentValue(uint32_t index, size_t size, const void* value)
     const {
   const ze_result_t result =
-      api_->zeKernelSetArgumentValue(kernel_, index, size, value);
+      api_->zeKernelSetArgumentValue(kernel_.get(), index, size, value);
   if (result != ZE_RESULT_SUCCESS) {
     return zeError(
         "zeKernelSetArgumentValue",
@@ -657,43 +627,21 @@ Expected<CommandList> CommandList::createImmediate(
         "zeCommandListCreateImmediate", result, deviceLabel(context->device()));
   }
   CommandList out;
-  out.context_ = std::move(context);
-  out.list_ = list;
+  out.list_ = {list, detail::CommandListDestroy{std::move(context)}};
   return out;
 }
 
-CommandList::CommandList(CommandList&& other) noexcept
-    : context_(std::move(other.context_)), list_(other.list_) {
-  other.list_ = nullptr;
-}
-
-CommandList& CommandList::operator=(CommandList&& other) noexcept {
-  if (this != &other) {
-    reset();
-    context_ = std::move(other.context_);
-    list_ = other.list_;
-    other.list_ = nullptr;
-  }
-  return *this;
-}
-
-CommandList::~CommandList() {
-  reset();
-}
-
-void CommandList::reset() noexcept {
-  if (list_ != nullptr) {
-    context_->api().zeCommandListDestroy(list_);
-    list_ = nullptr;
-  }
-  context_.reset();
+void detail::CommandListDestroy::operator()(
+    ze_command_list_handle_t list) const noexcept {
+  context->api().zeCommandListDestroy(list);
 }
 
 Status CommandList::appendLaunch(
     const Kernel& kernel,
     const ze_group_count_t& group_count) const {
-  const ze_result_t result = context_->api().zeCommandListAppendLaunchKernel(
-      list_, kernel.handle(), &group_count, nullptr, 0, nullptr);
+  const ze_result_t result =
+      list_.get_deleter().context->api().zeCommandListAppendLaunchKernel(
+          list_.get(), kernel.handle(), &group_count, nullptr, 0, nullptr);
   if (result != ZE_RESULT_SUCCESS) {
     return zeError(
         "zeCommandListAppendLaunchKernel",
@@ -759,43 +707,14 @@ Expected<Allocation> Allocation::allocate(
             deviceLabel(context->device()));
   }
   Allocation out;
-  out.context_ = std::move(context);
-  out.data_ = data;
+  out.data_ = {data, detail::MemFree{std::move(context)}};
   out.size_ = size;
   out.kind_ = kind;
   return out;
 }
 
-Allocation::Allocation(Allocation&& other) noexcept
-    : context_(std::move(other.context_)),
-      data_(other.data_),
-      size_(other.size_),
-      kind_(other.kind_) {
-  other.data_ = nullptr;
-}
-
-Allocation& Allocation::operator=(Allocation&& other) noexcept {
-  if (this != &other) {
-    reset();
-    context_ = std::move(other.context_);
-    data_ = other.data_;
-    size_ = other.size_;
-    kind_ = other.kind_;
-    other.data_ = nullptr;
-  }
-  return *this;
-}
-
-Allocation::~Allocation() {
-  reset();
-}
-
-void Allocation::reset() noexcept {
-  if (data_ != nullptr) {
-    context_->api().zeMemFree(context_->handle(), data_);
-    data_ = nullptr;
-  }
-  context_.reset();
+void detail::MemFree::operator()(void* data) const noexcept {
+  context->api().zeMemFree(context->handle(), data);
 }
 
 Expected<PointerInfo> queryPointer(const Context& context, const void* ptr) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <level_zero/ze_api.h>
@@ -265,6 +266,26 @@ class Module {
   ze_module_handle_t module_ = nullptr;
 };
 
+namespace detail {
+
+// Deleters that hold what their handle was made in: a std::unique_ptr with
+// one destroys its handle before it lets go of the module or context, and
+// one that is assigned to destroys its old handle first.
+struct KernelDestroy {
+  std::shared_ptr<Module> module;
+  void operator()(ze_kernel_handle_t kernel) const noexcept;
+};
+struct CommandListDestroy {
+  std::shared_ptr<Context> context;
+  void operator()(ze_command_list_handle_t list) const noexcept;
+};
+struct MemFree {
+  std::shared_ptr<Context> context;
+  void operator()(void* data) const noexcept;
+};
+
+} // namespace detail
+
 class Kernel {
  public:
   // zeKernelCreate of `name` in `module`; reads the driver's kernel
@@ -272,11 +293,6 @@ class Kernel {
   static Expected<Kernel> create(
       std::shared_ptr<Module> module,
       std::string_view name);
-  Kernel(Kernel&& other) noexcept;
-  Kernel& operator=(Kernel&& other) noexcept;
-  Kernel(const Kernel&) = delete;
-  Kernel& operator=(const Kernel&) = delete;
-  ~Kernel();
 
   const std::string& name() const noexcept {
     return name_;
@@ -286,10 +302,10 @@ class Kernel {
     return properties_;
   }
   const Module& module() const noexcept {
-    return *module_;
+    return *kernel_.get_deleter().module;
   }
   ze_kernel_handle_t handle() const noexcept {
-    return kernel_;
+    return kernel_.get();
   }
 
   // Hot path: no locks, no allocation on success.
@@ -298,12 +314,13 @@ class Kernel {
 
  private:
   Kernel() = default;
-  void reset() noexcept;
   const Api* api_ = nullptr;
-  std::shared_ptr<Module> module_;
   std::string name_;
   KernelProperties properties_;
-  ze_kernel_handle_t kernel_ = nullptr;
+  std::unique_ptr<
+      std::remove_pointer_t<ze_kernel_handle_t>,
+      detail::KernelDestroy>
+      kernel_;
 };
 
 // An immediate command list on the context's device.
@@ -313,14 +330,8 @@ class CommandList {
   static Expected<CommandList> createImmediate(
       std::shared_ptr<Context> context,
       bool synchronous = true);
-  CommandList(CommandList&& other) noexcept;
-  CommandList& operator=(CommandList&& other) noexcept;
-  CommandList(const CommandList&) = delete;
-  CommandList& operator=(const CommandList&) = delete;
-  ~CommandList();
-
   ze_command_list_handle_t handle() const noexcept {
-    return list_;
+    return list_.get();
   }
   // Hot path: zeCommandListAppendLaunchKernel with no events.
   Status appendLaunch(const Kernel& kernel, const ze_group_count_t& group_count)
@@ -328,9 +339,10 @@ class CommandList {
 
  private:
   CommandList() = default;
-  void reset() noexcept;
-  std::shared_ptr<Context> context_;
-  ze_command_list_handle_t list_ = nullptr;
+  std::unique_ptr<
+      std::remove_pointer_t<ze_command_list_handle_t>,
+      detail::CommandListDestroy>
+      list_;
 };
 
 enum class MemoryKind { kDevice, kHost, kShared };
@@ -343,14 +355,8 @@ class Allocation {
       MemoryKind kind,
       size_t size,
       size_t alignment = 64);
-  Allocation(Allocation&& other) noexcept;
-  Allocation& operator=(Allocation&& other) noexcept;
-  Allocation(const Allocation&) = delete;
-  Allocation& operator=(const Allocation&) = delete;
-  ~Allocation();
-
   void* data() const noexcept {
-    return data_;
+    return data_.get();
   }
   size_t size() const noexcept {
     return size_;
@@ -361,9 +367,7 @@ class Allocation {
 
  private:
   Allocation() = default;
-  void reset() noexcept;
-  std::shared_ptr<Context> context_;
-  void* data_ = nullptr;
+  std::unique_ptr<void, detail::MemFree> data_;
   size_t size_ = 0;
   MemoryKind kind_ = MemoryKind::kDevice;
 };
