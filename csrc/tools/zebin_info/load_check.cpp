@@ -57,12 +57,13 @@ std::string deviceName(const level_zero::Context& context) {
 } // namespace
 
 bool runLoadCheck(
-    std::ostream& out,
-    const std::string& file,
+    const Report& report,
     const std::string& bytes,
-    const std::shared_ptr<level_zero::Context>& context,
-    std::string_view only_kernel,
-    bool json) {
+    const std::shared_ptr<level_zero::Context>& context) {
+  std::ostream& out = report.out;
+  const std::string& file = report.file;
+  const std::string_view only_kernel = report.only_kernel;
+  const bool json = report.json;
   const std::string device = deviceName(*context);
   const uint32_t device_index = context->device().index();
   Expected<std::shared_ptr<const launcher::KernelModule>> module =

@@ -13,20 +13,18 @@
 
 #include "common/expected.h"
 #include "level_zero/level_zero.h"
+#include "tools/zebin_info/report.h"
 
 namespace xsl {
 namespace tools {
 
-// Loads `bytes` (read from `file`) as a module and each kernel (or only
-// `only_kernel`), prints the comparison as text or as one JSON line, and
-// returns true if everything loaded and every property agrees.
+// Loads `bytes` (read from `report.file`) as a module and each kernel it
+// covers, prints the comparison to `report`, and returns true if everything
+// loaded and every property agrees.
 bool runLoadCheck(
-    std::ostream& out,
-    const std::string& file,
+    const Report& report,
     const std::string& bytes,
-    const std::shared_ptr<level_zero::Context>& context,
-    std::string_view only_kernel,
-    bool json);
+    const std::shared_ptr<level_zero::Context>& context);
 
 } // namespace tools
 } // namespace xsl

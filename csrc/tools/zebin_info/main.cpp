@@ -178,19 +178,11 @@ int main(int argc, char** argv) {
       exit_code = kExitBadInput;
       continue;
     }
-    if (options.json) {
-      xsl::tools::printZebinJson(std::cout, file, *zebin, options.kernel);
-    } else {
-      xsl::tools::printZebinText(std::cout, file, *zebin, options.kernel);
-    }
+    const xsl::tools::Report report{
+        std::cout, file, options.kernel, options.json};
+    xsl::tools::printZebin(report, *zebin);
     if (device.context &&
-        !xsl::tools::runLoadCheck(
-            std::cout,
-            file,
-            *bytes,
-            device.context,
-            options.kernel,
-            options.json)) {
+        !xsl::tools::runLoadCheck(report, *bytes, device.context)) {
       exit_code = kExitBadInput;
     }
   }

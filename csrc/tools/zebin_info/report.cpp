@@ -87,13 +87,14 @@ std::string jsonString(std::string_view text) {
   return out;
 }
 
-void printZebinText(
-    std::ostream& out,
-    const std::string& file,
-    const zebin::Zebin& zebin,
-    std::string_view only_kernel) {
+namespace {
+
+void printText(const Report& report, const zebin::Zebin& zebin) {
+  std::ostream& out = report.out;
+  const std::string_view only_kernel = report.only_kernel;
   const zebin::ZeInfo& info = zebin.ze_info;
-  out << file << ": zeinfo " << info.version_text << ", " << info.kernels.size()
+  out << report.file << ": zeinfo " << info.version_text << ", "
+      << info.kernels.size()
       << (info.kernels.size() == 1 ? " kernel\n" : " kernels\n");
   for (const zebin::KernelInfo& kernel : info.kernels) {
     if (!selected(kernel, only_kernel)) {
@@ -123,13 +124,11 @@ void printZebinText(
   }
 }
 
-void printZebinJson(
-    std::ostream& out,
-    const std::string& file,
-    const zebin::Zebin& zebin,
-    std::string_view only_kernel) {
+void printJson(const Report& report, const zebin::Zebin& zebin) {
+  std::ostream& out = report.out;
+  const std::string_view only_kernel = report.only_kernel;
   const zebin::ZeInfo& info = zebin.ze_info;
-  out << "{\"file\":" << jsonString(file)
+  out << "{\"file\":" << jsonString(report.file)
       << ",\"version\":" << jsonString(info.version_text) << ",\"kernels\":[";
   bool first_kernel = true;
   for (const zebin::KernelInfo& kernel : info.kernels) {
@@ -165,6 +164,16 @@ void printZebinJson(
     first_warning = false;
   }
   out << "]}\n";
+}
+
+} // namespace
+
+void printZebin(const Report& report, const zebin::Zebin& zebin) {
+  if (report.json) {
+    printJson(report, zebin);
+  } else {
+    printText(report, zebin);
+  }
 }
 
 } // namespace tools

@@ -13,20 +13,17 @@
 namespace xsl {
 namespace tools {
 
-// `only_kernel` empty means every kernel.
-void printZebinText(
-    std::ostream& out,
-    const std::string& file,
-    const zebin::Zebin& zebin,
-    std::string_view only_kernel);
+// Where one file's report goes, and what it covers.
+struct Report {
+  std::ostream& out;
+  const std::string& file;
+  std::string_view only_kernel; // empty: every kernel
+  bool json = false;            // one JSON object on one line, else text
+};
 
-// One JSON object on one line:
-// {"file","version","kernels":[{...,"args":[...]}],"warnings":[...]}
-void printZebinJson(
-    std::ostream& out,
-    const std::string& file,
-    const zebin::Zebin& zebin,
-    std::string_view only_kernel);
+// The zebin's metadata, as text or as
+// {"file","version","kernels":[{...,"args":[...]}],"warnings":[...]}.
+void printZebin(const Report& report, const zebin::Zebin& zebin);
 
 // JSON string literal (with quotes); invalid UTF-8 becomes U+FFFD.
 std::string jsonString(std::string_view text);
