@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,10 +18,9 @@ namespace zebin {
 namespace schema {
 namespace {
 
-bool isOneOf(
-    std::string_view key,
-    std::initializer_list<std::string_view> keys) {
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
+template <size_t N>
+bool isOneOf(std::string_view key, const std::string_view (&keys)[N]) {
+  return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
 }
 
 // Argument size from a kernels_misc_info type name such as 'float4*;8'.
@@ -178,119 +177,116 @@ Status deriveKernel(
 
 } // namespace
 
-int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key) {
-  if (key == "grf_count") {
-    return &env.grf_count;
-  }
-  if (key == "simd_size") {
-    return &env.simd_size;
-  }
-  if (key == "private_size") {
-    return &env.private_size;
-  }
-  if (key == "slm_size") {
-    return &env.slm_size;
-  }
-  if (key == "barrier_count") {
-    return &env.barrier_count;
-  }
-  if (key == "required_sub_group_size") {
-    return &env.required_sub_group_size;
+namespace {
+
+// A key of a .ze_info map and the field its value goes to.
+template <typename Struct, typename Field>
+struct KeyField {
+  std::string_view key;
+  Field Struct::*field;
+};
+
+template <typename Struct, typename Field, size_t N>
+Field* fieldFor(
+    Struct& out,
+    std::string_view key,
+    const KeyField<Struct, Field> (&fields)[N]) {
+  for (const KeyField<Struct, Field>& known : fields) {
+    if (known.key == key) {
+      return &(out.*known.field);
+    }
   }
   return nullptr;
+}
+
+using Env = ExecutionEnv;
+using Payload = PayloadArgument;
+
+constexpr KeyField<Env, int64_t> kExecutionEnvCounts[] = {
+    {"grf_count", &Env::grf_count},
+    {"simd_size", &Env::simd_size},
+    {"private_size", &Env::private_size},
+    {"slm_size", &Env::slm_size},
+    {"barrier_count", &Env::barrier_count},
+    {"required_sub_group_size", &Env::required_sub_group_size}};
+constexpr KeyField<Payload, int64_t> kPayloadCounts[] = {
+    {"offset", &Payload::offset},
+    {"size", &Payload::size},
+    {"source_offset", &Payload::source_offset},
+    {"slm_alignment", &Payload::slm_alignment}};
+constexpr KeyField<Payload, std::string> kPayloadTexts[] = {
+    {"arg_type", &Payload::arg_type},
+    {"addrmode", &Payload::addrmode},
+    {"addrspace", &Payload::addrspace},
+    {"access_type", &Payload::access_type}};
+constexpr KeyField<ArgInfo, std::string> kArgInfoTexts[] = {
+    {"name", &ArgInfo::name},
+    {"address_qualifier", &ArgInfo::address_qualifier},
+    {"access_qualifier", &ArgInfo::access_qualifier},
+    {"type_name", &ArgInfo::type_name},
+    {"type_qualifiers", &ArgInfo::type_qualifiers}};
+
+} // namespace
+
+int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key) {
+  return fieldFor(env, key, kExecutionEnvCounts);
 }
 
 int64_t* payloadCount(PayloadArgument& arg, std::string_view key) {
-  if (key == "offset") {
-    return &arg.offset;
-  }
-  if (key == "size") {
-    return &arg.size;
-  }
-  if (key == "source_offset") {
-    return &arg.source_offset;
-  }
-  if (key == "slm_alignment") {
-    return &arg.slm_alignment;
-  }
-  return nullptr;
+  return fieldFor(arg, key, kPayloadCounts);
 }
 
 std::string* payloadText(PayloadArgument& arg, std::string_view key) {
-  if (key == "arg_type") {
-    return &arg.arg_type;
-  }
-  if (key == "addrmode") {
-    return &arg.addrmode;
-  }
-  if (key == "addrspace") {
-    return &arg.addrspace;
-  }
-  if (key == "access_type") {
-    return &arg.access_type;
-  }
-  return nullptr;
+  return fieldFor(arg, key, kPayloadTexts);
 }
 
 std::string* argInfoText(ArgInfo& info, std::string_view key) {
-  if (key == "name") {
-    return &info.name;
-  }
-  if (key == "address_qualifier") {
-    return &info.address_qualifier;
-  }
-  if (key == "access_qualifier") {
-    return &info.access_qualifier;
-  }
-  if (key == "type_name") {
-    return &info.type_name;
-  }
-  if (key == "type_qualifiers") {
-    return &info.type_qualifiers;
-  }
-  return nullptr;
+  return fieldFor(info, key, kArgInfoTexts);
 }
+
+constexpr std::string_view kIgnoredKernelKeys[] = {
+    "name",
+    "per_thread_payload_arguments",
+    "binding_table_indices",
+    "debug_env",
+    "experimental_properties",
+    "inline_samplers",
+    "user_attributes",
+    "kernel_attributes"};
 
 bool isIgnoredKernelKey(std::string_view key) {
-  return isOneOf(
-      key,
-      {"name",
-       "per_thread_payload_arguments",
-       "binding_table_indices",
-       "debug_env",
-       "experimental_properties",
-       "inline_samplers",
-       "user_attributes",
-       "kernel_attributes"});
+  return isOneOf(key, kIgnoredKernelKeys);
 }
+
+constexpr std::string_view kIgnoredExecutionEnvKeys[] = {
+    "offset_to_skip_per_thread_data_load",
+    "offset_to_skip_set_ffid_gp",
+    "indirect_stateless_count",
+    "inline_data_payload_size",
+    "eu_thread_count",
+    "actual_kernel_start_offset",
+    "named_barrier_count",
+    "thread_scheduling_mode",
+    "required_work_group_size",
+    "work_group_walk_order_dimensions",
+    "has_global_atomics",
+    "subgroup_independent_forward_progress"};
 
 bool isIgnoredExecutionEnvKey(std::string_view key) {
-  return isOneOf(
-      key,
-      {"offset_to_skip_per_thread_data_load",
-       "offset_to_skip_set_ffid_gp",
-       "indirect_stateless_count",
-       "inline_data_payload_size",
-       "eu_thread_count",
-       "actual_kernel_start_offset",
-       "named_barrier_count",
-       "thread_scheduling_mode",
-       "required_work_group_size",
-       "work_group_walk_order_dimensions",
-       "has_global_atomics",
-       "subgroup_independent_forward_progress"});
+  return isOneOf(key, kIgnoredExecutionEnvKeys);
 }
 
+constexpr std::string_view kIgnoredPayloadKeys[] = {
+    "is_pipe",
+    "sampler_index",
+    "sampler_type",
+    "image_type",
+    "image_transformable",
+    "bti_value",
+    "is_constant"};
+
 bool isIgnoredPayloadKey(std::string_view key) {
-  return isOneOf(
-      key,
-      {"is_pipe",
-       "sampler_index",
-       "sampler_type",
-       "image_type",
-       "image_transformable",
-       "bti_value",
-       "is_constant"});
+  return isOneOf(key, kIgnoredPayloadKeys);
 }
 
 // The .ze_info versions the GPU driver's own decoder takes (compute-runtime,
