@@ -29,27 +29,13 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import winenv  # a sibling: scripts/ is on sys.path when a script runs
 
 SCRIPTS = Path(__file__).resolve().parent
 # The package's ocloc discovery, loaded by its path (stdlib only).
 OCLOC_DISCOVERY = SCRIPTS.parent / "python" / "xpu_static_launcher" / "ocloc_discovery.py"
-
-
-def _load_sibling(name: str) -> Any:
-    """Imports scripts/<name>.py (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(f"xsl_{name}", SCRIPTS / f"{name}.py")
-    assert spec and spec.loader, name
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-if TYPE_CHECKING:  # the same module, as mypy reads it
-    import winenv
-else:
-    winenv = _load_sibling("winenv")
 
 ERROR, WARNING, OK, INFO = "error", "warning", "ok", "info"
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -53,30 +52,16 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
+
+# Siblings: scripts/ is on sys.path when a script runs.
+import doctor
+import patchset
+import winenv
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTS = REPO / "scripts"
-
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"xsl_{name}", SCRIPTS / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-if TYPE_CHECKING:  # the same modules, as mypy reads them
-    import doctor
-    import patchset
-    import winenv
-else:
-    doctor = _load("doctor")
-    patchset = _load("patchset")
-    winenv = doctor.winenv  # one copy: its CaptureError must be the one raised
 
 DEFAULT_REF = "v2.15.0"
 # The CPython versions (first, last) of PyPI's torch wheels for win_amd64, by

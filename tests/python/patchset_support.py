@@ -29,7 +29,7 @@ def load_script(name: str) -> ModuleType:
     """Imports scripts/<name>.py as a module (scripts/ is not a package; its
     modules import each other as top-level modules, as when run)."""
     if str(REPO / "scripts") not in sys.path:
-        sys.path.append(str(REPO / "scripts"))
+        sys.path.insert(0, str(REPO / "scripts"))
     path = REPO / "scripts" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"xsl_{name}", path)
     assert spec and spec.loader
