@@ -93,14 +93,17 @@ void runCommand(const Command& command) {
   }
 }
 
-// Checks the events of an append, then runs the command (immediate list) or
-// keeps it (regular list).
+// Checks the list and the events of an append, then runs the command
+// (immediate list) or keeps it (regular list).
 ze_result_t submit(
     CommandListObject* list,
     Command&& command,
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
+  if (list == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
   if (!list->immediate && list->closed) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT; // appending to a closed list
   }
@@ -129,6 +132,20 @@ ze_result_t submit(
   }
   list->commands.push_back(std::move(command));
   return ZE_RESULT_SUCCESS;
+}
+
+// An append of a command that is only its kind (barrier, signal, wait,
+// event reset).
+ze_result_t appendKind(
+    ze_command_list_handle_t hList,
+    Command::Kind kind,
+    ze_event_handle_t hSignal,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  Command command;
+  command.kind = kind;
+  return submit(
+      asCommandList(hList), std::move(command), hSignal, numWait, phWait);
 }
 
 // A new list or queue of `hDevice`, on the one queue of its one queue group
@@ -269,13 +286,7 @@ ze_result_t ZE_APICALL zeCommandListAppendBarrier(
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
-  CommandListObject* list = asCommandList(hList);
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  Command command;
-  command.kind = Command::Kind::kBarrier;
-  return submit(list, std::move(command), hSignal, numWait, phWait);
+  return appendKind(hList, Command::Kind::kBarrier, hSignal, numWait, phWait);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(
@@ -372,38 +383,26 @@ ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(
 ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(
     ze_command_list_handle_t hList,
     ze_event_handle_t hEvent) {
-  CommandListObject* list = asCommandList(hList);
-  if (list == nullptr || asEvent(hEvent) == nullptr) {
+  if (asEvent(hEvent) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  Command command;
-  command.kind = Command::Kind::kSignal;
-  return submit(list, std::move(command), hEvent, 0, nullptr);
+  return appendKind(hList, Command::Kind::kSignal, hEvent, 0, nullptr);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(
     ze_command_list_handle_t hList,
     uint32_t numEvents,
     ze_event_handle_t* phEvents) {
-  CommandListObject* list = asCommandList(hList);
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  Command command;
-  command.kind = Command::Kind::kWait;
-  return submit(list, std::move(command), nullptr, numEvents, phEvents);
+  return appendKind(hList, Command::Kind::kWait, nullptr, numEvents, phEvents);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendEventReset(
     ze_command_list_handle_t hList,
     ze_event_handle_t hEvent) {
-  CommandListObject* list = asCommandList(hList);
-  if (list == nullptr || asEvent(hEvent) == nullptr) {
+  if (asEvent(hEvent) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  Command command;
-  command.kind = Command::Kind::kReset;
-  return submit(list, std::move(command), hEvent, 0, nullptr);
+  return appendKind(hList, Command::Kind::kReset, hEvent, 0, nullptr);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(
