@@ -310,31 +310,35 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m xpu_static_launcher", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=text, description=text)
+
     for name, text in (
         ("enable-at-startup", "write the .pth file that arms install() at every start"),
         ("disable-at-startup", "remove that .pth file"),
     ):
-        cmd = sub.add_parser(name, help=text)
+        cmd = command(name, text)
         where = cmd.add_mutually_exclusive_group()
         where.add_argument("--user", action="store_true", help="the user site folder instead of site-packages")
         where.add_argument("--site-dir", help="this folder instead of site-packages")
-    text = (
+    chk = command(
+        "check",
         "run install() in this process and say whether Inductor will launch XPU kernels statically: the "
         'first line starts with "static (SPIR-V)", "static (zebin)" (exit 0) or "not static" (exit 1, '
-        "with the fix)"
+        "with the fix)",
     )
-    chk = sub.add_parser("check", help=text, description=text)
     chk.add_argument(
         "--no-zebin",
         action="store_true",
         help="do not switch Inductor to zebin (with a backend that loads SPIR-V, kernels then stay "
         "SPIR-V and are still launched statically)",
     )
-    text = (
+    ver = command(
+        "verify",
         "compile one tiny Triton kernel with torch.compile and report whether it went through the static "
-        "launcher (needs Triton-XPU and an Intel GPU); with --bench, then time what static launch buys here"
+        "launcher (needs Triton-XPU and an Intel GPU); with --bench, then time what static launch buys here",
     )
-    ver = sub.add_parser("verify", help=text, description=text)
     from . import verify
 
     verify.add_arguments(ver)
@@ -344,12 +348,12 @@ def main(argv: list[str] | None = None) -> int:
         "driver at a first load, loaded instead of compiling afterwards)",
     )
     kept.add_argument("--clear", action="store_true", help="remove every kept native binary")
-    text = (
+    gone = command(
+        "uninstall",
         "before pip uninstall: remove the .pth file of enable-at-startup (from site-packages, the user site "
         "folder, every folder on sys.path and each --site-dir) and the kept native binaries, then print the "
-        "pip command that removes the rest"
+        "pip command that removes the rest",
     )
-    gone = sub.add_parser("uninstall", help=text, description=text)
     gone.add_argument(
         "--site-dir",
         action="append",
