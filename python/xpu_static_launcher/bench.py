@@ -136,31 +136,19 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-def _set_up(static: int, fallback: int) -> str:
-    return f"{static} static, {fallback} Triton"
+def _row(label: str, timing: LaunchTiming | StartTiming, timed: str, seconds: str) -> tuple[str, str, str, str]:
+    return (label, f"{timing.static} static, {timing.fallback} Triton", timed, seconds)
 
 
 def table(runs: Sequence[LaunchTiming], starts: Sequence[StartTiming]) -> list[str]:
     """The short table of the four runs."""
     rows = [("run", "launchers set up", "timed", "seconds")]
     for run in runs:
-        rows.append(
-            (
-                run.launcher,
-                _set_up(run.static, run.fallback),
-                f"{run.calls} calls x {run.kernels} kernels: {_us(run.per_launch)} per launch",
-                f"{run.seconds:.3f}",
-            )
-        )
+        timed = f"{run.calls} calls x {run.kernels} kernels: {_us(run.per_launch)} per launch"
+        rows.append(_row(run.launcher, run, timed, f"{run.seconds:.3f}"))
     for start in starts:
-        rows.append(
-            (
-                start.label,
-                _set_up(start.static, start.fallback),
-                f"compile + autotune, FX graph cache {start.fx_hits} hit, {start.fx_misses} miss",
-                f"{start.seconds:.2f} (process {start.process_seconds:.2f})",
-            )
-        )
+        timed = f"compile + autotune, FX graph cache {start.fx_hits} hit, {start.fx_misses} miss"
+        rows.append(_row(start.label, start, timed, f"{start.seconds:.2f} (process {start.process_seconds:.2f})"))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     return ["  ".join(row[i].ljust(widths[i]) for i in range(3)) + "  " + row[3] for row in rows]
 
