@@ -26,10 +26,12 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "python/abi/launcher_abi.h"
 #include "python/abi/sycl_launcher_abi.h"
 #include "python/module_init.h"
+#include "python/native_handles.h"
 #include "sycl_launch/torch_devices.h"
 
 #if !defined(XSL_SYCL_BACKEND_MODULE)
@@ -221,10 +223,6 @@ PyObject* launchKernel(
   });
 }
 
-PyObject* handleOf(uintptr_t handle) {
-  return PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(handle));
-}
-
 // _native_handles() -> (ze_context, [(ze_driver, ze_device), ...]): the
 // Level Zero handles under the devices and context found, for tests that
 // compare them with torch's. ze_context is 0 where the context comes from
@@ -241,27 +239,14 @@ PyObject* nativeHandles(PyObject* /*module*/, PyObject* /*unused*/) {
       context =
           reinterpret_cast<uintptr_t>(sycl::get_native<ze>(*found.context));
     }
-    PyObject* devices = PyList_New(0);
-    if (devices == nullptr) {
-      return nullptr;
-    }
+    std::vector<xsl::python::NativeDevice> devices;
     for (const sycl::device& device : found.devices) {
-      const auto driver = reinterpret_cast<uintptr_t>(
-          sycl::get_native<ze>(device.get_platform()));
-      const auto ze_device =
-          reinterpret_cast<uintptr_t>(sycl::get_native<ze>(device));
-      PyObject* pair = Py_BuildValue(
-          "(KK)",
-          static_cast<unsigned long long>(driver),
-          static_cast<unsigned long long>(ze_device));
-      if (pair == nullptr || PyList_Append(devices, pair) < 0) {
-        Py_XDECREF(pair);
-        Py_DECREF(devices);
-        return nullptr;
-      }
-      Py_DECREF(pair);
+      devices.emplace_back(
+          reinterpret_cast<uintptr_t>(
+              sycl::get_native<ze>(device.get_platform())),
+          reinterpret_cast<uintptr_t>(sycl::get_native<ze>(device)));
     }
-    return Py_BuildValue("(NN)", handleOf(context), devices);
+    return xsl::python::nativeHandlesValue(context, devices);
   });
 }
 

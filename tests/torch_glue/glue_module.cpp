@@ -14,6 +14,7 @@
 #include "c10_xpu_shim.h"
 #include "load_floor.h"
 #include "python/module_init.h"
+#include "python/native_handles.h"
 #include "upstream_style.h"
 
 namespace {
@@ -92,26 +93,8 @@ PyObject* platformName(PyObject* /*self*/, PyObject* /*unused*/) {
 
 PyObject* nativeHandles(PyObject* /*self*/, PyObject* /*unused*/) {
   return guarded([]() -> PyObject* {
-    PyObject* devices = PyList_New(0);
-    if (devices == nullptr) {
-      return nullptr;
-    }
-    for (const auto& [driver, device] : shim::nativeDevices()) {
-      PyObject* pair = Py_BuildValue(
-          "(KK)",
-          static_cast<unsigned long long>(driver),
-          static_cast<unsigned long long>(device));
-      if (pair == nullptr || PyList_Append(devices, pair) < 0) {
-        Py_XDECREF(pair);
-        Py_DECREF(devices);
-        return nullptr;
-      }
-      Py_DECREF(pair);
-    }
-    return Py_BuildValue(
-        "(KN)",
-        static_cast<unsigned long long>(shim::nativeContext()),
-        devices);
+    return xsl::python::nativeHandlesValue(
+        shim::nativeContext(), shim::nativeDevices());
   });
 }
 
