@@ -69,7 +69,11 @@ Expected<MadeModule> moduleFromSpirv(
     key = *found;
     lookup = cache.locate(key, spirv_hash);
     std::string warning;
-    std::string entry;
+    // Reused by every warm load on this thread (it keeps the largest entry
+    // read): a fresh buffer's allocation, zero fill and page faults cost
+    // 2-3 us a load, 1.24 -> 1.15x (v1) and 1.22 -> 1.18x (v2) the zebin
+    // load (bench_spirv_load.py --paired, docs/benchmarks.md).
+    thread_local std::string entry;
     if (std::optional<std::string_view> kept =
             cache.find(key, lookup, entry, &warning, &made.retry)) {
       auto module = KernelModule::create(context, *kept, utf8_path, flags);

@@ -251,6 +251,26 @@ TEST_F(SpirvLoadTest, TheNextLoadUsesTheKeptNativeBinary) {
   EXPECT_EQ(usage->entries, 2u);
 }
 
+// A thread reads every kept entry into one buffer: warm loads of a larger
+// entry, a smaller one, then the larger again each get their own binary.
+TEST_F(SpirvLoadTest, WarmLoadsOnOneThreadEachReadTheirOwnEntry) {
+  const char* const names[] = {"matmul", "vector_add", "matmul", "softmax"};
+  for (const char* name : names) {
+    ASSERT_TRUE(load(tritonSpirv(name), name, "", cache_.get()).ok()) << name;
+  }
+  for (const char* name : names) {
+    auto cold = load(tritonSpirv(name), name, "", off_.get());
+    auto warm = load(tritonSpirv(name), name, "", cache_.get());
+    ASSERT_TRUE(cold.ok() && warm.ok()) << name;
+    EXPECT_TRUE((*warm)->fromKeptBinary()) << name;
+    EXPECT_TRUE((*warm)->loadWarnings().empty()) << name;
+    EXPECT_EQ((*warm)->name(), name);
+    EXPECT_EQ((*warm)->registerCount(), (*cold)->registerCount()) << name;
+    EXPECT_EQ((*warm)->spillCount(), (*cold)->spillCount()) << name;
+    EXPECT_EQ((*warm)->threadsPerWarp(), (*cold)->threadsPerWarp()) << name;
+  }
+}
+
 TEST_F(SpirvLoadTest, ACorruptEntryIsCompiledAgainWithOneWarning) {
   ASSERT_TRUE(
       load(tritonSpirv("vector_add"), "vector_add", "", cache_.get()).ok());
