@@ -41,7 +41,10 @@ unwritable or evicted cache folder, another Level Zero driver).
 the test driver's v2 device is otherwise Xe2, which ocloc 22.43 (its
 compiler) cannot compile for. --loaders spirv_warm,zebin times the warm
 ratio alone, over as many rounds as wanted, without the cold compiles (a
-round of the four takes about a minute; of these two, a second). Last line
+round of the four takes about a minute; of these two, a second). With
+--paired one process times both, taking turns kernel by kernel: how fast
+a process happens to run (some run every load 1.5-2x slower for their
+whole life) then weighs on both alike. Last line
 (its second half only when triton_spirv runs):
     spirv_warm_load_vs_zebin_load: <ratio> (goal 1.2); vs Triton load_binary of the SPIR-V: <ratio> (goal 0.1)
 """
@@ -57,6 +60,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,7 @@ from bench_launch import SYCL_BUILD_HELP, bench_parser
 from bench_triton_load import REPO, Workers, cache_sources, timed_round
 
 LOADERS = ("spirv_cold", "spirv_warm", "zebin", "triton_spirv")
+PAIRED = "spirv_warm+zebin"  # --paired: one process runs both
 PAIRS = (
     ("spirv_warm", "zebin"),
     ("spirv_warm", "triton_spirv"),
@@ -106,7 +111,13 @@ def parse_args() -> argparse.Namespace:
         help="instead of timing: load all kernels --repeat times with this loader "
         "under `perf record` and print the top shared objects and symbols",
     )
-    parser.add_argument("--worker", choices=LOADERS + ("fill",), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="with --loaders spirv_warm,zebin: both loaders in one process, taking "
+        "turns kernel by kernel (which goes first turns each round)",
+    )
+    parser.add_argument("--worker", choices=LOADERS + ("fill", PAIRED), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 1 <= args.kernels <= 100 or args.repeat < 1:
         parser.error("--kernels takes 1 to 100, --repeat at least 1")
@@ -117,6 +128,8 @@ def parse_args() -> argparse.Namespace:
             f"comma-separated, got {args.loaders!r}"
         )
     args.loaders = [name for name in LOADERS if name in chosen]
+    if args.paired and args.loaders != ["spirv_warm", "zebin"]:
+        parser.error("--paired takes --loaders spirv_warm,zebin")
     return args
 
 
@@ -186,13 +199,32 @@ def loader_function(name: str, launcher: Any) -> Callable[[dict[str, Any]], Any]
     return lambda k: backend._load_kernel(k["spv"], k["name"], k["shared"], 0, k["build_flags"])
 
 
+def paired_round(loads: dict[str, Callable[[Any], Any]], kernels: list[Any], turn: int) -> dict[str, float]:
+    """CPU ns per kernel of each loader, the loaders taking turns kernel by
+    kernel (the first on each turns with `turn`), each load timed alone; the
+    clock's own cost (a call is about 1 us here) is taken off each load."""
+    clock = time.process_time_ns
+    stamps = [clock() for _ in range(101)]
+    clock_cost = statistics.median(b - a for a, b in zip(stamps, stamps[1:]))
+    names = list(loads)[turn % len(loads) :] + list(loads)[: turn % len(loads)]
+    spent = dict.fromkeys(names, 0.0)
+    kept = []
+    for kernel in kernels:
+        for name in names:
+            start = clock()
+            kept.append(loads[name](kernel))
+            spent[name] += clock() - start - clock_cost
+    return {name: total / len(kernels) for name, total in spent.items()}
+
+
 def work(loader_name: str, profile_rounds: int) -> int:
     """One loader in its own process, as bench_triton_load.py's work() (the
     first round's n_regs/n_spills are reported). `fill`: clear the kept
     folder, load every kernel once, print the cache info."""
     launcher = import_runtime()
     kernels = json.loads((bench_dir() / "manifest.json").read_text())
-    load = loader_function("spirv_warm" if loader_name == "fill" else loader_name, launcher)
+    load = loader_function("spirv_warm" if loader_name in ("fill", PAIRED) else loader_name, launcher)
+    paired = {name: loader_function(name, launcher) for name in PAIRED.split("+")} if loader_name == PAIRED else {}
     if loader_name == "fill":
         # Each kernel's final build (Triton's large-GRF retry may add one):
         # its entry's binary is the zebin loader's file, with the flags the
@@ -206,7 +238,8 @@ def work(loader_name: str, profile_rounds: int) -> int:
             builds.setdefault(k["key"], [str(p) for p in sorted(set(kept.glob("*.xslnb")) - before)])
         print(json.dumps({"info": launcher._kernel_cache_info(), "builds": builds}), flush=True)
         return 0
-    timed_round(load, kernels[:4])  # warm-up: the runtime's and Triton's first-use costs
+    for each in paired.values() or [load]:
+        timed_round(each, kernels[:4])  # warm-up: the runtime's and Triton's first-use costs
     if profile_rounds:
         from triton_xpu_support import perf_profile
 
@@ -217,9 +250,14 @@ def work(loader_name: str, profile_rounds: int) -> int:
         return 0
     print("ready", flush=True)
     metadata: list[list[int]] = []
+    turn = 0
     for line in sys.stdin:
         command = line.split()
-        if command[0] == "round":
+        if command[0] == "round" and loader_name == PAIRED:
+            spent = paired_round(paired, kernels[: int(command[1])], turn)
+            turn += 1
+            print(" ".join(str(spent[name]) for name in paired), flush=True)
+        elif command[0] == "round":
             per_kernel, kept = timed_round(load, kernels[: int(command[1])])
             if not metadata:
                 offset = 2 if loader_name == "triton_spirv" else 1
@@ -309,12 +347,23 @@ def measure(args: argparse.Namespace) -> int:
         ).returncode
     before = kept_snapshot()
     names = args.loaders
+    runs: dict[str, list[float]] = {name: [] for name in names}
+    if args.paired:
+        # The warm loader's process times both; the zebin loader never reads
+        # the kept entries, and its own process, as usual, gives the metadata.
+        with Workers(__file__, {PAIRED: worker_env("spirv_warm")}) as workers:
+            for _ in range(args.repeat):
+                for name, value in zip(PAIRED.split("+"), workers.ask(PAIRED, f"round {len(kernels)}").split()):
+                    runs[name].append(float(value))
     with Workers(__file__, {name: worker_env(name) for name in names}) as workers:
-        runs: dict[str, list[float]] = {name: [] for name in names}
-        for round_index in range(args.repeat):
-            turn = round_index % len(names)  # each loader runs after each other one
-            for name in names[turn:] + names[:turn]:
-                runs[name].append(float(workers.ask(name, f"round {len(kernels)}")))
+        if not args.paired:
+            for round_index in range(args.repeat):
+                turn = round_index % len(names)  # each loader runs after each other one
+                for name in names[turn:] + names[:turn]:
+                    runs[name].append(float(workers.ask(name, f"round {len(kernels)}")))
+        else:
+            for name in names:  # a round each, for the metadata the report gives
+                workers.ask(name, f"round {len(kernels)}")
         reports = {name: json.loads(workers.ask(name, "report")) for name in names}
 
     problems = []
@@ -355,7 +404,7 @@ def measure(args: argparse.Namespace) -> int:
     ns = {name: statistics.median(values) for name, values in runs.items()}
     ratios = {f"{a}/{b}": [x / y for x, y in zip(runs[a], runs[b])] for a, b in PAIRS if a in runs and b in runs}
     print(
-        f"per kernel, medians of {args.repeat} rounds: "
+        f"per kernel, medians of {args.repeat} rounds{' (paired, in one process)' if args.paired else ''}: "
         + " | ".join(f"{name} {ns[name] / 1e3:.1f} us" for name in names)
         + f" | spirv_warm - zebin {(ns['spirv_warm'] - ns['zebin']) / 1e3:.1f} us"
     )
@@ -387,7 +436,7 @@ def main() -> int:
     import triton_xpu_support as triton_xpu
 
     argv = ["--adapter", args.adapter, "--kernels", str(args.kernels), "--repeat", str(args.repeat)]
-    argv += ["--loaders", ",".join(args.loaders)]
+    argv += ["--loaders", ",".join(args.loaders)] + (["--paired"] if args.paired else [])
     if args.profile:
         argv += ["--profile", args.profile]
     import glue_support
