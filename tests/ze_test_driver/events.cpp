@@ -68,18 +68,14 @@ ze_result_t ZE_APICALL zeEventPoolCreate(
 }
 
 ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hPool) {
-  EventPoolObject* pool = asEventPool(hPool);
-  if (pool == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  for (EventObject* event : pool->live) {
-    if (event != nullptr) {
-      return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+  if (const EventPoolObject* pool = asEventPool(hPool)) {
+    for (const EventObject* event : pool->live) {
+      if (event != nullptr) {
+        return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+      }
     }
   }
-  pool->tag = Tag::kDead;
-  delete pool;
-  return ZE_RESULT_SUCCESS;
+  return destroy<EventPoolObject>(hPool, Tag::kEventPool);
 }
 
 ze_result_t ZE_APICALL zeEventCreate(
@@ -105,14 +101,10 @@ ze_result_t ZE_APICALL zeEventCreate(
 }
 
 ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent) {
-  EventObject* event = asEvent(hEvent);
-  if (event == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (const EventObject* event = asEvent(hEvent)) {
+    event->pool->live[event->index] = nullptr;
   }
-  event->pool->live[event->index] = nullptr;
-  event->tag = Tag::kDead;
-  delete event;
-  return ZE_RESULT_SUCCESS;
+  return destroy<EventObject>(hEvent, Tag::kEvent);
 }
 
 ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent) {

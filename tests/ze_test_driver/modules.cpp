@@ -119,13 +119,7 @@ ze_result_t ZE_APICALL zeModuleBuildLogGetString(
 
 ze_result_t ZE_APICALL
 zeModuleBuildLogDestroy(ze_module_build_log_handle_t hLog) {
-  BuildLogObject* log = asBuildLog(hLog);
-  if (log == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  log->tag = Tag::kDead;
-  delete log;
-  return ZE_RESULT_SUCCESS;
+  return destroy<BuildLogObject>(hLog, Tag::kBuildLog);
 }
 
 ze_result_t ZE_APICALL zeModuleGetKernelNames(
