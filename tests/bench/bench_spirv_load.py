@@ -68,7 +68,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # Its module level only defines things: the kernel list and the timed round.
 from bench_launch import SYCL_BUILD_HELP, bench_parser
-from bench_triton_load import REPO, Workers, cache_sources, timed_round
+from bench_triton_load import REPO, Workers, add_profile_argument, cache_sources, timed_round
 
 LOADERS = ("spirv_cold", "spirv_warm", "zebin", "triton_spirv")
 PAIRED = "spirv_warm+zebin"  # --paired: one process runs both
@@ -105,12 +105,7 @@ def parse_args() -> argparse.Namespace:
         help="comma-separated subset of the loaders to time (default all four; "
         "'spirv_warm,zebin' times the warm ratio over many rounds without the cold compiles)",
     )
-    parser.add_argument(
-        "--profile",
-        choices=LOADERS,
-        help="instead of timing: load all kernels --repeat times with this loader "
-        "under `perf record` and print the top shared objects and symbols",
-    )
+    add_profile_argument(parser, LOADERS)
     parser.add_argument(
         "--paired",
         action="store_true",

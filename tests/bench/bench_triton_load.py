@@ -71,15 +71,19 @@ LOADERS = ("ours", "triton_load_binary", "floor", "triton_warm_start")
 COMPARED = "ours_compared"
 
 
-def parse_args() -> argparse.Namespace:
-    parser = bench_parser(__doc__, SYCL_BUILD_HELP, ("v1", "v2"))
-    parser.add_argument("--repeat", type=int, default=21, help="rounds of loading every kernel; medians are reported")
+def add_profile_argument(parser: argparse.ArgumentParser, loaders: tuple[str, ...]) -> None:
     parser.add_argument(
         "--profile",
-        choices=LOADERS,
+        choices=loaders,
         help="instead of timing: load all kernels --repeat times with this loader "
         "under `perf record` and print the top shared objects and symbols",
     )
+
+
+def parse_args() -> argparse.Namespace:
+    parser = bench_parser(__doc__, SYCL_BUILD_HELP, ("v1", "v2"))
+    parser.add_argument("--repeat", type=int, default=21, help="rounds of loading every kernel; medians are reported")
+    add_profile_argument(parser, LOADERS)
     parser.add_argument(
         "--compare-build",
         metavar="DIR",
