@@ -43,6 +43,19 @@ class RuntimeApi : public ::testing::Test {
     }
   }
 
+  // A host-visible pool of `count` events; nullptr when it cannot be made.
+  ze_event_pool_handle_t hostVisibleEventPool(uint32_t count) {
+    ze_event_pool_desc_t desc = {};
+    desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+    desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+    desc.count = count;
+    ze_event_pool_handle_t pool = nullptr;
+    EXPECT_EQ(
+        zeEventPoolCreate(context_, &desc, 1, &device_, &pool),
+        ZE_RESULT_SUCCESS);
+    return pool;
+  }
+
   void* allocDevice(size_t size) {
     ze_device_mem_alloc_desc_t desc = {};
     desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
@@ -164,14 +177,8 @@ TEST_F(RuntimeApi, ImmediateCopyAndFillMoveBytes) {
 }
 
 TEST_F(RuntimeApi, EventsAreSignaledByCommandsAndRefuseMisuse) {
-  ze_event_pool_desc_t pool_desc = {};
-  pool_desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
-  pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
-  pool_desc.count = 2;
-  ze_event_pool_handle_t pool = nullptr;
-  ASSERT_EQ(
-      zeEventPoolCreate(context_, &pool_desc, 1, &device_, &pool),
-      ZE_RESULT_SUCCESS);
+  ze_event_pool_handle_t pool = hostVisibleEventPool(2);
+  ASSERT_NE(pool, nullptr);
   ze_event_desc_t event_desc = {};
   event_desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
   event_desc.index = 0;
@@ -316,14 +323,8 @@ TEST_F(RuntimeApi, RegularListsRunOnAnImmediateListThroughTheAppendExtension) {
       append(immediate_, 0, &list, nullptr, 0, nullptr),
       ZE_RESULT_ERROR_INVALID_SIZE);
 
-  ze_event_pool_desc_t pool_desc = {};
-  pool_desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
-  pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
-  pool_desc.count = 2;
-  ze_event_pool_handle_t pool = nullptr;
-  ASSERT_EQ(
-      zeEventPoolCreate(context_, &pool_desc, 1, &device_, &pool),
-      ZE_RESULT_SUCCESS);
+  ze_event_pool_handle_t pool = hostVisibleEventPool(2);
+  ASSERT_NE(pool, nullptr);
   ze_event_desc_t event_desc = {};
   event_desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
   ze_event_handle_t done = nullptr;
