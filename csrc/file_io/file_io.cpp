@@ -202,6 +202,11 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
 
 namespace {
 
+// ReadFile and WriteFile take a DWORD count: at most 1 GiB a call.
+DWORD chunkOf(size_t left) {
+  return left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
+}
+
 Status readCheckedPath(
     const std::string& utf8_path,
     std::string& bytes,
@@ -256,11 +261,9 @@ Status readCheckedPath(
   }
   size_t done = 0;
   while (done < expected) {
-    const size_t left = expected - done;
-    const DWORD chunk =
-        left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
     DWORD read = 0;
-    if (!ReadFile(file, &bytes[done], chunk, &read, nullptr)) {
+    if (!ReadFile(
+            file, &bytes[done], chunkOf(expected - done), &read, nullptr)) {
       return unreadableFile(utf8_path, windowsErrorText(GetLastError()));
     }
     if (read == 0) {
@@ -298,11 +301,13 @@ Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
   HandleCloser closer(file);
   size_t done = 0;
   while (done < bytes.size()) {
-    const size_t left = bytes.size() - done;
-    const DWORD chunk =
-        left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
     DWORD written = 0;
-    if (!WriteFile(file, bytes.data() + done, chunk, &written, nullptr) ||
+    if (!WriteFile(
+            file,
+            bytes.data() + done,
+            chunkOf(bytes.size() - done),
+            &written,
+            nullptr) ||
         written == 0) {
       return Error(
           "cannot write " + quoted(utf8_path) + ": " +
