@@ -177,6 +177,17 @@ ze_result_t countAndFill(uint32_t* pCount, T* out, uint32_t available, Fill f) {
   return ZE_RESULT_SUCCESS;
 }
 
+// Zeroes every field of a properties struct but its stype and pNext (the
+// caller's chain): what a device without the feature reports.
+template <typename Properties>
+void zeroFields(Properties* p) {
+  const ze_structure_type_t stype = p->stype;
+  void* const next = p->pNext;
+  std::memset(static_cast<void*>(p), 0, sizeof(*p));
+  p->stype = stype;
+  p->pNext = next;
+}
+
 } // namespace
 
 DriverState& state() {
@@ -318,15 +329,13 @@ zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
   if (const auto bad = nullArgument({device}, {p})) {
     return *bad;
   }
+  zeroFields(p);
   p->type = device->type;
   p->vendorId = device->vendor_id;
   p->deviceId = device->device_id;
-  p->flags = 0;
-  p->subdeviceId = 0;
   p->coreClockRate = 1000;
   p->maxMemAllocSize = uint64_t(1) << 32;
   p->maxHardwareContexts = 64;
-  p->maxCommandQueuePriority = 0;
   p->numThreadsPerEU = 8;
   p->physicalEUSimdWidth = 16;
   p->numEUsPerSubslice = 8;
@@ -335,7 +344,6 @@ zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
   p->timerResolution = 1;
   p->timestampValidBits = 64;
   p->kernelTimestampValidBits = 32;
-  std::memset(&p->uuid, 0, sizeof(p->uuid));
   p->uuid.id[0] = static_cast<uint8_t>(device->index);
   std::memcpy(p->uuid.id + 1, "xsl", 3);
   copyName(p->name, sizeof(p->name), device->name);
@@ -457,13 +465,12 @@ ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(
   if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
     return *bad;
   }
+  zeroFields(p);
   const ze_memory_access_cap_flags_t rw =
       ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
   p->hostAllocCapabilities = rw;
   p->deviceAllocCapabilities = rw;
   p->sharedSingleDeviceAllocCapabilities = rw;
-  p->sharedCrossDeviceAllocCapabilities = 0;
-  p->sharedSystemAllocCapabilities = 0;
   return ZE_RESULT_SUCCESS;
 }
 
@@ -487,15 +494,7 @@ ze_result_t ZE_APICALL zeDeviceGetImageProperties(
   if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
     return *bad;
   }
-  // Zero everywhere: no image support.
-  p->maxImageDims1D = 0;
-  p->maxImageDims2D = 0;
-  p->maxImageDims3D = 0;
-  p->maxImageBufferSize = 0;
-  p->maxImageArraySlices = 0;
-  p->maxSamplers = 0;
-  p->maxReadImageArgs = 0;
-  p->maxWriteImageArgs = 0;
+  zeroFields(p); // no image support
   return ZE_RESULT_SUCCESS;
 }
 
@@ -505,10 +504,7 @@ ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(
   if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
     return *bad;
   }
-  p->memoryAllocationImportTypes = 0;
-  p->memoryAllocationExportTypes = 0;
-  p->imageImportTypes = 0;
-  p->imageExportTypes = 0;
+  zeroFields(p); // no external memory
   return ZE_RESULT_SUCCESS;
 }
 
