@@ -194,32 +194,37 @@ def loader_function(name: str, launcher: Any) -> Callable[[dict[str, Any]], Any]
     return lambda k: backend._load_kernel(k["spv"], k["name"], k["shared"], 0, k["build_flags"])
 
 
-def paired_round(loads: dict[str, Callable[[Any], Any]], kernels: list[Any], turn: int) -> dict[str, float]:
-    """CPU ns per kernel of each loader, the loaders taking turns kernel by
-    kernel (the first on each turns with `turn`), each load timed alone; the
-    clock's own cost (a call is about 1 us here) is taken off each load."""
+def paired_round(
+    loads: dict[str, Callable[[Any], Any]], kernels: list[Any], turn: int
+) -> tuple[dict[str, float], dict[str, list[Any]]]:
+    """CPU ns per kernel of each loader and what each loaded, the loaders
+    taking turns kernel by kernel (the first on each turns with `turn`), each
+    load timed alone; the clock's own cost (a call is about 1 us here) is
+    taken off each load."""
     clock = time.process_time_ns
     stamps = [clock() for _ in range(101)]
     clock_cost = statistics.median(b - a for a, b in zip(stamps, stamps[1:]))
     names = list(loads)[turn % len(loads) :] + list(loads)[: turn % len(loads)]
     spent = dict.fromkeys(names, 0.0)
-    kept = []
+    kept: dict[str, list[Any]] = {name: [] for name in names}
     for kernel in kernels:
         for name in names:
             start = clock()
-            kept.append(loads[name](kernel))
+            kept[name].append(loads[name](kernel))
             spent[name] += clock() - start - clock_cost
-    return {name: total / len(kernels) for name, total in spent.items()}
+    return {name: total / len(kernels) for name, total in spent.items()}, kept
 
 
 def work(loader_name: str, profile_rounds: int) -> int:
-    """One loader in its own process, as bench_triton_load.py's work() (the
-    first round's n_regs/n_spills are reported). `fill`: clear the kept
-    folder, load every kernel once, print the cache info."""
+    """One loader in its own process (with --paired, spirv_warm and zebin in
+    one), as bench_triton_load.py's work() (the first round's n_regs/n_spills
+    are reported). `fill`: clear the kept folder, load every kernel once,
+    print the cache info."""
     launcher = import_runtime()
     kernels = json.loads((bench_dir() / "manifest.json").read_text())
-    load = loader_function("spirv_warm" if loader_name in ("fill", PAIRED) else loader_name, launcher)
-    paired = {name: loader_function(name, launcher) for name in PAIRED.split("+")} if loader_name == PAIRED else {}
+    names = loader_name.split("+")
+    loads = {name: loader_function("spirv_warm" if name == "fill" else name, launcher) for name in names}
+    load = loads[names[0]]
     if loader_name == "fill":
         # Each kernel's final build (Triton's large-GRF retry may add one):
         # its entry's binary is the zebin loader's file, with the flags the
@@ -233,7 +238,7 @@ def work(loader_name: str, profile_rounds: int) -> int:
             builds.setdefault(k["key"], [str(p) for p in sorted(set(kept.glob("*.xslnb")) - before)])
         print(json.dumps({"info": launcher._kernel_cache_info(), "builds": builds}), flush=True)
         return 0
-    for each in paired.values() or [load]:
+    for each in loads.values():
         timed_round(each, kernels[:4])  # warm-up: the runtime's and Triton's first-use costs
     if profile_rounds:
         from triton_xpu_support import perf_profile
@@ -244,21 +249,24 @@ def work(loader_name: str, profile_rounds: int) -> int:
         )
         return 0
     print("ready", flush=True)
-    metadata: list[list[int]] = []
+    metadata: dict[str, list[list[int]]] = {}
     turn = 0
     for line in sys.stdin:
         command = line.split()
-        if command[0] == "round" and loader_name == PAIRED:
-            spent = paired_round(paired, kernels[: int(command[1])], turn)
-            turn += 1
-            print(" ".join(str(spent[name]) for name in paired), flush=True)
-        elif command[0] == "round":
-            per_kernel, kept = timed_round(load, kernels[: int(command[1])])
-            if not metadata:
-                offset = 2 if loader_name == "triton_spirv" else 1
-                metadata = [[int(x) for x in loaded[offset : offset + 2]] for loaded in kept]
-            del kept
-            print(per_kernel, flush=True)
+        if command[0] == "round":
+            round_kernels = kernels[: int(command[1])]
+            if len(loads) > 1:
+                spent, loaded_by = paired_round(loads, round_kernels, turn)
+                turn += 1
+            else:
+                per_kernel, loaded = timed_round(load, round_kernels)
+                spent, loaded_by = {loader_name: per_kernel}, {loader_name: loaded}
+            for name, loaded in loaded_by.items():
+                if name not in metadata:  # the first round's
+                    offset = 2 if name == "triton_spirv" else 1
+                    metadata[name] = [[int(x) for x in each[offset : offset + 2]] for each in loaded]
+            del loaded_by, loaded
+            print(" ".join(str(spent[name]) for name in names), flush=True)
         elif command[0] == "report":
             # IGC and libocloc enter at the test driver's first SPIR-V compile.
             maps = Path("/proc/self/maps").read_text().split("\n")
@@ -343,23 +351,21 @@ def measure(args: argparse.Namespace) -> int:
     before = kept_snapshot()
     names = args.loaders
     runs: dict[str, list[float]] = {name: [] for name in names}
-    if args.paired:
-        # The warm loader's process times both; the zebin loader never reads
-        # the kept entries, and its own process, as usual, gives the metadata.
-        with Workers(__file__, {PAIRED: worker_env("spirv_warm")}) as workers:
-            for _ in range(args.repeat):
-                for name, value in zip(PAIRED.split("+"), workers.ask(PAIRED, f"round {len(kernels)}").split()):
+    # A process per loader, or with --paired one for both (the zebin loader
+    # never reads the kept entries, so the warm loader's settings serve it).
+    groups = [PAIRED] if args.paired else names
+    with Workers(__file__, {group: worker_env(group.split("+")[0]) for group in groups}) as workers:
+        for round_index in range(args.repeat):
+            turn = round_index % len(groups)  # each loader runs after each other one
+            for group in groups[turn:] + groups[:turn]:
+                answer = workers.ask(group, f"round {len(kernels)}").split()
+                for name, value in zip(group.split("+"), answer):
                     runs[name].append(float(value))
-    with Workers(__file__, {name: worker_env(name) for name in names}) as workers:
-        if not args.paired:
-            for round_index in range(args.repeat):
-                turn = round_index % len(names)  # each loader runs after each other one
-                for name in names[turn:] + names[:turn]:
-                    runs[name].append(float(workers.ask(name, f"round {len(kernels)}")))
-        else:
-            for name in names:  # a round each, for the metadata the report gives
-                workers.ask(name, f"round {len(kernels)}")
-        reports = {name: json.loads(workers.ask(name, "report")) for name in names}
+        reports = {}
+        for group in groups:
+            report = json.loads(workers.ask(group, "report"))
+            for name, metadata in report.pop("metadata").items():
+                reports[name] = dict(report, metadata=metadata)
 
     problems = []
     warm = reports["spirv_warm"]
