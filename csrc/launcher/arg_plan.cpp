@@ -23,17 +23,6 @@ std::string kernelLabel(std::string_view kernel_name) {
   return label;
 }
 
-std::string argLabel(size_t index, ArgType type) {
-  std::string label = "argument ";
-  label += std::to_string(index);
-  label += " ('";
-  label += argTypeCode(type);
-  label += "', ";
-  label += argTypeName(type);
-  label += ")";
-  return label;
-}
-
 bool isPointerKind(zebin::UserArgumentKind kind) {
   return kind == zebin::UserArgumentKind::kGlobalPointer ||
       kind == zebin::UserArgumentKind::kConstantPointer;
@@ -111,7 +100,7 @@ Expected<PlannedArg> planOneArg(
     std::string_view kernel_name,
     const zebin::UserArgument& param) {
   const std::string where =
-      kernelLabel(kernel_name) + ": " + argLabel(index, type);
+      kernelLabel(kernel_name) + ": " + argumentLabel(index, type);
   const uint32_t type_size = argTypeSize(type);
   PlannedArg planned;
   planned.type = type;
@@ -362,7 +351,7 @@ PackStatus typeError(const PlannedArg& arg, size_t index) {
   return PackStatus(
       PackErrorKind::kType,
       Error(
-          argLabel(index, arg.type) +
+          argumentLabel(index, arg.type) +
           ": got an int where a floating point or pointer value belongs"));
 }
 
@@ -372,7 +361,7 @@ PackStatus overflowError(
     std::string_view value_text) {
   const ReadRange range = readRange(arg.type);
   const uint32_t code_bits = argTypeSize(arg.type) * 8;
-  std::string message = argLabel(index, arg.type) + ": ";
+  std::string message = argumentLabel(index, arg.type) + ": ";
   message += value_text;
   message += " is outside " + rangeText(range.min_signed, range.max) +
       ", the range Triton's launcher reads this code with (" +
@@ -389,7 +378,7 @@ PackStatus declaredRangeError(
     const PlannedArg& arg,
     size_t index,
     std::string_view value_text) {
-  std::string message = argLabel(index, arg.type) + ": ";
+  std::string message = argumentLabel(index, arg.type) + ": ";
   if (arg.boolean) {
     message +=
         "the kernel declares a bool parameter, which takes 0, 1, "
@@ -497,7 +486,7 @@ PackStatus packFloatingValue(
         return PackStatus(
             PackErrorKind::kOverflow,
             Error(
-                argLabel(index, arg.type) + ": " + text +
+                argumentLabel(index, arg.type) + ": " + text +
                 " is too large for float16 (largest finite 65504; values "
                 "from 65520 up round past it), and Triton's launcher "
                 "(PyFloat_Pack2) raises OverflowError here too; pass a "

@@ -1,126 +1,75 @@
 #include "launcher/arg_types.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+
 namespace xsl {
 namespace launcher {
 
+namespace {
+
+// The facts of each type, indexed by ArgType: the code Inductor sends, the
+// name errors use, the bytes the kernel receives.
+constexpr char kCodes[] = "bhilBHIKfdeyO";
+constexpr const char* kNames[] = {
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "pointer"};
+constexpr uint32_t kSizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 2, 2, 8};
+
+constexpr size_t kTypeCount = static_cast<size_t>(ArgType::kPointer) + 1;
+static_assert(sizeof(kCodes) == kTypeCount + 1, "one code per ArgType");
+static_assert(std::size(kNames) == kTypeCount, "one name per ArgType");
+static_assert(std::size(kSizes) == kTypeCount, "one size per ArgType");
+
+} // namespace
+
 std::optional<ArgType> argTypeFromCode(char code) noexcept {
-  switch (code) {
-    case 'b':
-      return ArgType::kInt8;
-    case 'h':
-      return ArgType::kInt16;
-    case 'i':
-      return ArgType::kInt32;
-    case 'l':
-      return ArgType::kInt64;
-    case 'B':
-      return ArgType::kUInt8;
-    case 'H':
-      return ArgType::kUInt16;
-    case 'I':
-      return ArgType::kUInt32;
-    case 'K':
-      return ArgType::kUInt64;
-    case 'f':
-      return ArgType::kFloat32;
-    case 'd':
-      return ArgType::kFloat64;
-    case 'e':
-      return ArgType::kFloat16;
-    case 'y':
-      return ArgType::kBFloat16;
-    case 'O':
-      return ArgType::kPointer;
-    default:
-      return std::nullopt;
+  for (size_t i = 0; i < kTypeCount; ++i) {
+    if (kCodes[i] == code) {
+      return static_cast<ArgType>(i);
+    }
   }
+  return std::nullopt;
 }
 
 char argTypeCode(ArgType type) noexcept {
-  switch (type) {
-    case ArgType::kInt8:
-      return 'b';
-    case ArgType::kInt16:
-      return 'h';
-    case ArgType::kInt32:
-      return 'i';
-    case ArgType::kInt64:
-      return 'l';
-    case ArgType::kUInt8:
-      return 'B';
-    case ArgType::kUInt16:
-      return 'H';
-    case ArgType::kUInt32:
-      return 'I';
-    case ArgType::kUInt64:
-      return 'K';
-    case ArgType::kFloat32:
-      return 'f';
-    case ArgType::kFloat64:
-      return 'd';
-    case ArgType::kFloat16:
-      return 'e';
-    case ArgType::kBFloat16:
-      return 'y';
-    case ArgType::kPointer:
-      return 'O';
-  }
-  return '?';
+  const auto i = static_cast<size_t>(type);
+  return i < kTypeCount ? kCodes[i] : '?';
 }
 
 const char* argTypeName(ArgType type) noexcept {
-  switch (type) {
-    case ArgType::kInt8:
-      return "int8";
-    case ArgType::kInt16:
-      return "int16";
-    case ArgType::kInt32:
-      return "int32";
-    case ArgType::kInt64:
-      return "int64";
-    case ArgType::kUInt8:
-      return "uint8";
-    case ArgType::kUInt16:
-      return "uint16";
-    case ArgType::kUInt32:
-      return "uint32";
-    case ArgType::kUInt64:
-      return "uint64";
-    case ArgType::kFloat32:
-      return "float32";
-    case ArgType::kFloat64:
-      return "float64";
-    case ArgType::kFloat16:
-      return "float16";
-    case ArgType::kBFloat16:
-      return "bfloat16";
-    case ArgType::kPointer:
-      return "pointer";
-  }
-  return "unknown";
+  const auto i = static_cast<size_t>(type);
+  return i < kTypeCount ? kNames[i] : "unknown";
 }
 
 uint32_t argTypeSize(ArgType type) noexcept {
-  switch (type) {
-    case ArgType::kInt8:
-    case ArgType::kUInt8:
-      return 1;
-    case ArgType::kInt16:
-    case ArgType::kUInt16:
-    case ArgType::kFloat16:
-    case ArgType::kBFloat16:
-      return 2;
-    case ArgType::kInt32:
-    case ArgType::kUInt32:
-    case ArgType::kFloat32:
-      return 4;
-    case ArgType::kInt64:
-    case ArgType::kUInt64:
-    case ArgType::kFloat64:
-    case ArgType::kPointer:
-      return 8;
-  }
-  return 0;
+  const auto i = static_cast<size_t>(type);
+  return i < kTypeCount ? kSizes[i] : 0;
+}
+
+std::string argumentLabel(size_t index, ArgType type) {
+  std::string label = "argument ";
+  label += std::to_string(index);
+  label += " ('";
+  label += argTypeCode(type);
+  label += "', ";
+  label += argTypeName(type);
+  label += ")";
+  return label;
 }
 
 } // namespace launcher

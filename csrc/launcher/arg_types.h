@@ -5,8 +5,10 @@
 // B H I K = uint8..64, f d = float32/float64, e y = float16/bfloat16,
 // O = pointer (int, None, or an object with data_ptr()).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace xsl {
 namespace launcher {
@@ -33,6 +35,8 @@ char argTypeCode(ArgType type) noexcept;
 const char* argTypeName(ArgType type) noexcept;
 // Bytes the kernel receives for this type.
 uint32_t argTypeSize(ArgType type) noexcept;
+// "argument 3 ('i', int32)": how every error names an argument.
+std::string argumentLabel(size_t index, ArgType type);
 
 inline bool isSignedInteger(ArgType type) noexcept {
   return type == ArgType::kInt8 || type == ArgType::kInt16 ||
