@@ -50,17 +50,6 @@ struct KernelCapsule {
   ze_command_list_handle_t default_list = nullptr; // stream 0, once looked up
 };
 
-void destroyKernelCapsule(PyObject* capsule) {
-  auto* held =
-      static_cast<KernelCapsule*>(PyCapsule_GetPointer(capsule, kCapsuleName));
-  if (held == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  held->plan_cache.clear();
-  delete held;
-}
-
 // kernelFromCapsule for anything but our capsule name pointer: a capsule
 // with an equal name string, or the TypeError.
 XSL_BRIDGE_NOINLINE KernelCapsule* kernelFromOtherCapsule(PyObject* obj) {
@@ -167,8 +156,7 @@ PyObject* loadKernel(PyObject* /*type*/, PyObject* args) {
   held->kernel = std::move(*loaded);
   const long long n_regs = held->kernel->registerCount();
   const long long n_spills = held->kernel->spillCount();
-  return py::loadResult(
-      std::move(held), kCapsuleName, destroyKernelCapsule, n_regs, n_spills);
+  return py::loadResult(std::move(held), kCapsuleName, n_regs, n_spills);
 }
 
 PyObject* launchKernel(

@@ -196,17 +196,6 @@ inline bool parseHandle(PyObject* obj, const char* what, uint64_t* out) {
   return parseHandleChecked(obj, what, out);
 }
 
-inline std::string argWhere(size_t index, ArgType type) {
-  std::string text = "argument ";
-  text += std::to_string(index);
-  text += " ('";
-  text += argTypeCode(type);
-  text += "', ";
-  text += argTypeName(type);
-  text += ")";
-  return text;
-}
-
 inline bool packInteger(
     PyObject* obj,
     const PlannedArg& arg,
@@ -243,7 +232,7 @@ XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
     if (obj == Py_None || PyFloat_Check(obj) || !PyIndex_Check(obj)) {
       raise(
           PyExc_TypeError,
-          argWhere(index, arg.type) + ": expected an int, got " +
+          argumentLabel(index, arg.type) + ": expected an int, got " +
               typeName(obj));
       return false;
     }
@@ -368,7 +357,7 @@ XSL_BRIDGE_NOINLINE inline bool packFloatingChecked(
   if (obj == Py_None) {
     raise(
         PyExc_TypeError,
-        argWhere(index, arg.type) + ": expected a float, got None");
+        argumentLabel(index, arg.type) + ": expected a float, got None");
     return false;
   }
   const double value = PyFloat_AsDouble(obj); // float subclasses, ints, ...
@@ -377,14 +366,14 @@ XSL_BRIDGE_NOINLINE inline bool packFloatingChecked(
       PyErr_Clear();
       raise(
           PyExc_OverflowError,
-          argWhere(index, arg.type) +
+          argumentLabel(index, arg.type) +
               ": the int is too large for a float (Triton's launcher raises "
               "OverflowError too); pass a float");
     } else {
       PyErr_Clear();
       raise(
           PyExc_TypeError,
-          argWhere(index, arg.type) + ": expected a float, got " +
+          argumentLabel(index, arg.type) + ": expected a float, got " +
               typeName(obj));
     }
     return false;
@@ -421,7 +410,7 @@ XSL_BRIDGE_NOINLINE inline bool pointerValueChecked(
     if (!unsignedValue(obj, address)) {
       raise(
           PyExc_ValueError,
-          argWhere(index, ArgType::kPointer) +
+          argumentLabel(index, ArgType::kPointer) +
               ": an int address must be in [0, 2**64)");
       return false;
     }
@@ -440,7 +429,7 @@ XSL_BRIDGE_NOINLINE inline bool pointerValueChecked(
       PyErr_Clear();
       raise(
           PyExc_TypeError,
-          argWhere(index, ArgType::kPointer) +
+          argumentLabel(index, ArgType::kPointer) +
               ": expected a tensor (an object with data_ptr()), an int "
               "address or None, got " +
               typeName(obj));
@@ -450,7 +439,7 @@ XSL_BRIDGE_NOINLINE inline bool pointerValueChecked(
   if (!PyLong_Check(result)) {
     raise(
         PyExc_TypeError,
-        argWhere(index, ArgType::kPointer) + ": data_ptr() returned " +
+        argumentLabel(index, ArgType::kPointer) + ": data_ptr() returned " +
             typeName(result) + ", not an int");
     Py_DECREF(result);
     return false;
@@ -573,6 +562,14 @@ struct PlanCache {
     plan = nullptr;
     threads_per_warp = 0;
     clearIntObjects();
+  }
+
+  PlanCache() = default;
+  PlanCache(const PlanCache&) = delete;
+  PlanCache& operator=(const PlanCache&) = delete;
+  // Runs where the GIL is held: in the capsule destructor below.
+  ~PlanCache() {
+    clear();
   }
 };
 
@@ -821,24 +818,31 @@ inline bool packLaunchArgs(
       });
 }
 
+// The destructor of a capsule that holds a `Held` (set only on those).
+template <typename Held>
+void deleteCapsuleContents(PyObject* capsule) {
+  delete static_cast<Held*>(
+      PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)));
+}
+
 // What _load_kernel returns, (function, n_regs, n_spills): `held` goes into
-// a capsule named `name` that `destroy` frees; the capsule's context points
-// at it too, for the launch's read without a name compare. "N" hands the
+// a capsule named `name` that deletes it; the capsule's context points at
+// it too, for the launch's read without a name compare. "N" hands the
 // capsule reference to the tuple (upstream's "O" leaked it).
 template <typename Held>
 PyObject* loadResult(
     std::unique_ptr<Held> held,
     const char* name,
-    PyCapsule_Destructor destroy,
     long long n_regs,
     long long n_spills) {
-  PyObject* capsule = PyCapsule_New(held.get(), name, destroy);
+  PyObject* capsule =
+      PyCapsule_New(held.get(), name, deleteCapsuleContents<Held>);
   if (capsule == nullptr) {
     return nullptr;
   }
   Held* owned = held.release(); // the capsule owns it now
   if (PyCapsule_SetContext(capsule, owned) < 0) {
-    Py_DECREF(capsule); // `destroy` frees `owned`
+    Py_DECREF(capsule); // which deletes `owned`
     return nullptr;
   }
   return Py_BuildValue("(NLL)", capsule, n_regs, n_spills);

@@ -43,17 +43,6 @@ struct PythonSyclKernel {
 
 constexpr const char* kKernelCapsuleName = "torch._C._StaticXpuLauncher.kernel";
 
-inline void destroyPythonSyclKernel(PyObject* capsule) {
-  auto* held = static_cast<PythonSyclKernel*>(
-      PyCapsule_GetPointer(capsule, kKernelCapsuleName));
-  if (held == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  held->plan_cache.clear();
-  delete held;
-}
-
 inline PythonSyclKernel* kernelFromCapsule(PyObject* obj) {
   namespace bridge = launcher::python;
   if (PyCapsule_CheckExact(obj) &&
@@ -120,11 +109,7 @@ inline PyObject* loadKernel(const SyclRuntime& runtime, PyObject* args) {
   const long long n_regs = held->kernel->loaded().registerCount();
   const long long n_spills = held->kernel->loaded().spillCount();
   return bridge::loadResult(
-      std::move(held),
-      kKernelCapsuleName,
-      destroyPythonSyclKernel,
-      n_regs,
-      n_spills);
+      std::move(held), kKernelCapsuleName, n_regs, n_spills);
 }
 
 // _launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared,
