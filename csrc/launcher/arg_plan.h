@@ -122,30 +122,21 @@ enum class PackErrorKind : uint8_t {
   kValue,    // ValueError: a value the kernel's declared type cannot take
 };
 
-class [[nodiscard]] PackStatus {
+// A Status that also says which exception a failure raises.
+class [[nodiscard]] PackStatus : public Status {
  public:
   PackStatus() = default;
   PackStatus(PackErrorKind kind, Error error)
-      : kind_(kind), error_(std::move(error)) {}
+      : Status(std::move(error)), kind_(kind) {}
   static PackStatus success() {
     return PackStatus();
-  }
-  bool ok() const noexcept {
-    return !error_.has_value();
-  }
-  explicit operator bool() const noexcept {
-    return ok();
   }
   PackErrorKind kind() const noexcept {
     return kind_;
   }
-  const Error& error() const& {
-    return *error_;
-  }
 
  private:
   PackErrorKind kind_ = PackErrorKind::kType;
-  std::optional<Error> error_;
 };
 
 // For Python ints that fit in int64.
