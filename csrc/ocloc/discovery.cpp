@@ -195,32 +195,27 @@ std::vector<OclocCandidate> oclocCandidates(const DiscoveryEnvironment& env) {
       roots.emplace_back("%ONEAPI_ROOT%", *root);
     }
     roots.emplace_back("default oneAPI folder", kOneApiDefaultRoot);
-    for (const auto& root : roots) {
-      const std::string bin = joinPath(
-          joinPath(joinPath(root.second, "ocloc", true), "latest", true),
-          "bin",
-          true);
-      result.push_back(
-          {OclocSource::kOneApi,
-           root.first + " ocloc",
-           joinPath(bin, exe, true)});
-    }
+    // <root>\<component>\latest\bin\ocloc.exe under each oneAPI root.
+    const auto add_latest_bins = [&](const char* component, const char* what) {
+      for (const auto& root : roots) {
+        const std::string bin = joinPath(
+            joinPath(joinPath(root.second, component, true), "latest", true),
+            "bin",
+            true);
+        result.push_back(
+            {OclocSource::kOneApi,
+             root.first + what,
+             joinPath(bin, exe, true)});
+      }
+    };
+    add_latest_bins("ocloc", " ocloc");
     if (auto compiler_root = nonEmptyEnv(env, "CMPLR_ROOT")) {
       result.push_back(
           {OclocSource::kOneApi,
            "%CMPLR_ROOT% compiler bin",
            joinPath(joinPath(*compiler_root, "bin", true), exe, true)});
     }
-    for (const auto& root : roots) {
-      const std::string bin = joinPath(
-          joinPath(joinPath(root.second, "compiler", true), "latest", true),
-          "bin",
-          true);
-      result.push_back(
-          {OclocSource::kOneApi,
-           root.first + " compiler bin",
-           joinPath(bin, exe, true)});
-    }
+    add_latest_bins("compiler", " compiler bin");
   } else {
     for (const char* dir :
          {"/usr/bin",
