@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/enum_names.h"
+
 namespace xsl {
 namespace compile {
 
@@ -25,15 +27,8 @@ Expected<CompilerKind> parseCompilerKind(const std::string& text) {
 }
 
 const char* compilerKindName(CompilerKind kind) {
-  switch (kind) {
-    case CompilerKind::kOcloc:
-      return "ocloc";
-    case CompilerKind::kDriver:
-      return "driver";
-    case CompilerKind::kAuto:
-      break;
-  }
-  return "auto";
+  static constexpr const char* kNames[] = {"auto", "ocloc", "driver"};
+  return enumName(kind, kNames, "auto");
 }
 
 Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(

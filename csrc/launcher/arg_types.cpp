@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "common/enum_names.h"
+
 namespace xsl {
 namespace launcher {
 
@@ -52,8 +54,7 @@ char argTypeCode(ArgType type) noexcept {
 }
 
 const char* argTypeName(ArgType type) noexcept {
-  const auto i = static_cast<size_t>(type);
-  return i < kTypeCount ? kNames[i] : "unknown";
+  return enumName(type, kNames, "unknown");
 }
 
 uint32_t argTypeSize(ArgType type) noexcept {

@@ -1,5 +1,6 @@
 #include "ocloc/discovery.h"
 
+#include "common/enum_names.h"
 #include "common/platform.h"
 #include "common/utf8_path.h"
 
@@ -111,19 +112,9 @@ std::optional<std::string> nonEmptyEnv(
 } // namespace
 
 const char* oclocSourceName(OclocSource source) {
-  switch (source) {
-    case OclocSource::kEnvironment:
-      return "environment";
-    case OclocSource::kWheel:
-      return "wheel";
-    case OclocSource::kPath:
-      return "PATH";
-    case OclocSource::kOneApi:
-      return "oneAPI";
-    case OclocSource::kSystem:
-      return "system";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {
+      "environment", "wheel", "PATH", "oneAPI", "system"};
+  return enumName(source, kNames, "unknown");
 }
 
 std::string joinPath(

@@ -6,29 +6,22 @@
 #include <string_view>
 #include <utility>
 
+#include "common/enum_names.h"
 #include "zebin/zebin.h"
 
 namespace xsl {
 namespace zebin {
 
 const char* userArgumentKindName(UserArgumentKind kind) {
-  switch (kind) {
-    case UserArgumentKind::kGlobalPointer:
-      return "global_pointer";
-    case UserArgumentKind::kConstantPointer:
-      return "constant_pointer";
-    case UserArgumentKind::kLocalPointer:
-      return "local_pointer";
-    case UserArgumentKind::kByValue:
-      return "by_value";
-    case UserArgumentKind::kImage:
-      return "image";
-    case UserArgumentKind::kSampler:
-      return "sampler";
-    case UserArgumentKind::kOther:
-      break;
-  }
-  return "other";
+  static constexpr const char* kNames[] = {
+      "global_pointer",
+      "constant_pointer",
+      "local_pointer",
+      "by_value",
+      "image",
+      "sampler",
+      "other"};
+  return enumName(kind, kNames, "other");
 }
 
 const KernelInfo* ZeInfo::findKernel(std::string_view name) const {
