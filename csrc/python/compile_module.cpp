@@ -171,13 +171,10 @@ PyMethodDef kMethods[] = {
      "with zebin, build_flags, spill_bytes, large_grf, log, description."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = xsl::python::moduleDef(
-    "_compile",
-    "SPIR-V -> zebin through ocloc or the installed Intel GPU driver.",
-    kMethods);
-
 } // namespace
 
 PyMODINIT_FUNC PyInit__compile(void) {
-  return xsl::python::createModule(&kModule);
+  return xsl::python::createModule<kMethods>(
+      "_compile",
+      "SPIR-V -> zebin through ocloc or the installed Intel GPU driver.");
 }

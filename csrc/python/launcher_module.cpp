@@ -461,15 +461,12 @@ PyMethodDef kModuleMethods[] = {
     XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = xsl::python::moduleDef(
-    "_launcher",
-    "StaticXpuLauncher over Level Zero (see xpu_static_launcher.launcher).",
-    kModuleMethods);
-
 } // namespace
 
 PyMODINIT_FUNC PyInit__launcher(void) {
-  PyObject* module = xsl::python::createModule(&kModule);
+  PyObject* module = xsl::python::createModule<kModuleMethods>(
+      "_launcher",
+      "StaticXpuLauncher over Level Zero (see xpu_static_launcher.launcher).");
   if (module == nullptr) {
     return nullptr;
   }

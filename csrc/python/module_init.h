@@ -12,27 +12,23 @@
 namespace xsl {
 namespace python {
 
-// A module definition; it must outlive the module (a static).
-inline PyModuleDef moduleDef(
-    const char* name,
-    const char* doc,
-    PyMethodDef* methods) {
-  return {
+// The module `name` with the methods in `Methods` (one table per module),
+// with the GIL declared as used, or nullptr (with the module released) if
+// the declaration fails. The definition, which must outlive the module, is
+// a static of the instantiation.
+template <PyMethodDef* Methods>
+PyObject* createModule(const char* name, const char* doc) {
+  static PyModuleDef def = {
       PyModuleDef_HEAD_INIT,
       name,
       doc,
       -1,
-      methods,
+      Methods,
       nullptr,
       nullptr,
       nullptr,
       nullptr};
-}
-
-// The module of `def` with the GIL declared as used, or nullptr (with the
-// module released) if the declaration fails.
-inline PyObject* createModule(PyModuleDef* def) {
-  PyObject* module = PyModule_Create(def);
+  PyObject* module = PyModule_Create(&def);
 #if defined(Py_GIL_DISABLED) && !defined(Py_LIMITED_API)
   if (module != nullptr &&
       PyUnstable_Module_SetGIL(module, Py_MOD_GIL_USED) < 0) {

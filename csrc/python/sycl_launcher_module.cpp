@@ -259,17 +259,14 @@ PyMethodDef kModuleMethods[] = {
     XSL_BRIDGE_MODULE_METHODS,
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = xsl::python::moduleDef(
-    XSL_STRING(XSL_SYCL_BACKEND_MODULE),
-    "The static XPU launcher on torch's SYCL runtime (torch._C ABI), "
-    "without torch's C++.",
-    kModuleMethods);
-
 } // namespace
 
 PyMODINIT_FUNC XSL_MODULE_INIT(XSL_SYCL_BACKEND_MODULE)() {
   bridge::tensor_address_reader = dataPtrAddress;
-  PyObject* module = xsl::python::createModule(&kModule);
+  PyObject* module = xsl::python::createModule<kModuleMethods>(
+      XSL_STRING(XSL_SYCL_BACKEND_MODULE),
+      "The static XPU launcher on torch's SYCL runtime (torch._C ABI), "
+      "without torch's C++.");
   if (module == nullptr) {
     return nullptr;
   }

@@ -385,13 +385,9 @@ PyMethodDef kMethods[] = {
      "spill_bytes), ...] of a zebin held in memory: the fast path."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = xsl::python::moduleDef(
-    "_zebin",
-    "Reader for Intel GPU native binaries (zebin).",
-    kMethods);
-
 } // namespace
 
 PyMODINIT_FUNC PyInit__zebin(void) {
-  return xsl::python::createModule(&kModule);
+  return xsl::python::createModule<kMethods>(
+      "_zebin", "Reader for Intel GPU native binaries (zebin).");
 }

@@ -12,15 +12,14 @@
 
 namespace {
 
-PyModuleDef kModule = xsl::python::moduleDef(
-    "_xsl_glue_launcher",
-    "The static XPU launcher on torch's SYCL runtime (torch._C ABI).",
-    nullptr);
+PyMethodDef kNoMethods[] = {{nullptr, nullptr, 0, nullptr}};
 
 } // namespace
 
 PyMODINIT_FUNC PyInit__xsl_glue_launcher() {
-  PyObject* module = PyModule_Create(&kModule);
+  PyObject* module = xsl::python::createModule<kNoMethods>(
+      "_xsl_glue_launcher",
+      "The static XPU launcher on torch's SYCL runtime (torch._C ABI).");
   if (module == nullptr) {
     return nullptr;
   }

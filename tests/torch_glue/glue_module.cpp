@@ -161,13 +161,10 @@ PyMethodDef kMethods[] = {
      "malloc_device(nbytes, device): sycl::malloc_device in torch's context"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = xsl::python::moduleDef(
-    "_xsl_torch_glue",
-    "Helpers for running the PyTorch glue on the real SYCL runtime (tests only).",
-    kMethods);
-
 } // namespace
 
 PyMODINIT_FUNC PyInit__xsl_torch_glue() {
-  return PyModule_Create(&kModule);
+  return xsl::python::createModule<kMethods>(
+      "_xsl_torch_glue",
+      "Helpers for running the PyTorch glue on the real SYCL runtime (tests only).");
 }

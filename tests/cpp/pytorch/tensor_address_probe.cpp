@@ -24,11 +24,9 @@ PyMethodDef kMethods[] = {
     {"address", address, METH_O, "plainTensorAddress(obj), or None"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule =
-    xsl::python::moduleDef("xsl_tensor_address_probe", nullptr, kMethods);
-
 } // namespace
 
 PyMODINIT_FUNC PyInit_xsl_tensor_address_probe() {
-  return PyModule_Create(&kModule);
+  return xsl::python::createModule<kMethods>(
+      "xsl_tensor_address_probe", nullptr);
 }
