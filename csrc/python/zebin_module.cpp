@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -90,13 +91,22 @@ bool setItem(PyObject* dict, const char* key, PyObject* value) {
   return status == 0;
 }
 
-bool append(PyObject* list, PyObject* value) {
-  if (value == nullptr) {
-    return false;
+// [to_entry(item) for item in items], each entry a new reference; nullptr
+// (with the exception set) on failure.
+template <typename Items, typename ToEntry>
+PyObject* listOf(const Items& items, ToEntry to_entry) {
+  PyRef list(PyList_New(static_cast<Py_ssize_t>(std::size(items))));
+  if (!list) {
+    return nullptr;
   }
-  const int status = PyList_Append(list, value);
-  Py_DECREF(value);
-  return status == 0;
+  Py_ssize_t index = 0;
+  for (const auto& item : items) {
+    PyObject* entry = to_entry(item);
+    if (entry == nullptr || PyList_SetItem(list.get(), index++, entry) < 0) {
+      return nullptr;
+    }
+  }
+  return list.release();
 }
 
 PyObject* readOrRaise(
@@ -109,6 +119,60 @@ PyObject* readOrRaise(
     return nullptr;
   }
   return Py_None;
+}
+
+PyObject* userArgumentDict(const xsl::zebin::UserArgument& arg) {
+  return Py_BuildValue(
+      "{s:I,s:s,s:K,s:K,s:N,s:N}",
+      "index",
+      static_cast<unsigned int>(arg.index),
+      "kind",
+      xsl::zebin::userArgumentKindName(arg.kind),
+      "size",
+      static_cast<unsigned long long>(arg.size),
+      "type_size",
+      static_cast<unsigned long long>(arg.type_size),
+      "name",
+      str(arg.name),
+      "type_name",
+      str(arg.type_name));
+}
+
+PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
+  PyObject* index = arg.arg_index
+      ? PyLong_FromLongLong(static_cast<long long>(*arg.arg_index))
+      : (Py_INCREF(Py_None), Py_None);
+  return Py_BuildValue(
+      "{s:N,s:L,s:L,s:N,s:N,s:N,s:N}",
+      "arg_type",
+      str(arg.arg_type),
+      "offset",
+      static_cast<long long>(arg.offset),
+      "size",
+      static_cast<long long>(arg.size),
+      "arg_index",
+      index,
+      "addrmode",
+      str(arg.addrmode),
+      "addrspace",
+      str(arg.addrspace),
+      "access_type",
+      str(arg.access_type));
+}
+
+PyObject* bufferDict(const xsl::zebin::PerThreadMemoryBuffer& buffer) {
+  return Py_BuildValue(
+      "{s:N,s:N,s:L,s:L,s:O}",
+      "type",
+      str(buffer.type),
+      "usage",
+      str(buffer.usage),
+      "size",
+      static_cast<long long>(buffer.size),
+      "slot",
+      static_cast<long long>(buffer.slot),
+      "is_simt_thread",
+      buffer.is_simt_thread ? Py_True : Py_False);
 }
 
 PyObject* kernelDict(const KernelInfo& kernel) {
@@ -124,79 +188,6 @@ PyObject* kernelDict(const KernelInfo& kernel) {
   for (const auto& flag : env.flags) {
     if (!setItem(
             flags.get(), flag.first.c_str(), PyBool_FromLong(flag.second))) {
-      return nullptr;
-    }
-  }
-  PyRef args(PyList_New(0));
-  if (!args) {
-    return nullptr;
-  }
-  for (const xsl::zebin::UserArgument& arg : kernel.user_arguments) {
-    PyObject* entry = Py_BuildValue(
-        "{s:I,s:s,s:K,s:K,s:N,s:N}",
-        "index",
-        static_cast<unsigned int>(arg.index),
-        "kind",
-        xsl::zebin::userArgumentKindName(arg.kind),
-        "size",
-        static_cast<unsigned long long>(arg.size),
-        "type_size",
-        static_cast<unsigned long long>(arg.type_size),
-        "name",
-        str(arg.name),
-        "type_name",
-        str(arg.type_name));
-    if (!append(args.get(), entry)) {
-      return nullptr;
-    }
-  }
-  PyRef payload(PyList_New(0));
-  if (!payload) {
-    return nullptr;
-  }
-  for (const xsl::zebin::PayloadArgument& arg : kernel.payload_arguments) {
-    PyObject* index = arg.arg_index
-        ? PyLong_FromLongLong(static_cast<long long>(*arg.arg_index))
-        : (Py_INCREF(Py_None), Py_None);
-    PyObject* entry = Py_BuildValue(
-        "{s:N,s:L,s:L,s:N,s:N,s:N,s:N}",
-        "arg_type",
-        str(arg.arg_type),
-        "offset",
-        static_cast<long long>(arg.offset),
-        "size",
-        static_cast<long long>(arg.size),
-        "arg_index",
-        index,
-        "addrmode",
-        str(arg.addrmode),
-        "addrspace",
-        str(arg.addrspace),
-        "access_type",
-        str(arg.access_type));
-    if (!append(payload.get(), entry)) {
-      return nullptr;
-    }
-  }
-  PyRef buffers(PyList_New(0));
-  if (!buffers) {
-    return nullptr;
-  }
-  for (const xsl::zebin::PerThreadMemoryBuffer& buffer :
-       kernel.per_thread_memory_buffers) {
-    PyObject* entry = Py_BuildValue(
-        "{s:N,s:N,s:L,s:L,s:O}",
-        "type",
-        str(buffer.type),
-        "usage",
-        str(buffer.usage),
-        "size",
-        static_cast<long long>(buffer.size),
-        "slot",
-        static_cast<long long>(buffer.slot),
-        "is_simt_thread",
-        buffer.is_simt_thread ? Py_True : Py_False);
-    if (!append(buffers.get(), entry)) {
       return nullptr;
     }
   }
@@ -229,12 +220,45 @@ PyObject* kernelDict(const KernelInfo& kernel) {
           "threads_per_warp",
           PyLong_FromUnsignedLong(kernel.threads_per_warp)) ||
       !setItem(dict.get(), "flags", flags.release()) ||
-      !setItem(dict.get(), "args", args.release()) ||
-      !setItem(dict.get(), "payload_arguments", payload.release()) ||
-      !setItem(dict.get(), "per_thread_memory_buffers", buffers.release())) {
+      !setItem(
+          dict.get(),
+          "args",
+          listOf(kernel.user_arguments, userArgumentDict)) ||
+      !setItem(
+          dict.get(),
+          "payload_arguments",
+          listOf(kernel.payload_arguments, payloadArgumentDict)) ||
+      !setItem(
+          dict.get(),
+          "per_thread_memory_buffers",
+          listOf(kernel.per_thread_memory_buffers, bufferDict))) {
     return nullptr;
   }
   return dict.release();
+}
+
+PyObject* sectionDict(const xsl::zebin::Section& section) {
+  return Py_BuildValue(
+      "{s:N,s:k,s:K,s:K,s:K}",
+      "name",
+      str(section.name),
+      "type",
+      static_cast<unsigned long>(section.type),
+      "flags",
+      static_cast<unsigned long long>(section.flags),
+      "offset",
+      static_cast<unsigned long long>(section.file_offset),
+      "size",
+      static_cast<unsigned long long>(section.data.size()));
+}
+
+PyObject* noteTuple(const xsl::zebin::Note& note) {
+  return Py_BuildValue(
+      "(Nky#)",
+      str(note.owner),
+      static_cast<unsigned long>(note.type),
+      note.desc.data(),
+      static_cast<Py_ssize_t>(note.desc.size()));
 }
 
 PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
@@ -246,63 +270,26 @@ PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
   if (readOrRaise(data.bytes(), zebin) == nullptr) {
     return nullptr;
   }
-  PyRef kernels(PyList_New(0));
-  PyRef sections(PyList_New(0));
-  PyRef notes(PyList_New(0));
-  PyRef warnings(PyList_New(0));
-  if (!kernels || !sections || !notes || !warnings) {
+  PyRef result(PyDict_New());
+  if (!result ||
+      !setItem(result.get(), "version", str(zebin->ze_info.version_text)) ||
+      !setItem(
+          result.get(),
+          "kernels",
+          listOf(zebin->ze_info.kernels, kernelDict)) ||
+      !setItem(
+          result.get(), "sections", listOf(zebin->elf.sections, sectionDict)) ||
+      !setItem(
+          result.get(), "notes", listOf(zebin->elf.intelgt_notes, noteTuple)) ||
+      !setItem(
+          result.get(),
+          "warnings",
+          listOf(zebin->ze_info.warnings, [](const std::string& warning) {
+            return str(warning);
+          }))) {
     return nullptr;
   }
-  for (const KernelInfo& kernel : zebin->ze_info.kernels) {
-    if (!append(kernels.get(), kernelDict(kernel))) {
-      return nullptr;
-    }
-  }
-  for (const xsl::zebin::Section& section : zebin->elf.sections) {
-    PyObject* entry = Py_BuildValue(
-        "{s:N,s:k,s:K,s:K,s:K}",
-        "name",
-        str(section.name),
-        "type",
-        static_cast<unsigned long>(section.type),
-        "flags",
-        static_cast<unsigned long long>(section.flags),
-        "offset",
-        static_cast<unsigned long long>(section.file_offset),
-        "size",
-        static_cast<unsigned long long>(section.data.size()));
-    if (!append(sections.get(), entry)) {
-      return nullptr;
-    }
-  }
-  for (const xsl::zebin::Note& note : zebin->elf.intelgt_notes) {
-    PyObject* entry = Py_BuildValue(
-        "(Nky#)",
-        str(note.owner),
-        static_cast<unsigned long>(note.type),
-        note.desc.data(),
-        static_cast<Py_ssize_t>(note.desc.size()));
-    if (!append(notes.get(), entry)) {
-      return nullptr;
-    }
-  }
-  for (const std::string& warning : zebin->ze_info.warnings) {
-    if (!append(warnings.get(), str(warning))) {
-      return nullptr;
-    }
-  }
-  return Py_BuildValue(
-      "{s:N,s:N,s:N,s:N,s:N}",
-      "version",
-      str(zebin->ze_info.version_text),
-      "kernels",
-      kernels.release(),
-      "sections",
-      sections.release(),
-      "notes",
-      notes.release(),
-      "warnings",
-      warnings.release());
+  return result.release();
 }
 
 PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
@@ -316,24 +303,14 @@ PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
       nullptr) {
     return nullptr;
   }
-  const auto& kernels = zebin->ze_info.kernels;
-  PyRef list(PyList_New(static_cast<Py_ssize_t>(kernels.size())));
-  if (!list) {
-    return nullptr;
-  }
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    PyObject* row = Py_BuildValue(
+  return listOf(zebin->ze_info.kernels, [](const KernelInfo& kernel) {
+    return Py_BuildValue(
         "(NLLK)",
-        str(kernels[i].name),
-        static_cast<long long>(kernels[i].execution_env.simd_size),
-        static_cast<long long>(kernels[i].execution_env.grf_count),
-        static_cast<unsigned long long>(kernels[i].spill_bytes));
-    if (row == nullptr) {
-      return nullptr;
-    }
-    PyList_SET_ITEM(list.get(), static_cast<Py_ssize_t>(i), row);
-  }
-  return list.release();
+        str(kernel.name),
+        static_cast<long long>(kernel.execution_env.simd_size),
+        static_cast<long long>(kernel.execution_env.grf_count),
+        static_cast<unsigned long long>(kernel.spill_bytes));
+  });
 }
 
 // The launcher's own file reader (regular files only, size limit, UTF-8 and
