@@ -75,6 +75,16 @@ class ZeLaunchTest : public ::testing::Test {
     return kernel.ok() ? std::move(*kernel) : nullptr;
   }
 
+  // The corpus's `add` kernel into kernel_, with its plan for
+  // (x, y, out, n) into plan_.
+  void loadAdd() {
+    kernel_ = load("add_pvc_grf128.zebin", "add");
+    ASSERT_NE(kernel_, nullptr);
+    auto plan = kernel_->planFor("OOOi");
+    ASSERT_TRUE(plan.ok()) << plan.error().message();
+    plan_ = *plan;
+  }
+
   void* deviceMemory(size_t size) {
     auto allocation = level_zero::Allocation::allocate(
         context_, level_zero::MemoryKind::kDevice, size);
@@ -100,37 +110,37 @@ class ZeLaunchTest : public ::testing::Test {
   std::unique_ptr<level_zero::CommandList> list_;
   std::unique_ptr<test_driver::Client> client_;
   std::vector<level_zero::Allocation> allocations_;
+  std::unique_ptr<LoadedKernel> kernel_;
+  const ArgPlan* plan_ = nullptr;
 };
 
 TEST_F(ZeLaunchTest, AddKernelReachesTheDriverAsPlanned) {
   SKIP_WITHOUT_CORPUS("add_pvc_grf128.zebin");
-  auto kernel = load("add_pvc_grf128.zebin", "add");
-  ASSERT_NE(kernel, nullptr);
+  ASSERT_NO_FATAL_FAILURE(loadAdd());
   // Built without GRF options: Triton-XPU reports 0, though IGC used 128.
-  EXPECT_EQ(kernel->registerCount(), 0);
-  EXPECT_EQ(kernel->info().execution_env.grf_count, 128);
+  EXPECT_EQ(kernel_->registerCount(), 0);
+  EXPECT_EQ(kernel_->info().execution_env.grf_count, 128);
   EXPECT_EQ(
-      static_cast<uint64_t>(kernel->spillCount()), kernel->info().spill_bytes);
+      static_cast<uint64_t>(kernel_->spillCount()),
+      kernel_->info().spill_bytes);
 
-  auto plan = kernel->planFor("OOOi");
-  ASSERT_TRUE(plan.ok()) << plan.error().message();
   void* a = deviceMemory(256);
   void* b = deviceMemory(256);
   void* out = deviceMemory(256);
-  ArgStorage storage((*plan)->args.size());
+  ArgStorage storage(plan_->args.size());
   packPointer(storage, 0, a);
   packPointer(storage, 1, b);
   packPointer(storage, 2, out);
-  ASSERT_TRUE(packSignedValue((*plan)->args[3], 3, 64, storage.slot(3)).ok());
+  ASSERT_TRUE(packSignedValue(plan_->args[3], 3, 64, storage.slot(3)).ok());
   for (size_t i = 0; i < 3; ++i) {
     uint64_t address = 0;
     std::memcpy(&address, storage.slot(i), 8);
-    ASSERT_TRUE(kernel->checkPointer(i, address).ok());
+    ASSERT_TRUE(kernel_->checkPointer(i, address).ok());
   }
-  auto geometry = computeLaunchGeometry(3, 2, 1, 2, kernel->threadsPerWarp());
+  auto geometry = computeLaunchGeometry(3, 2, 1, 2, kernel_->threadsPerWarp());
   ASSERT_TRUE(geometry.ok());
   Status launched = launchOnCommandList(
-      *kernel, **plan, storage, *geometry, 0, list_->handle());
+      *kernel_, *plan_, storage, *geometry, 0, list_->handle());
   ASSERT_TRUE(launched.ok()) << launched.error().message();
 
   ASSERT_EQ(client_->launchCount(), 1u);
@@ -140,7 +150,7 @@ TEST_F(ZeLaunchTest, AddKernelReachesTheDriverAsPlanned) {
   EXPECT_EQ(record.group_count[0], 3u);
   EXPECT_EQ(record.group_count[1], 2u);
   EXPECT_EQ(record.group_count[2], 1u);
-  EXPECT_EQ(record.group_size[0], 2 * kernel->threadsPerWarp());
+  EXPECT_EQ(record.group_size[0], 2 * kernel_->threadsPerWarp());
   ASSERT_EQ(record.num_args, 4u);
   const XslTestArgRecord n = recordedArg(0, 3);
   EXPECT_EQ(n.size, 4u);
@@ -153,13 +163,10 @@ TEST_F(ZeLaunchTest, AddKernelReachesTheDriverAsPlanned) {
 
 TEST_F(ZeLaunchTest, UnchangedArgumentsAreKeptChangedOnesSet) {
   SKIP_WITHOUT_CORPUS("add_pvc_grf128.zebin");
-  auto kernel = load("add_pvc_grf128.zebin", "add");
-  ASSERT_NE(kernel, nullptr);
-  auto plan = kernel->planFor("OOOi");
-  ASSERT_TRUE(plan.ok());
+  ASSERT_NO_FATAL_FAILURE(loadAdd());
   void* x = deviceMemory(64);
   void* y = deviceMemory(64);
-  auto geometry = computeLaunchGeometry(1, 1, 1, 1, kernel->threadsPerWarp());
+  auto geometry = computeLaunchGeometry(1, 1, 1, 1, kernel_->threadsPerWarp());
   ASSERT_TRUE(geometry.ok());
   for (int round = 0; round < 3; ++round) {
     ArgStorage storage(4);
@@ -167,9 +174,9 @@ TEST_F(ZeLaunchTest, UnchangedArgumentsAreKeptChangedOnesSet) {
     packPointer(storage, 1, x);
     packPointer(storage, 2, round == 2 ? y : x);
     ASSERT_TRUE(
-        packSignedValue((*plan)->args[3], 3, round, storage.slot(3)).ok());
+        packSignedValue(plan_->args[3], 3, round, storage.slot(3)).ok());
     ASSERT_TRUE(launchOnCommandList(
-                    *kernel, **plan, storage, *geometry, 0, list_->handle())
+                    *kernel_, *plan_, storage, *geometry, 0, list_->handle())
                     .ok());
   }
   ASSERT_EQ(client_->launchCount(), 3u);
@@ -190,34 +197,31 @@ TEST_F(ZeLaunchTest, UnchangedArgumentsAreKeptChangedOnesSet) {
 // forget(), a launch repeating the last one's values sets them all again.
 TEST_F(ZeLaunchTest, ForgottenValuesAreSetAgainAfterAnotherSetter) {
   SKIP_WITHOUT_CORPUS("add_pvc_grf128.zebin");
-  auto kernel = load("add_pvc_grf128.zebin", "add");
-  ASSERT_NE(kernel, nullptr);
-  auto plan = kernel->planFor("OOOi");
-  ASSERT_TRUE(plan.ok());
+  ASSERT_NO_FATAL_FAILURE(loadAdd());
   void* x = deviceMemory(64);
   void* y = deviceMemory(64);
-  const uint32_t warp = kernel->threadsPerWarp();
+  const uint32_t warp = kernel_->threadsPerWarp();
   auto geometry = computeLaunchGeometry(1, 1, 1, 1, warp);
   ASSERT_TRUE(geometry.ok());
   ArgStorage storage(4);
   for (size_t i = 0; i < 3; ++i) {
     packPointer(storage, i, x);
   }
-  ASSERT_TRUE(packSignedValue((*plan)->args[3], 3, 7, storage.slot(3)).ok());
+  ASSERT_TRUE(packSignedValue(plan_->args[3], 3, 7, storage.slot(3)).ok());
   const auto launch = [&] {
     return launchOnCommandList(
-        *kernel, **plan, storage, *geometry, 0, list_->handle());
+        *kernel_, *plan_, storage, *geometry, 0, list_->handle());
   };
   ASSERT_TRUE(launch().ok());
 
-  const level_zero::Kernel& handle = kernel->kernel();
+  const level_zero::Kernel& handle = kernel_->kernel();
   for (uint32_t i = 0; i < 3; ++i) {
     ASSERT_TRUE(handle.setArgumentValue(i, sizeof(y), &y).ok());
   }
   const int32_t other = 99;
   ASSERT_TRUE(handle.setArgumentValue(3, sizeof(other), &other).ok());
   ASSERT_TRUE(handle.setGroupSize(2 * warp, 1, 1).ok());
-  kernel->setArgCache().forget();
+  kernel_->setArgCache().forget();
   ASSERT_TRUE(launch().ok());
 
   ASSERT_EQ(client_->launchCount(), 2u);
