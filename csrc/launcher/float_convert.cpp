@@ -1,17 +1,13 @@
 #include "launcher/float_convert.h"
 
 #include <cmath>
-#include <cstring>
+#include <cstdint>
+
+#include "common/bit_cast.h"
 
 namespace xsl {
 namespace launcher {
 namespace {
-
-uint64_t doubleBits(double value) noexcept {
-  uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
 
 // Rounds a double to a binary format with `exponent_bits` and
 // `mantissa_bits` (explicit bits), to nearest, ties to even, returning the
@@ -22,7 +18,7 @@ uint64_t roundDoubleToFormat(
     unsigned exponent_bits,
     unsigned mantissa_bits,
     bool keep_nan_payload) noexcept {
-  const uint64_t bits = doubleBits(value);
+  const uint64_t bits = bitCast<uint64_t>(value);
   const uint64_t sign = bits >> 63;
   const int64_t double_exponent = static_cast<int64_t>((bits >> 52) & 0x7ff);
   const uint64_t double_mantissa = bits & ((uint64_t{1} << 52) - 1);

@@ -4,10 +4,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
+
+#include "common/bit_cast.h"
 
 namespace xsl {
 namespace launcher {
@@ -18,12 +19,6 @@ bool isHalfNan(uint16_t bits) {
 }
 bool isBFloat16Nan(uint16_t bits) {
   return (bits & 0x7f80) == 0x7f80 && (bits & 0x007f) != 0;
-}
-
-float floatFromBits(uint32_t bits) {
-  float value = 0;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
 }
 
 // Every finite fp16 value converts back to itself; every midpoint between
@@ -51,18 +46,6 @@ TEST(FloatConvert, HalfRoundTripsAndTiesToEvenExhaustive) {
   }
 }
 
-uint32_t floatBits(float value) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-double doubleFromBits(uint64_t bits) {
-  double value = 0;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
 // bf16 is the top half of (float)x: every bf16 value converts to itself, and
 // every double in between truncates to the bf16 below it (in magnitude)
 // unless the float rounding already reached the one above.
@@ -74,7 +57,7 @@ TEST(FloatConvert, BFloat16TruncatesTheFloatExhaustive) {
       ASSERT_EQ(doubleToBFloat16Bits(value), pattern) << std::hex << pattern;
       // bf16 is the top half of fp32: the widening must agree.
       ASSERT_EQ(
-          value, static_cast<double>(floatFromBits(uint32_t{pattern} << 16)));
+          value, static_cast<double>(bitCast<float>(uint32_t{pattern} << 16)));
       if (bits + 1 >= 0x7f80) {
         continue;
       }
@@ -86,7 +69,7 @@ TEST(FloatConvert, BFloat16TruncatesTheFloatExhaustive) {
       ASSERT_EQ(doubleToBFloat16Bits(middle), pattern) << std::hex << pattern;
       ASSERT_EQ(doubleToBFloat16Bits(std::nextafter(middle, upper)), pattern);
       const double last_float_below = static_cast<double>(
-          floatFromBits((uint32_t{pattern} << 16) | 0xffffu));
+          bitCast<float>((uint32_t{pattern} << 16) | 0xffffu));
       ASSERT_EQ(doubleToBFloat16Bits(last_float_below), pattern);
     }
   }
@@ -114,7 +97,7 @@ TEST(FloatConvert, HalfSpecialValues) {
   // NaN: the quiet NaN with the sign, payload dropped (CPython <= 3.13).
   EXPECT_EQ(doubleToHalfBits(std::nan("")), 0x7e00);
   EXPECT_EQ(doubleToHalfBits(-std::nan("")), 0xfe00);
-  EXPECT_EQ(doubleToHalfBits(doubleFromBits(0x7ff4000000000001)), 0x7e00);
+  EXPECT_EQ(doubleToHalfBits(bitCast<double>(0x7ff4000000000001)), 0x7e00);
   EXPECT_TRUE(isHalfNan(*doubleToHalfBits(std::nan(""))));
   // Smallest subnormal 2^-24; half of it ties to even (zero); just above
   // rounds up.
@@ -174,11 +157,11 @@ TEST(FloatConvert, Float32AndBFloat16MatchHardwareConversion) {
   int checked = 0;
   for (int i = 0; i < 200000; ++i) {
     const uint64_t bits = any_bits(random);
-    double value = doubleFromBits(bits);
+    double value = bitCast<double>(bits);
     if (i % 10 == 0) {
       // A NaN with this sign and payload.
       value =
-          doubleFromBits((bits & 0x800fffffffffffffu) | 0x7ff0000000000001u);
+          bitCast<double>((bits & 0x800fffffffffffffu) | 0x7ff0000000000001u);
     } else {
       // Narrow the exponent range so most samples land near float's range.
       int exponent = 0;
@@ -188,7 +171,7 @@ TEST(FloatConvert, Float32AndBFloat16MatchHardwareConversion) {
         continue; // a C cast out of float's range is undefined in C++
       }
     }
-    const uint32_t expected = floatBits(static_cast<float>(value));
+    const uint32_t expected = bitCast<uint32_t>(static_cast<float>(value));
     ASSERT_EQ(doubleToFloatBits(value), expected) << std::hex << bits;
     ASSERT_EQ(doubleToBFloat16Bits(value), expected >> 16) << std::hex << bits;
     ++checked;
@@ -198,8 +181,10 @@ TEST(FloatConvert, Float32AndBFloat16MatchHardwareConversion) {
   EXPECT_EQ(doubleToFloatBits(-1e300), 0xff800000u);
   EXPECT_EQ(doubleToFloatBits(1e-300), 0u);
   // NaN: quieted, sign and the payload's top 22 bits kept.
-  EXPECT_EQ(doubleToFloatBits(doubleFromBits(0x7ff4000000000001)), 0x7fe00000u);
-  EXPECT_EQ(doubleToFloatBits(doubleFromBits(0xfff0000020000000)), 0xffc00001u);
+  EXPECT_EQ(
+      doubleToFloatBits(bitCast<double>(0x7ff4000000000001)), 0x7fe00000u);
+  EXPECT_EQ(
+      doubleToFloatBits(bitCast<double>(0xfff0000020000000)), 0xffc00001u);
 }
 
 } // namespace
