@@ -108,7 +108,7 @@ ze_result_t submit(
     return ZE_RESULT_ERROR_INVALID_ARGUMENT; // appending to a closed list
   }
   if (hSignal != nullptr) {
-    command.signal = asEvent(hSignal);
+    command.signal = as<EventObject>(hSignal);
     if (command.signal == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
@@ -125,7 +125,7 @@ ze_result_t submit(
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   for (uint32_t i = 0; i < numWait; ++i) {
-    if (asEvent(phWait[i]) == nullptr) {
+    if (as<EventObject>(phWait[i]) == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
     command.waits.push_back(phWait[i]);
@@ -145,7 +145,11 @@ ze_result_t appendKind(
   Command command;
   command.kind = kind;
   return submit(
-      asCommandList(hList), std::move(command), hSignal, numWait, phWait);
+      as<CommandListObject>(hList),
+      std::move(command),
+      hSignal,
+      numWait,
+      phWait);
 }
 
 // A new list or queue of `hDevice`, on the one queue of its one queue group
@@ -157,8 +161,9 @@ ze_result_t createOnQueue(
     ze_device_handle_t hDevice,
     Handle* out,
     Object** made) {
-  if (const auto bad =
-          nullArgument({asContext(hContext), asDevice(hDevice)}, {desc, out})) {
+  if (const auto bad = nullArgument(
+          {as<ContextObject>(hContext), as<DeviceObject>(hDevice)},
+          {desc, out})) {
     return *bad;
   }
   if (desc->ordinal != 0 || desc->index != 0) {
@@ -168,7 +173,7 @@ ze_result_t createOnQueue(
   if (*made == nullptr) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  (*made)->device = asDevice(hDevice);
+  (*made)->device = as<DeviceObject>(hDevice);
   *out = reinterpret_cast<Handle>(*made);
   return ZE_RESULT_SUCCESS;
 }
@@ -186,14 +191,14 @@ ze_result_t ZE_APICALL zeCommandListCreateImmediate(
   const ze_result_t made =
       createOnQueue(desc, hContext, hDevice, phList, &list);
   if (made == ZE_RESULT_SUCCESS) {
-    list->context = asContext(hContext);
+    list->context = as<ContextObject>(hContext);
     list->immediate = true;
   }
   return made;
 }
 
 ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hList) {
-  return destroy<CommandListObject>(hList, Tag::kCommandList);
+  return destroy<CommandListObject>(hList);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
@@ -203,8 +208,8 @@ ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
-  CommandListObject* list = asCommandList(hList);
-  KernelObject* kernel = asKernel(hKernel);
+  CommandListObject* list = as<CommandListObject>(hList);
+  KernelObject* kernel = as<KernelObject>(hKernel);
   if (const auto bad = nullArgument({list, kernel}, {count})) {
     return *bad;
   }
@@ -244,7 +249,8 @@ ze_result_t ZE_APICALL zeCommandListCreate(
     const ze_command_list_desc_t* desc,
     ze_command_list_handle_t* phList) {
   if (const auto bad = nullArgument(
-          {asContext(hContext), asDevice(hDevice)}, {desc, phList})) {
+          {as<ContextObject>(hContext), as<DeviceObject>(hDevice)},
+          {desc, phList})) {
     return *bad;
   }
   if (desc->commandQueueGroupOrdinal != 0) {
@@ -254,14 +260,14 @@ ze_result_t ZE_APICALL zeCommandListCreate(
   if (list == nullptr) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  list->device = asDevice(hDevice);
-  list->context = asContext(hContext);
+  list->device = as<DeviceObject>(hDevice);
+  list->context = as<ContextObject>(hContext);
   *phList = reinterpret_cast<ze_command_list_handle_t>(list);
   return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hList) {
-  CommandListObject* list = asCommandList(hList);
+  CommandListObject* list = as<CommandListObject>(hList);
   if (list == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -272,7 +278,7 @@ ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hList) {
 }
 
 ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hList) {
-  CommandListObject* list = asCommandList(hList);
+  CommandListObject* list = as<CommandListObject>(hList);
   if (list == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -312,7 +318,7 @@ ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
-  CommandListObject* list = asCommandList(hList);
+  CommandListObject* list = as<CommandListObject>(hList);
   if (const auto bad = nullArgument({list}, {dst, src})) {
     return *bad;
   }
@@ -336,7 +342,7 @@ ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
-  CommandListObject* list = asCommandList(hList);
+  CommandListObject* list = as<CommandListObject>(hList);
   if (const auto bad = nullArgument({list}, {ptr, pattern})) {
     return *bad;
   }
@@ -360,7 +366,7 @@ ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(
     ze_command_list_handle_t hList,
     const void* ptr,
     size_t) {
-  if (asCommandList(hList) == nullptr) {
+  if (as<CommandListObject>(hList) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return ptr == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_POINTER
@@ -373,7 +379,8 @@ ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(
     const void* ptr,
     size_t,
     ze_memory_advice_t) {
-  if (asCommandList(hList) == nullptr || asDevice(hDevice) == nullptr) {
+  if (as<CommandListObject>(hList) == nullptr ||
+      as<DeviceObject>(hDevice) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return ptr == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_POINTER
@@ -383,7 +390,7 @@ ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(
 ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(
     ze_command_list_handle_t hList,
     ze_event_handle_t hEvent) {
-  if (asEvent(hEvent) == nullptr) {
+  if (as<EventObject>(hEvent) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return appendKind(hList, Command::Kind::kSignal, hEvent, 0, nullptr);
@@ -399,7 +406,7 @@ ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(
 ze_result_t ZE_APICALL zeCommandListAppendEventReset(
     ze_command_list_handle_t hList,
     ze_event_handle_t hEvent) {
-  if (asEvent(hEvent) == nullptr) {
+  if (as<EventObject>(hEvent) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return appendKind(hList, Command::Kind::kReset, hEvent, 0, nullptr);
@@ -411,7 +418,7 @@ ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
-  CommandListObject* list = asCommandList(hList);
+  CommandListObject* list = as<CommandListObject>(hList);
   if (const auto bad = nullArgument({list}, {dstptr})) {
     return *bad;
   }
@@ -434,7 +441,7 @@ ze_result_t ZE_APICALL zeCommandQueueCreate(
 }
 
 ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
-  return destroy<CommandQueueObject>(hQueue, Tag::kCommandQueue);
+  return destroy<CommandQueueObject>(hQueue);
 }
 
 // What zeCommandQueueExecuteCommandLists and
@@ -451,7 +458,7 @@ ze_result_t checkRegularLists(
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   for (uint32_t i = 0; i < numLists; ++i) {
-    const CommandListObject* list = asCommandList(phLists[i]);
+    const CommandListObject* list = as<CommandListObject>(phLists[i]);
     if (list == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
@@ -468,7 +475,7 @@ ze_result_t runRegularLists(
     uint32_t numLists,
     ze_command_list_handle_t* phLists) {
   for (uint32_t i = 0; i < numLists; ++i) {
-    const CommandListObject* list = asCommandList(phLists[i]);
+    const CommandListObject* list = as<CommandListObject>(phLists[i]);
     for (const Command& command : list->commands) {
       const ze_result_t waits = checkWaitEvents(
           static_cast<uint32_t>(command.waits.size()), command.waits.data());
@@ -486,13 +493,13 @@ ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
     uint32_t numLists,
     ze_command_list_handle_t* phLists,
     ze_fence_handle_t hFence) {
-  CommandQueueObject* queue = asCommandQueue(hQueue);
+  CommandQueueObject* queue = as<CommandQueueObject>(hQueue);
   if (queue == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   FenceObject* fence = nullptr;
   if (hFence != nullptr) {
-    fence = asFence(hFence);
+    fence = as<FenceObject>(hFence);
     if (fence == nullptr || fence->queue != queue) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
@@ -514,15 +521,16 @@ ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
 
 ze_result_t ZE_APICALL
 zeCommandQueueSynchronize(ze_command_queue_handle_t hQueue, uint64_t) {
-  return asCommandQueue(hQueue) == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
-                                           : ZE_RESULT_SUCCESS;
+  return as<CommandQueueObject>(hQueue) == nullptr
+      ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+      : ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zeFenceCreate(
     ze_command_queue_handle_t hQueue,
     const ze_fence_desc_t* desc,
     ze_fence_handle_t* phFence) {
-  CommandQueueObject* queue = asCommandQueue(hQueue);
+  CommandQueueObject* queue = as<CommandQueueObject>(hQueue);
   if (const auto bad = nullArgument({queue}, {desc, phFence})) {
     return *bad;
   }
@@ -537,11 +545,11 @@ ze_result_t ZE_APICALL zeFenceCreate(
 }
 
 ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence) {
-  return destroy<FenceObject>(hFence, Tag::kFence);
+  return destroy<FenceObject>(hFence);
 }
 
 ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence) {
-  FenceObject* fence = asFence(hFence);
+  FenceObject* fence = as<FenceObject>(hFence);
   if (fence == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -555,7 +563,7 @@ zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t) {
 }
 
 ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence) {
-  FenceObject* fence = asFence(hFence);
+  FenceObject* fence = as<FenceObject>(hFence);
   if (fence == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -572,7 +580,7 @@ ze_result_t ZE_APICALL immediateAppendCommandLists(
     ze_event_handle_t hSignal,
     uint32_t numWait,
     ze_event_handle_t* phWait) {
-  CommandListObject* immediate = asCommandList(hImmediate);
+  CommandListObject* immediate = as<CommandListObject>(hImmediate);
   if (immediate == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -581,7 +589,7 @@ ze_result_t ZE_APICALL immediateAppendCommandLists(
   }
   EventObject* signal = nullptr;
   if (hSignal != nullptr) {
-    signal = asEvent(hSignal);
+    signal = as<EventObject>(hSignal);
     if (signal == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }

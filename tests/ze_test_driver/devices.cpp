@@ -229,7 +229,7 @@ zeDriverGet(uint32_t* pCount, ze_driver_handle_t* phDrivers) {
 
 ze_result_t ZE_APICALL
 zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t* version) {
-  if (const auto bad = nullArgument({asDriver(hDriver)}, {version})) {
+  if (const auto bad = nullArgument({as<DriverObject>(hDriver)}, {version})) {
     return *bad;
   }
   *version = ZE_API_VERSION_CURRENT;
@@ -238,7 +238,7 @@ zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t* version) {
 
 ze_result_t ZE_APICALL
 zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t* p) {
-  if (const auto bad = nullArgument({asDriver(hDriver)}, {p})) {
+  if (const auto bad = nullArgument({as<DriverObject>(hDriver)}, {p})) {
     return *bad;
   }
   std::memset(&p->uuid, 0, sizeof(p->uuid));
@@ -259,7 +259,7 @@ namespace {
 ze_result_t ZE_APICALL zeDriverGetIpcProperties(
     ze_driver_handle_t hDriver,
     ze_driver_ipc_properties_t* p) {
-  if (const auto bad = nullArgument({asDriver(hDriver)}, {p})) {
+  if (const auto bad = nullArgument({as<DriverObject>(hDriver)}, {p})) {
     return *bad;
   }
   p->flags = 0; // no IPC
@@ -270,7 +270,7 @@ ze_result_t ZE_APICALL zeDriverGetExtensionProperties(
     ze_driver_handle_t hDriver,
     uint32_t* pCount,
     ze_driver_extension_properties_t* pProperties) {
-  if (asDriver(hDriver) == nullptr) {
+  if (as<DriverObject>(hDriver) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   const uint32_t available =
@@ -289,8 +289,8 @@ ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(
     ze_driver_handle_t hDriver,
     const char* name,
     void** ppFunctionAddress) {
-  if (const auto bad =
-          nullArgument({asDriver(hDriver)}, {name, ppFunctionAddress})) {
+  if (const auto bad = nullArgument(
+          {as<DriverObject>(hDriver)}, {name, ppFunctionAddress})) {
     return *bad;
   }
   if (std::strcmp(name, "zeCommandListImmediateAppendCommandListsExp") == 0) {
@@ -310,7 +310,7 @@ ze_result_t ZE_APICALL zeDeviceGet(
     ze_driver_handle_t hDriver,
     uint32_t* pCount,
     ze_device_handle_t* phDevices) {
-  if (asDriver(hDriver) == nullptr) {
+  if (as<DriverObject>(hDriver) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   DriverState& s = state();
@@ -325,7 +325,7 @@ ze_result_t ZE_APICALL zeDeviceGet(
 
 ze_result_t ZE_APICALL
 zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
-  DeviceObject* device = asDevice(hDevice);
+  DeviceObject* device = as<DeviceObject>(hDevice);
   if (const auto bad = nullArgument({device}, {p})) {
     return *bad;
   }
@@ -361,7 +361,7 @@ zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
 ze_result_t ZE_APICALL zeDeviceGetComputeProperties(
     ze_device_handle_t hDevice,
     ze_device_compute_properties_t* p) {
-  DeviceObject* device = asDevice(hDevice);
+  DeviceObject* device = as<DeviceObject>(hDevice);
   if (const auto bad = nullArgument({device}, {p})) {
     return *bad;
   }
@@ -393,7 +393,7 @@ ze_result_t ZE_APICALL zeDeviceGetSubDevices(
     ze_device_handle_t hDevice,
     uint32_t* pCount,
     ze_device_handle_t* phSubdevices) {
-  if (asDevice(hDevice) == nullptr) {
+  if (as<DeviceObject>(hDevice) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return countAndFill(
@@ -403,7 +403,7 @@ ze_result_t ZE_APICALL zeDeviceGetSubDevices(
 ze_result_t ZE_APICALL zeDeviceGetModuleProperties(
     ze_device_handle_t hDevice,
     ze_device_module_properties_t* p) {
-  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
     return *bad;
   }
   p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
@@ -427,7 +427,7 @@ ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(
     ze_device_handle_t hDevice,
     uint32_t* pCount,
     ze_command_queue_group_properties_t* pProperties) {
-  if (asDevice(hDevice) == nullptr) {
+  if (as<DeviceObject>(hDevice) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return countAndFill(
@@ -446,7 +446,7 @@ ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(
     ze_device_handle_t hDevice,
     uint32_t* pCount,
     ze_device_memory_properties_t* pProperties) {
-  if (asDevice(hDevice) == nullptr) {
+  if (as<DeviceObject>(hDevice) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return countAndFill(
@@ -462,7 +462,7 @@ ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(
 ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(
     ze_device_handle_t hDevice,
     ze_device_memory_access_properties_t* p) {
-  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
     return *bad;
   }
   zeroFields(p);
@@ -478,7 +478,7 @@ ze_result_t ZE_APICALL zeDeviceGetCacheProperties(
     ze_device_handle_t hDevice,
     uint32_t* pCount,
     ze_device_cache_properties_t* pProperties) {
-  if (asDevice(hDevice) == nullptr) {
+  if (as<DeviceObject>(hDevice) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   return countAndFill(
@@ -491,7 +491,7 @@ ze_result_t ZE_APICALL zeDeviceGetCacheProperties(
 ze_result_t ZE_APICALL zeDeviceGetImageProperties(
     ze_device_handle_t hDevice,
     ze_device_image_properties_t* p) {
-  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
     return *bad;
   }
   zeroFields(p); // no image support
@@ -501,7 +501,7 @@ ze_result_t ZE_APICALL zeDeviceGetImageProperties(
 ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(
     ze_device_handle_t hDevice,
     ze_device_external_memory_properties_t* p) {
-  if (const auto bad = nullArgument({asDevice(hDevice)}, {p})) {
+  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
     return *bad;
   }
   zeroFields(p); // no external memory
@@ -512,8 +512,8 @@ ze_result_t ZE_APICALL zeDeviceGetP2PProperties(
     ze_device_handle_t hDevice,
     ze_device_handle_t hPeer,
     ze_device_p2p_properties_t* p) {
-  if (const auto bad =
-          nullArgument({asDevice(hDevice), asDevice(hPeer)}, {p})) {
+  if (const auto bad = nullArgument(
+          {as<DeviceObject>(hDevice), as<DeviceObject>(hPeer)}, {p})) {
     return *bad;
   }
   p->flags = 0;
@@ -524,8 +524,8 @@ ze_result_t ZE_APICALL zeDeviceCanAccessPeer(
     ze_device_handle_t hDevice,
     ze_device_handle_t hPeer,
     ze_bool_t* value) {
-  if (const auto bad =
-          nullArgument({asDevice(hDevice), asDevice(hPeer)}, {value})) {
+  if (const auto bad = nullArgument(
+          {as<DeviceObject>(hDevice), as<DeviceObject>(hPeer)}, {value})) {
     return *bad;
   }
   *value = hDevice == hPeer;
@@ -533,16 +533,17 @@ ze_result_t ZE_APICALL zeDeviceCanAccessPeer(
 }
 
 ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice) {
-  return asDevice(hDevice) == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
-                                      : ZE_RESULT_SUCCESS;
+  return as<DeviceObject>(hDevice) == nullptr
+      ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+      : ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(
     ze_device_handle_t hDevice,
     uint64_t* hostTimestamp,
     uint64_t* deviceTimestamp) {
-  if (const auto bad =
-          nullArgument({asDevice(hDevice)}, {hostTimestamp, deviceTimestamp})) {
+  if (const auto bad = nullArgument(
+          {as<DeviceObject>(hDevice)}, {hostTimestamp, deviceTimestamp})) {
     return *bad;
   }
   const uint64_t now = static_cast<uint64_t>(

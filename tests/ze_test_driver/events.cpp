@@ -20,7 +20,7 @@ ze_result_t checkWaitEvents(uint32_t count, const ze_event_handle_t* events) {
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   for (uint32_t i = 0; i < count; ++i) {
-    EventObject* event = asEvent(events[i]);
+    EventObject* event = as<EventObject>(events[i]);
     if (event == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
@@ -41,7 +41,7 @@ ze_result_t ZE_APICALL zeEventPoolCreate(
     uint32_t numDevices,
     ze_device_handle_t* phDevices,
     ze_event_pool_handle_t* phEventPool) {
-  if (asContext(hContext) == nullptr) {
+  if (as<ContextObject>(hContext) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (desc == nullptr || phEventPool == nullptr ||
@@ -49,7 +49,7 @@ ze_result_t ZE_APICALL zeEventPoolCreate(
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   for (uint32_t i = 0; i < numDevices; ++i) {
-    if (asDevice(phDevices[i]) == nullptr) {
+    if (as<DeviceObject>(phDevices[i]) == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
   }
@@ -68,21 +68,21 @@ ze_result_t ZE_APICALL zeEventPoolCreate(
 }
 
 ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hPool) {
-  if (const EventPoolObject* pool = asEventPool(hPool)) {
+  if (const EventPoolObject* pool = as<EventPoolObject>(hPool)) {
     for (const EventObject* event : pool->live) {
       if (event != nullptr) {
         return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
       }
     }
   }
-  return destroy<EventPoolObject>(hPool, Tag::kEventPool);
+  return destroy<EventPoolObject>(hPool);
 }
 
 ze_result_t ZE_APICALL zeEventCreate(
     ze_event_pool_handle_t hPool,
     const ze_event_desc_t* desc,
     ze_event_handle_t* phEvent) {
-  EventPoolObject* pool = asEventPool(hPool);
+  EventPoolObject* pool = as<EventPoolObject>(hPool);
   if (const auto bad = nullArgument({pool}, {desc, phEvent})) {
     return *bad;
   }
@@ -101,14 +101,14 @@ ze_result_t ZE_APICALL zeEventCreate(
 }
 
 ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent) {
-  if (const EventObject* event = asEvent(hEvent)) {
+  if (const EventObject* event = as<EventObject>(hEvent)) {
     event->pool->live[event->index] = nullptr;
   }
-  return destroy<EventObject>(hEvent, Tag::kEvent);
+  return destroy<EventObject>(hEvent);
 }
 
 ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent) {
-  EventObject* event = asEvent(hEvent);
+  EventObject* event = as<EventObject>(hEvent);
   if (event == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -118,7 +118,7 @@ ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent) {
 
 ze_result_t ZE_APICALL
 zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
-  EventObject* event = asEvent(hEvent);
+  EventObject* event = as<EventObject>(hEvent);
   if (event == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -138,7 +138,7 @@ zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
 }
 
 ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent) {
-  EventObject* event = asEvent(hEvent);
+  EventObject* event = as<EventObject>(hEvent);
   if (event == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -146,7 +146,7 @@ ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent) {
 }
 
 ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent) {
-  EventObject* event = asEvent(hEvent);
+  EventObject* event = as<EventObject>(hEvent);
   if (event == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -157,7 +157,7 @@ ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent) {
 ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(
     ze_event_handle_t hEvent,
     ze_kernel_timestamp_result_t* dstptr) {
-  EventObject* event = asEvent(hEvent);
+  EventObject* event = as<EventObject>(hEvent);
   if (const auto bad = nullArgument({event}, {dstptr})) {
     return *bad;
   }

@@ -97,8 +97,8 @@ ze_result_t ZE_APICALL zeContextCreate(
     ze_driver_handle_t hDriver,
     const ze_context_desc_t* desc,
     ze_context_handle_t* phContext) {
-  if (const auto bad = nullArgument(
-          {as<DriverObject>(hDriver, Tag::kDriver)}, {desc, phContext})) {
+  if (const auto bad =
+          nullArgument({as<DriverObject>(hDriver)}, {desc, phContext})) {
     return *bad;
   }
   ContextObject* context = new (std::nothrow) ContextObject();
@@ -110,7 +110,7 @@ ze_result_t ZE_APICALL zeContextCreate(
 }
 
 ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext) {
-  return destroy<ContextObject>(hContext, Tag::kContext);
+  return destroy<ContextObject>(hContext);
 }
 
 ze_result_t ZE_APICALL zeMemAllocDevice(
@@ -120,8 +120,9 @@ ze_result_t ZE_APICALL zeMemAllocDevice(
     size_t alignment,
     ze_device_handle_t hDevice,
     void** pptr) {
-  DeviceObject* device = asDevice(hDevice);
-  if (const auto bad = nullArgument({asContext(hContext), device}, {desc})) {
+  DeviceObject* device = as<DeviceObject>(hDevice);
+  if (const auto bad =
+          nullArgument({as<ContextObject>(hContext), device}, {desc})) {
     return *bad;
   }
   return allocate(size, alignment, ZE_MEMORY_TYPE_DEVICE, device, pptr);
@@ -133,7 +134,7 @@ ze_result_t ZE_APICALL zeMemAllocHost(
     size_t size,
     size_t alignment,
     void** pptr) {
-  if (const auto bad = nullArgument({asContext(hContext)}, {desc})) {
+  if (const auto bad = nullArgument({as<ContextObject>(hContext)}, {desc})) {
     return *bad;
   }
   return allocate(size, alignment, ZE_MEMORY_TYPE_HOST, nullptr, pptr);
@@ -147,10 +148,12 @@ ze_result_t ZE_APICALL zeMemAllocShared(
     size_t alignment,
     ze_device_handle_t hDevice,
     void** pptr) {
-  if (const auto bad = nullArgument({asContext(hContext)}, {ddesc, hdesc})) {
+  if (const auto bad =
+          nullArgument({as<ContextObject>(hContext)}, {ddesc, hdesc})) {
     return *bad;
   }
-  DeviceObject* device = hDevice == nullptr ? nullptr : asDevice(hDevice);
+  DeviceObject* device =
+      hDevice == nullptr ? nullptr : as<DeviceObject>(hDevice);
   if (hDevice != nullptr && device == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -158,7 +161,7 @@ ze_result_t ZE_APICALL zeMemAllocShared(
 }
 
 ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void* ptr) {
-  if (const auto bad = nullArgument({asContext(hContext)}, {ptr})) {
+  if (const auto bad = nullArgument({as<ContextObject>(hContext)}, {ptr})) {
     return *bad;
   }
   DriverState& s = state();
@@ -181,7 +184,7 @@ ze_result_t ZE_APICALL zeMemGetAllocProperties(
     const void* ptr,
     ze_memory_allocation_properties_t* p,
     ze_device_handle_t* phDevice) {
-  if (const auto bad = nullArgument({asContext(hContext)}, {ptr, p})) {
+  if (const auto bad = nullArgument({as<ContextObject>(hContext)}, {ptr, p})) {
     return *bad;
   }
   DriverState& s = state();
@@ -203,8 +206,9 @@ ze_result_t ZE_APICALL zeMemGetAllocProperties(
 namespace {
 
 ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext) {
-  return asContext(hContext) == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
-                                        : ZE_RESULT_SUCCESS;
+  return as<ContextObject>(hContext) == nullptr
+      ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+      : ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zeContextMakeMemoryResident(
@@ -212,8 +216,8 @@ ze_result_t ZE_APICALL zeContextMakeMemoryResident(
     ze_device_handle_t hDevice,
     void* ptr,
     size_t size) {
-  if (const auto bad =
-          nullArgument({asContext(hContext), asDevice(hDevice)}, {ptr})) {
+  if (const auto bad = nullArgument(
+          {as<ContextObject>(hContext), as<DeviceObject>(hDevice)}, {ptr})) {
     return *bad;
   }
   DriverState& s = state();
@@ -247,7 +251,7 @@ ze_result_t ZE_APICALL zeMemGetAddressRange(
     const void* ptr,
     void** pBase,
     size_t* pSize) {
-  if (const auto bad = nullArgument({asContext(hContext)}, {ptr})) {
+  if (const auto bad = nullArgument({as<ContextObject>(hContext)}, {ptr})) {
     return *bad;
   }
   DriverState& s = state();

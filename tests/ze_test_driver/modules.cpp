@@ -27,8 +27,8 @@ ze_result_t ZE_APICALL zeModuleCreate(
     const ze_module_desc_t* desc,
     ze_module_handle_t* phModule,
     ze_module_build_log_handle_t* phBuildLog) {
-  DeviceObject* device = asDevice(hDevice);
-  if (asContext(hContext) == nullptr || device == nullptr) {
+  DeviceObject* device = as<DeviceObject>(hDevice);
+  if (as<ContextObject>(hContext) == nullptr || device == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   if (desc == nullptr || phModule == nullptr ||
@@ -93,14 +93,14 @@ ze_result_t ZE_APICALL zeModuleCreate(
 }
 
 ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule) {
-  return destroy<ModuleObject>(hModule, Tag::kModule);
+  return destroy<ModuleObject>(hModule);
 }
 
 ze_result_t ZE_APICALL zeModuleBuildLogGetString(
     ze_module_build_log_handle_t hLog,
     size_t* pSize,
     char* pBuildLog) {
-  BuildLogObject* log = asBuildLog(hLog);
+  BuildLogObject* log = as<BuildLogObject>(hLog);
   if (const auto bad = nullArgument({log}, {pSize})) {
     return *bad;
   }
@@ -119,14 +119,14 @@ ze_result_t ZE_APICALL zeModuleBuildLogGetString(
 
 ze_result_t ZE_APICALL
 zeModuleBuildLogDestroy(ze_module_build_log_handle_t hLog) {
-  return destroy<BuildLogObject>(hLog, Tag::kBuildLog);
+  return destroy<BuildLogObject>(hLog);
 }
 
 ze_result_t ZE_APICALL zeModuleGetKernelNames(
     ze_module_handle_t hModule,
     uint32_t* pCount,
     const char** pNames) {
-  ModuleObject* module = asModule(hModule);
+  ModuleObject* module = as<ModuleObject>(hModule);
   if (const auto bad = nullArgument({module}, {pCount})) {
     return *bad;
   }
@@ -148,7 +148,7 @@ ze_result_t ZE_APICALL zeKernelCreate(
     ze_module_handle_t hModule,
     const ze_kernel_desc_t* desc,
     ze_kernel_handle_t* phKernel) {
-  ModuleObject* module = asModule(hModule);
+  ModuleObject* module = as<ModuleObject>(hModule);
   if (const auto bad =
           nullArgument({module}, {desc, desc->pKernelName, phKernel})) {
     return *bad;
@@ -170,12 +170,12 @@ ze_result_t ZE_APICALL zeKernelCreate(
 }
 
 ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel) {
-  return destroy<KernelObject>(hKernel, Tag::kKernel);
+  return destroy<KernelObject>(hKernel);
 }
 
 ze_result_t ZE_APICALL
 zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t* p) {
-  KernelObject* kernel = asKernel(hKernel);
+  KernelObject* kernel = as<KernelObject>(hKernel);
   if (const auto bad = nullArgument({kernel}, {p})) {
     return *bad;
   }
@@ -205,7 +205,7 @@ ze_result_t ZE_APICALL zeKernelSetGroupSize(
     uint32_t x,
     uint32_t y,
     uint32_t z) {
-  KernelObject* kernel = asKernel(hKernel);
+  KernelObject* kernel = as<KernelObject>(hKernel);
   if (kernel == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -224,7 +224,7 @@ ze_result_t ZE_APICALL zeKernelSetArgumentValue(
     uint32_t index,
     size_t size,
     const void* value) {
-  KernelObject* kernel = asKernel(hKernel);
+  KernelObject* kernel = as<KernelObject>(hKernel);
   if (kernel == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -296,7 +296,7 @@ ze_result_t ZE_APICALL zeModuleGetNativeBinary(
     ze_module_handle_t hModule,
     size_t* pSize,
     uint8_t* pModuleNativeBinary) {
-  ModuleObject* module = asModule(hModule);
+  ModuleObject* module = as<ModuleObject>(hModule);
   if (const auto bad = nullArgument({module}, {pSize})) {
     return *bad;
   }
@@ -318,7 +318,7 @@ namespace {
 
 ze_result_t ZE_APICALL
 zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t* p) {
-  if (const auto bad = nullArgument({asModule(hModule)}, {p})) {
+  if (const auto bad = nullArgument({as<ModuleObject>(hModule)}, {p})) {
     return *bad;
   }
   p->flags = 0; // no unresolved imports
@@ -330,7 +330,8 @@ ze_result_t ZE_APICALL zeModuleGetGlobalPointer(
     const char* pGlobalName,
     size_t*,
     void**) {
-  if (const auto bad = nullArgument({asModule(hModule)}, {pGlobalName})) {
+  if (const auto bad =
+          nullArgument({as<ModuleObject>(hModule)}, {pGlobalName})) {
     return *bad;
   }
   return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME; // zebins here export none
@@ -344,7 +345,7 @@ ze_result_t ZE_APICALL zeModuleDynamicLink(
     return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   }
   for (uint32_t i = 0; i < numModules; ++i) {
-    if (asModule(phModules[i]) == nullptr) {
+    if (as<ModuleObject>(phModules[i]) == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
   }
@@ -363,7 +364,7 @@ ze_result_t ZE_APICALL zeKernelSuggestGroupSize(
     uint32_t* groupSizeX,
     uint32_t* groupSizeY,
     uint32_t* groupSizeZ) {
-  KernelObject* kernel = asKernel(hKernel);
+  KernelObject* kernel = as<KernelObject>(hKernel);
   if (const auto bad =
           nullArgument({kernel}, {groupSizeX, groupSizeY, groupSizeZ})) {
     return *bad;
@@ -392,7 +393,8 @@ ze_result_t ZE_APICALL zeKernelSuggestGroupSize(
 ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(
     ze_kernel_handle_t hKernel,
     uint32_t* totalGroupCount) {
-  if (const auto bad = nullArgument({asKernel(hKernel)}, {totalGroupCount})) {
+  if (const auto bad =
+          nullArgument({as<KernelObject>(hKernel)}, {totalGroupCount})) {
     return *bad;
   }
   *totalGroupCount = 64;
@@ -402,7 +404,7 @@ ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(
 ze_result_t ZE_APICALL zeKernelSetIndirectAccess(
     ze_kernel_handle_t hKernel,
     ze_kernel_indirect_access_flags_t flags) {
-  if (asKernel(hKernel) == nullptr) {
+  if (as<KernelObject>(hKernel) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   const ze_kernel_indirect_access_flags_t known =
@@ -416,7 +418,7 @@ ze_result_t ZE_APICALL zeKernelSetIndirectAccess(
 ze_result_t ZE_APICALL zeKernelGetIndirectAccess(
     ze_kernel_handle_t hKernel,
     ze_kernel_indirect_access_flags_t* pFlags) {
-  if (const auto bad = nullArgument({asKernel(hKernel)}, {pFlags})) {
+  if (const auto bad = nullArgument({as<KernelObject>(hKernel)}, {pFlags})) {
     return *bad;
   }
   *pFlags = 0;
@@ -426,7 +428,7 @@ ze_result_t ZE_APICALL zeKernelGetIndirectAccess(
 ze_result_t ZE_APICALL zeKernelSetCacheConfig(
     ze_kernel_handle_t hKernel,
     ze_cache_config_flags_t flags) {
-  if (asKernel(hKernel) == nullptr) {
+  if (as<KernelObject>(hKernel) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   const ze_cache_config_flags_t known =
@@ -437,7 +439,7 @@ ze_result_t ZE_APICALL zeKernelSetCacheConfig(
 
 ze_result_t ZE_APICALL
 zeKernelGetName(ze_kernel_handle_t hKernel, size_t* pSize, char* pName) {
-  KernelObject* kernel = asKernel(hKernel);
+  KernelObject* kernel = as<KernelObject>(hKernel);
   if (const auto bad = nullArgument({kernel}, {pSize})) {
     return *bad;
   }
@@ -457,7 +459,7 @@ ze_result_t ZE_APICALL zeKernelGetSourceAttributes(
     ze_kernel_handle_t hKernel,
     uint32_t* pSize,
     char** pString) {
-  if (const auto bad = nullArgument({asKernel(hKernel)}, {pSize})) {
+  if (const auto bad = nullArgument({as<KernelObject>(hKernel)}, {pSize})) {
     return *bad;
   }
   // No attributes: the empty string.

@@ -17,7 +17,7 @@ namespace {
 ze_result_t deviceGetRootDevice(
     ze_device_handle_t device,
     ze_device_handle_t* root) {
-  if (const auto bad = nullArgument({asDevice(device)}, {root})) {
+  if (const auto bad = nullArgument({as<DeviceObject>(device)}, {root})) {
     return *bad;
   }
   *root = nullptr; // every device is a root device: there are no sub-devices
@@ -29,7 +29,7 @@ ze_result_t deviceGetRootDevice(
 ze_result_t commandListHostSynchronize(
     ze_command_list_handle_t list,
     uint64_t /*timeout*/) {
-  CommandListObject* object = asCommandList(list);
+  CommandListObject* object = as<CommandListObject>(list);
   if (object == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
@@ -40,7 +40,7 @@ ze_result_t commandListHostSynchronize(
 // One context per driver for the life of the process, as the spec's
 // default context is; zeContextDestroy on it is the caller's error.
 ze_context_handle_t driverGetDefaultContext(ze_driver_handle_t driver) {
-  if (asDriver(driver) == nullptr) {
+  if (as<DriverObject>(driver) == nullptr) {
     return nullptr;
   }
   static ContextObject default_context;

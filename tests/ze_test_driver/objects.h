@@ -40,12 +40,17 @@ enum class Tag : uint32_t {
   kFence = 0x46454e43,
 };
 
-struct DriverObject {
-  Tag tag = Tag::kDriver;
+// The base of every object: its tag, and the handle type it is reached by.
+template <Tag kKind, typename HandleType>
+struct Tagged {
+  using Handle = HandleType;
+  static constexpr Tag kTag = kKind;
+  Tag tag = kKind;
 };
 
-struct DeviceObject {
-  Tag tag = Tag::kDevice;
+struct DriverObject : Tagged<Tag::kDriver, ze_driver_handle_t> {};
+
+struct DeviceObject : Tagged<Tag::kDevice, ze_device_handle_t> {
   uint32_t index = 0;
   std::string name;
   uint32_t product_family = 0;
@@ -58,19 +63,15 @@ struct DeviceObject {
   std::vector<uint32_t> sub_group_sizes;
 };
 
-struct ContextObject {
-  Tag tag = Tag::kContext;
-};
+struct ContextObject : Tagged<Tag::kContext, ze_context_handle_t> {};
 
-struct ModuleObject {
-  Tag tag = Tag::kModule;
+struct ModuleObject : Tagged<Tag::kModule, ze_module_handle_t> {
   DeviceObject* device = nullptr;
   std::string bytes; // zebin views point into it
   zebin::Zebin zebin;
 };
 
-struct BuildLogObject {
-  Tag tag = Tag::kBuildLog;
+struct BuildLogObject : Tagged<Tag::kBuildLog, ze_module_build_log_handle_t> {
   std::string text;
 };
 
@@ -81,8 +82,7 @@ struct ArgState {
   uint8_t bytes[XSL_TEST_DRIVER_MAX_ARG_BYTES] = {};
 };
 
-struct KernelObject {
-  Tag tag = Tag::kKernel;
+struct KernelObject : Tagged<Tag::kKernel, ze_kernel_handle_t> {
   ModuleObject* module = nullptr;
   const zebin::KernelInfo* info = nullptr;
   uint32_t group_size[3] = {0, 0, 0};
@@ -93,15 +93,13 @@ struct KernelObject {
 
 struct EventPoolObject;
 
-struct EventObject {
-  Tag tag = Tag::kEvent;
+struct EventObject : Tagged<Tag::kEvent, ze_event_handle_t> {
   EventPoolObject* pool = nullptr;
   uint32_t index = 0;
   std::atomic<bool> signaled{false};
 };
 
-struct EventPoolObject {
-  Tag tag = Tag::kEventPool;
+struct EventPoolObject : Tagged<Tag::kEventPool, ze_event_pool_handle_t> {
   uint32_t count = 0;
   ze_event_pool_flags_t flags = 0;
   std::vector<EventObject*> live; // by index; null where none exists
@@ -126,8 +124,7 @@ struct Command {
   std::vector<ze_event_handle_t> waits;
 };
 
-struct CommandListObject {
-  Tag tag = Tag::kCommandList;
+struct CommandListObject : Tagged<Tag::kCommandList, ze_command_list_handle_t> {
   DeviceObject* device = nullptr;
   ContextObject* context = nullptr;
   bool immediate = false;
@@ -136,14 +133,13 @@ struct CommandListObject {
   std::vector<Command> commands; // regular lists only
 };
 
-struct CommandQueueObject {
-  Tag tag = Tag::kCommandQueue;
+struct CommandQueueObject
+    : Tagged<Tag::kCommandQueue, ze_command_queue_handle_t> {
   DeviceObject* device = nullptr;
   uint32_t ordinal = 0;
 };
 
-struct FenceObject {
-  Tag tag = Tag::kFence;
+struct FenceObject : Tagged<Tag::kFence, ze_fence_handle_t> {
   CommandQueueObject* queue = nullptr;
   bool signaled = false;
 };
@@ -175,10 +171,12 @@ DriverState& state();
 // Reads the device configuration from the environment, once.
 void initializeOnce();
 
+// The object behind `handle`, or nullptr for a null handle, one of another
+// kind, or one destroyed.
 template <typename Object>
-Object* as(void* handle, Tag tag) {
-  Object* object = static_cast<Object*>(handle);
-  if (object == nullptr || object->tag != tag) {
+Object* as(typename Object::Handle handle) {
+  Object* object = reinterpret_cast<Object*>(handle);
+  if (object == nullptr || object->tag != Object::kTag) {
     return nullptr;
   }
   return object;
@@ -186,48 +184,14 @@ Object* as(void* handle, Tag tag) {
 
 // zeXxxDestroy of an object that owns nothing else.
 template <typename Object>
-ze_result_t destroy(void* handle, Tag tag) {
-  Object* object = as<Object>(handle, tag);
+ze_result_t destroy(typename Object::Handle handle) {
+  Object* object = as<Object>(handle);
   if (object == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
   object->tag = Tag::kDead;
   delete object;
   return ZE_RESULT_SUCCESS;
-}
-
-inline DriverObject* asDriver(ze_driver_handle_t handle) {
-  return as<DriverObject>(handle, Tag::kDriver);
-}
-inline DeviceObject* asDevice(ze_device_handle_t handle) {
-  return as<DeviceObject>(handle, Tag::kDevice);
-}
-inline ContextObject* asContext(ze_context_handle_t handle) {
-  return as<ContextObject>(handle, Tag::kContext);
-}
-inline ModuleObject* asModule(ze_module_handle_t handle) {
-  return as<ModuleObject>(handle, Tag::kModule);
-}
-inline BuildLogObject* asBuildLog(ze_module_build_log_handle_t handle) {
-  return as<BuildLogObject>(handle, Tag::kBuildLog);
-}
-inline KernelObject* asKernel(ze_kernel_handle_t handle) {
-  return as<KernelObject>(handle, Tag::kKernel);
-}
-inline CommandListObject* asCommandList(ze_command_list_handle_t handle) {
-  return as<CommandListObject>(handle, Tag::kCommandList);
-}
-inline CommandQueueObject* asCommandQueue(ze_command_queue_handle_t handle) {
-  return as<CommandQueueObject>(handle, Tag::kCommandQueue);
-}
-inline EventPoolObject* asEventPool(ze_event_pool_handle_t handle) {
-  return as<EventPoolObject>(handle, Tag::kEventPool);
-}
-inline EventObject* asEvent(ze_event_handle_t handle) {
-  return as<EventObject>(handle, Tag::kEvent);
-}
-inline FenceObject* asFence(ze_fence_handle_t handle) {
-  return as<FenceObject>(handle, Tag::kFence);
 }
 
 // What Level Zero answers a call with a null argument: INVALID_NULL_HANDLE
