@@ -469,11 +469,22 @@ ze_result_t checkRegularLists(
   return ZE_RESULT_SUCCESS;
 }
 
-// Runs checked regular lists in order; a list can run again, so it keeps
-// its commands.
+// Checks the regular lists for `device` and the events to wait for, then
+// runs the lists in order; a list can run again, so it keeps its commands.
 ze_result_t runRegularLists(
+    const DeviceObject* device,
     uint32_t numLists,
-    ze_command_list_handle_t* phLists) {
+    ze_command_list_handle_t* phLists,
+    uint32_t numWait,
+    ze_event_handle_t* phWait) {
+  const ze_result_t checked = checkRegularLists(device, numLists, phLists);
+  if (checked != ZE_RESULT_SUCCESS) {
+    return checked;
+  }
+  const ze_result_t waits = checkWaitEvents(numWait, phWait);
+  if (waits != ZE_RESULT_SUCCESS) {
+    return waits;
+  }
   for (uint32_t i = 0; i < numLists; ++i) {
     const CommandListObject* list = as<CommandListObject>(phLists[i]);
     for (const Command& command : list->commands) {
@@ -504,12 +515,8 @@ ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
   }
-  const ze_result_t checked =
-      checkRegularLists(queue->device, numLists, phLists);
-  if (checked != ZE_RESULT_SUCCESS) {
-    return checked;
-  }
-  const ze_result_t ran = runRegularLists(numLists, phLists);
+  const ze_result_t ran =
+      runRegularLists(queue->device, numLists, phLists, 0, nullptr);
   if (ran != ZE_RESULT_SUCCESS) {
     return ran;
   }
@@ -594,16 +601,8 @@ ze_result_t ZE_APICALL immediateAppendCommandLists(
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
   }
-  const ze_result_t checked =
-      checkRegularLists(immediate->device, numLists, phLists);
-  if (checked != ZE_RESULT_SUCCESS) {
-    return checked;
-  }
-  const ze_result_t waits = checkWaitEvents(numWait, phWait);
-  if (waits != ZE_RESULT_SUCCESS) {
-    return waits;
-  }
-  const ze_result_t ran = runRegularLists(numLists, phLists);
+  const ze_result_t ran =
+      runRegularLists(immediate->device, numLists, phLists, numWait, phWait);
   if (ran != ZE_RESULT_SUCCESS) {
     return ran;
   }
