@@ -33,16 +33,12 @@ import argparse
 import ctypes
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from bench_launch import glue_bench_args, glue_bench_main, glue_runtime, make_loop, median_ratio, ns_per_call_runs
 
 
 def measure(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(REPO / "tests" / "bench"))
-    from bench_launch import glue_runtime, make_loop, median_ratio, ns_per_call_runs
-
     torch, support, glue = glue_runtime()
     import _xsl_glue_launcher as project_glue
     import _xsl_sycl_backend_abi3 as backend_abi3
@@ -85,9 +81,6 @@ def measure(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    sys.path.insert(0, str(REPO / "tests" / "bench"))
-    from bench_launch import glue_bench_args, glue_bench_main
-
     args = glue_bench_args(
         __doc__ or "", "CMake build dir holding the glue and backend test modules and the test driver", "v2"
     )

@@ -36,16 +36,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from bench_launch import glue_bench_args, glue_bench_main, glue_runtime, make_loop, median_ratio, ns_per_call_runs
 
 
 def measure(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(REPO / "tests" / "bench"))
-    from bench_launch import glue_runtime, make_loop, median_ratio, ns_per_call_runs
-
     _, support, glue = glue_runtime()
     from xpu_static_launcher import _sycl_launcher
 
@@ -88,9 +84,6 @@ def measure(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    sys.path.insert(0, str(REPO / "tests" / "bench"))
-    from bench_launch import glue_bench_args, glue_bench_main
-
     args = glue_bench_args(
         __doc__ or "", "CMake build dir holding the glue runtime module and the test driver", "v1", "linux-gcc"
     )
