@@ -481,9 +481,9 @@ ze_result_t runRegularLists(
   if (checked != ZE_RESULT_SUCCESS) {
     return checked;
   }
-  const ze_result_t waits = checkWaitEvents(numWait, phWait);
-  if (waits != ZE_RESULT_SUCCESS) {
-    return waits;
+  const ze_result_t waited = checkWaitEvents(numWait, phWait);
+  if (waited != ZE_RESULT_SUCCESS) {
+    return waited;
   }
   for (uint32_t i = 0; i < numLists; ++i) {
     const CommandListObject* list = as<CommandListObject>(phLists[i]);
