@@ -3,10 +3,8 @@
 // compute-runtime's decoder: every known key is type-checked, unknown keys
 // become warnings, and each message names the kernel, key and line.
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,18 +21,13 @@ namespace zebin {
 namespace {
 
 using schema::deriveKernels;
+using schema::KeyScope;
 using schema::kMaxArgIndex;
 using schema::MiscInfos;
 using yaml::Document;
 using yaml::kNoNode;
 using yaml::Node;
 using yaml::NodeKind;
-
-bool isOneOf(
-    std::string_view key,
-    std::initializer_list<std::string_view> keys) {
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
 
 constexpr size_t kNoIndex = static_cast<size_t>(-1);
 
@@ -88,11 +81,7 @@ class ZeInfoBuilder {
         status = forEachItem(c, "kernels_misc_info", [&](size_t item, size_t) {
           return readMiscInfo(item);
         });
-      } else if (!isOneOf(
-                     entry.key,
-                     {"functions",
-                      "global_host_access_table",
-                      "kernels_cost_info"})) {
+      } else if (!schema::isIgnoredKey(KeyScope::kTopLevel, entry.key)) {
         warnUnknown("", entry);
       }
       if (!status) {
@@ -262,7 +251,7 @@ class ZeInfoBuilder {
         });
       } else if (entry.key == "user_attributes") {
         status = readUserAttributes(c, attribute_sub_group_size);
-      } else if (!schema::isIgnoredKernelKey(entry.key)) {
+      } else if (!schema::isIgnoredKey(KeyScope::kKernel, entry.key)) {
         warnUnknown(context, entry);
       }
       if (!status) {
@@ -316,7 +305,7 @@ class ZeInfoBuilder {
             env.flags[std::string(entry.key)] = entry.text == "true";
             return Status::success();
           }
-          if (schema::isIgnoredExecutionEnvKey(entry.key)) {
+          if (schema::isIgnoredKey(KeyScope::kExecutionEnv, entry.key)) {
             return Status::success();
           }
           if (entry.key.substr(0, 4) == "has_" ||
@@ -375,7 +364,7 @@ class ZeInfoBuilder {
       if (entry.key == "is_ptr") {
         return assign(boolean(entry, path), arg.is_ptr);
       }
-      if (!schema::isIgnoredPayloadKey(entry.key)) {
+      if (!schema::isIgnoredKey(KeyScope::kPayloadArgument, entry.key)) {
         warnUnknown("kernel '" + kernel.name + "'." + label.str(), entry);
       }
       return Status::success();

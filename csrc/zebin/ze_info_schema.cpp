@@ -244,6 +244,11 @@ std::string* argInfoText(ArgInfo& info, std::string_view key) {
   return fieldFor(info, key, kArgInfoTexts);
 }
 
+constexpr std::string_view kIgnoredTopLevelKeys[] = {
+    "functions",
+    "global_host_access_table",
+    "kernels_cost_info"};
+
 constexpr std::string_view kIgnoredKernelKeys[] = {
     "name",
     "per_thread_payload_arguments",
@@ -253,10 +258,6 @@ constexpr std::string_view kIgnoredKernelKeys[] = {
     "inline_samplers",
     "user_attributes",
     "kernel_attributes"};
-
-bool isIgnoredKernelKey(std::string_view key) {
-  return isOneOf(key, kIgnoredKernelKeys);
-}
 
 constexpr std::string_view kIgnoredExecutionEnvKeys[] = {
     "offset_to_skip_per_thread_data_load",
@@ -272,10 +273,6 @@ constexpr std::string_view kIgnoredExecutionEnvKeys[] = {
     "has_global_atomics",
     "subgroup_independent_forward_progress"};
 
-bool isIgnoredExecutionEnvKey(std::string_view key) {
-  return isOneOf(key, kIgnoredExecutionEnvKeys);
-}
-
 constexpr std::string_view kIgnoredPayloadKeys[] = {
     "is_pipe",
     "sampler_index",
@@ -285,8 +282,18 @@ constexpr std::string_view kIgnoredPayloadKeys[] = {
     "bti_value",
     "is_constant"};
 
-bool isIgnoredPayloadKey(std::string_view key) {
-  return isOneOf(key, kIgnoredPayloadKeys);
+bool isIgnoredKey(KeyScope scope, std::string_view key) {
+  switch (scope) {
+    case KeyScope::kTopLevel:
+      return isOneOf(key, kIgnoredTopLevelKeys);
+    case KeyScope::kKernel:
+      return isOneOf(key, kIgnoredKernelKeys);
+    case KeyScope::kExecutionEnv:
+      return isOneOf(key, kIgnoredExecutionEnvKeys);
+    case KeyScope::kPayloadArgument:
+      return isOneOf(key, kIgnoredPayloadKeys);
+  }
+  return false;
 }
 
 // The .ze_info versions the GPU driver's own decoder takes (compute-runtime,

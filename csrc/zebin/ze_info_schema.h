@@ -30,10 +30,9 @@ int64_t* executionEnvCount(ExecutionEnv& env, std::string_view key);
 int64_t* payloadCount(PayloadArgument& arg, std::string_view key);
 std::string* payloadText(PayloadArgument& arg, std::string_view key);
 std::string* argInfoText(ArgInfo& info, std::string_view key);
-// Keys read elsewhere or ignored: no warning, any value.
-bool isIgnoredKernelKey(std::string_view key);
-bool isIgnoredExecutionEnvKey(std::string_view key);
-bool isIgnoredPayloadKey(std::string_view key);
+// Keys read elsewhere or ignored in each mapping: no warning, any value.
+enum class KeyScope { kTopLevel, kKernel, kExecutionEnv, kPayloadArgument };
+bool isIgnoredKey(KeyScope scope, std::string_view key);
 
 // "1.20" -> {1, 20}; false unless MAJOR.MINOR with parts up to 0xffff.
 bool parseVersion(std::string_view text, ZeInfoVersion& version);
