@@ -25,11 +25,15 @@
 #include "compile/zebin_compiler.h"
 #include "ocloc/compiler.h"
 #include "ocloc/discovery.h"
+#include "python/abi/cpython.h"
 #include "python/module_init.h"
 
 namespace {
 
 using xsl::compile::ZebinCompiler;
+using xsl::python::listOf;
+using xsl::python::raise;
+using xsl::python::text;
 
 struct Opened {
   std::unique_ptr<ZebinCompiler> compiler;
@@ -42,8 +46,7 @@ Opened* openCompiler(const char* backend, const char* python_paths) {
   static auto* opened = new std::map<std::string, std::unique_ptr<Opened>>();
   auto kind = xsl::compile::parseCompilerKind(backend);
   if (!kind) {
-    PyErr_SetString(PyExc_ValueError, kind.error().message().c_str());
-    return nullptr;
+    return raise(PyExc_ValueError, kind.error().message());
   }
   const std::string key = std::string(backend) + '\n' + python_paths;
   std::lock_guard<std::mutex> lock(mutex);
@@ -58,19 +61,13 @@ Opened* openCompiler(const char* backend, const char* python_paths) {
   auto compiler =
       ZebinCompiler::open(*kind, xsl::ocloc::BackendChoice::kAuto, env);
   if (!compiler) {
-    PyErr_SetString(PyExc_RuntimeError, compiler.error().message().c_str());
-    return nullptr;
+    return raise(PyExc_RuntimeError, compiler.error().message());
   }
   auto entry = std::make_unique<Opened>();
   entry->compiler = std::move(*compiler);
   Opened* raw = entry.get();
   opened->emplace(key, std::move(entry));
   return raw;
-}
-
-PyObject* str(const std::string& text) {
-  return PyUnicode_DecodeUTF8(
-      text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
 }
 
 PyObject* findPy(PyObject*, PyObject* args) {
@@ -83,20 +80,11 @@ PyObject* findPy(PyObject*, PyObject* args) {
   if (opened == nullptr) {
     return nullptr;
   }
-  PyObject* tried = PyList_New(0);
+  PyObject* tried = listOf(opened->compiler->tried(), text);
   if (tried == nullptr) {
     return nullptr;
   }
-  for (const std::string& place : opened->compiler->tried()) {
-    PyObject* item = str(place);
-    if (item == nullptr || PyList_Append(tried, item) != 0) {
-      Py_XDECREF(item);
-      Py_DECREF(tried);
-      return nullptr;
-    }
-    Py_DECREF(item);
-  }
-  return Py_BuildValue("(NN)", str(opened->compiler->description()), tried);
+  return Py_BuildValue("(NN)", text(opened->compiler->description()), tried);
 }
 
 PyObject* compilePy(PyObject*, PyObject* args) {
@@ -137,8 +125,7 @@ PyObject* compilePy(PyObject*, PyObject* args) {
   PyEval_RestoreThread(released);
   PyBuffer_Release(&spirv);
   if (!result) {
-    PyErr_SetString(PyExc_RuntimeError, result.error().message().c_str());
-    return nullptr;
+    return raise(PyExc_RuntimeError, result.error().message());
   }
   return Py_BuildValue(
       "{s:y#,s:N,s:K,s:O,s:N,s:N}",
@@ -146,15 +133,15 @@ PyObject* compilePy(PyObject*, PyObject* args) {
       result->zebin.data(),
       static_cast<Py_ssize_t>(result->zebin.size()),
       "build_flags",
-      str(result->build_flags),
+      text(result->build_flags),
       "spill_bytes",
       static_cast<unsigned long long>(result->spill_bytes),
       "large_grf",
       result->large_grf ? Py_True : Py_False,
       "log",
-      str(result->log),
+      text(result->log),
       "description",
-      str(opened->compiler->description()));
+      text(opened->compiler->description()));
 }
 
 PyMethodDef kMethods[] = {

@@ -13,43 +13,22 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <string>
 #include <string_view>
 
 #include "file_io/file_io.h"
+#include "python/abi/cpython.h"
 #include "python/module_init.h"
 #include "zebin/zebin.h"
 
 namespace {
 
+using xsl::python::listOf;
+using xsl::python::PyRef;
+using xsl::python::raise;
+using xsl::python::text;
 using xsl::zebin::KernelInfo;
 using xsl::zebin::Zebin;
-
-// Owns a new reference; releases it unless released to the caller.
-class PyRef {
- public:
-  explicit PyRef(PyObject* object = nullptr) : object_(object) {}
-  PyRef(const PyRef&) = delete;
-  PyRef& operator=(const PyRef&) = delete;
-  ~PyRef() {
-    Py_XDECREF(object_);
-  }
-  PyObject* get() const {
-    return object_;
-  }
-  PyObject* release() {
-    PyObject* object = object_;
-    object_ = nullptr;
-    return object;
-  }
-  explicit operator bool() const {
-    return object_ != nullptr;
-  }
-
- private:
-  PyObject* object_;
-};
 
 // Parses a bytes-like argument; the view lives as long as the Py_buffer.
 class BufferArg {
@@ -74,12 +53,6 @@ class BufferArg {
   bool held_ = false;
 };
 
-PyObject* str(std::string_view text) {
-  // Names from the file may not be UTF-8: replace rather than fail.
-  return PyUnicode_DecodeUTF8(
-      text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
-}
-
 // dict[key] = value, stealing `value`. False (with an exception set) on
 // failure.
 bool setItem(PyObject* dict, const char* key, PyObject* value) {
@@ -91,32 +64,13 @@ bool setItem(PyObject* dict, const char* key, PyObject* value) {
   return status == 0;
 }
 
-// [to_entry(item) for item in items], each entry a new reference; nullptr
-// (with the exception set) on failure.
-template <typename Items, typename ToEntry>
-PyObject* listOf(const Items& items, ToEntry to_entry) {
-  PyRef list(PyList_New(static_cast<Py_ssize_t>(std::size(items))));
-  if (!list) {
-    return nullptr;
-  }
-  Py_ssize_t index = 0;
-  for (const auto& item : items) {
-    PyObject* entry = to_entry(item);
-    if (entry == nullptr || PyList_SetItem(list.get(), index++, entry) < 0) {
-      return nullptr;
-    }
-  }
-  return list.release();
-}
-
 PyObject* readOrRaise(
     std::string_view bytes,
     xsl::Expected<Zebin>& out,
     xsl::zebin::ZeInfoDetail detail = xsl::zebin::ZeInfoDetail::kFull) {
   out = xsl::zebin::readZebin(bytes, detail);
   if (!out) {
-    PyErr_SetString(PyExc_ValueError, out.error().message().c_str());
-    return nullptr;
+    return raise(PyExc_ValueError, out.error().message());
   }
   return Py_None;
 }
@@ -133,9 +87,9 @@ PyObject* userArgumentDict(const xsl::zebin::UserArgument& arg) {
       "type_size",
       static_cast<unsigned long long>(arg.type_size),
       "name",
-      str(arg.name),
+      text(arg.name),
       "type_name",
-      str(arg.type_name));
+      text(arg.type_name));
 }
 
 PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
@@ -145,7 +99,7 @@ PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
   return Py_BuildValue(
       "{s:N,s:L,s:L,s:N,s:N,s:N,s:N}",
       "arg_type",
-      str(arg.arg_type),
+      text(arg.arg_type),
       "offset",
       static_cast<long long>(arg.offset),
       "size",
@@ -153,20 +107,20 @@ PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
       "arg_index",
       index,
       "addrmode",
-      str(arg.addrmode),
+      text(arg.addrmode),
       "addrspace",
-      str(arg.addrspace),
+      text(arg.addrspace),
       "access_type",
-      str(arg.access_type));
+      text(arg.access_type));
 }
 
 PyObject* bufferDict(const xsl::zebin::PerThreadMemoryBuffer& buffer) {
   return Py_BuildValue(
       "{s:N,s:N,s:L,s:L,s:O}",
       "type",
-      str(buffer.type),
+      text(buffer.type),
       "usage",
-      str(buffer.usage),
+      text(buffer.usage),
       "size",
       static_cast<long long>(buffer.size),
       "slot",
@@ -194,7 +148,7 @@ PyObject* kernelDict(const KernelInfo& kernel) {
   PyObject* spill_size = env.spill_size
       ? PyLong_FromLongLong(static_cast<long long>(*env.spill_size))
       : (Py_INCREF(Py_None), Py_None);
-  if (!setItem(dict.get(), "name", str(kernel.name)) ||
+  if (!setItem(dict.get(), "name", text(kernel.name)) ||
       !setItem(dict.get(), "simd_size", PyLong_FromLongLong(env.simd_size)) ||
       !setItem(dict.get(), "grf_count", PyLong_FromLongLong(env.grf_count)) ||
       !setItem(
@@ -241,7 +195,7 @@ PyObject* sectionDict(const xsl::zebin::Section& section) {
   return Py_BuildValue(
       "{s:N,s:k,s:K,s:K,s:K}",
       "name",
-      str(section.name),
+      text(section.name),
       "type",
       static_cast<unsigned long>(section.type),
       "flags",
@@ -255,7 +209,7 @@ PyObject* sectionDict(const xsl::zebin::Section& section) {
 PyObject* noteTuple(const xsl::zebin::Note& note) {
   return Py_BuildValue(
       "(Nky#)",
-      str(note.owner),
+      text(note.owner),
       static_cast<unsigned long>(note.type),
       note.desc.data(),
       static_cast<Py_ssize_t>(note.desc.size()));
@@ -272,7 +226,7 @@ PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
   }
   PyRef result(PyDict_New());
   if (!result ||
-      !setItem(result.get(), "version", str(zebin->ze_info.version_text)) ||
+      !setItem(result.get(), "version", text(zebin->ze_info.version_text)) ||
       !setItem(
           result.get(),
           "kernels",
@@ -282,11 +236,7 @@ PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
       !setItem(
           result.get(), "notes", listOf(zebin->elf.intelgt_notes, noteTuple)) ||
       !setItem(
-          result.get(),
-          "warnings",
-          listOf(zebin->ze_info.warnings, [](const std::string& warning) {
-            return str(warning);
-          }))) {
+          result.get(), "warnings", listOf(zebin->ze_info.warnings, text))) {
     return nullptr;
   }
   return result.release();
@@ -306,7 +256,7 @@ PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
   return listOf(zebin->ze_info.kernels, [](const KernelInfo& kernel) {
     return Py_BuildValue(
         "(NLLK)",
-        str(kernel.name),
+        text(kernel.name),
         static_cast<long long>(kernel.execution_env.simd_size),
         static_cast<long long>(kernel.execution_env.grf_count),
         static_cast<unsigned long long>(kernel.spill_bytes));
@@ -329,16 +279,7 @@ PyObject* readFileBytesPy(PyObject* /*self*/, PyObject* arg) {
   xsl::Expected<std::string> bytes = xsl::file_io::readFileBytes(
       std::string(utf8, static_cast<size_t>(length)));
   if (!bytes) {
-    const std::string& message = bytes.error().message();
-    PyObject* text = PyUnicode_DecodeUTF8(
-        message.data(),
-        static_cast<Py_ssize_t>(message.size()),
-        "backslashreplace");
-    if (text != nullptr) {
-      PyErr_SetObject(PyExc_OSError, text);
-      Py_DECREF(text);
-    }
-    return nullptr;
+    return raise(PyExc_OSError, bytes.error().message());
   }
   return PyBytes_FromStringAndSize(
       bytes->data(), static_cast<Py_ssize_t>(bytes->size()));

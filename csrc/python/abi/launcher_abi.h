@@ -27,6 +27,7 @@
 #include "launcher/loaded_kernel.h"
 #include "launcher/native_binary_cache.h"
 #include "launcher/triton_metadata.h"
+#include "python/abi/cpython.h"
 
 // The launch path is split into small inline fast paths (exact ints, None,
 // floats) and out-of-line checked paths, so the fast paths do not pay the
@@ -41,20 +42,7 @@ namespace xsl {
 namespace launcher {
 namespace python {
 
-// The message is passed with its length, so text after a NUL byte (from a
-// caller's path or kernel name) is not cut off; invalid UTF-8 is escaped.
-inline std::nullptr_t raise(PyObject* type, const std::string& message) {
-  PyObject* text = PyUnicode_DecodeUTF8(
-      message.data(),
-      static_cast<Py_ssize_t>(message.size()),
-      "backslashreplace");
-  if (text == nullptr) {
-    return nullptr; // the decoding error is set
-  }
-  PyErr_SetObject(type, text);
-  Py_DECREF(text);
-  return nullptr;
-}
+using xsl::python::raise;
 
 inline std::nullptr_t raiseError(PyObject* type, const Error& error) {
   return raise(type, error.message());

@@ -1,0 +1,80 @@
+#pragma once
+
+// Small CPython helpers every extension module here uses (the limited API
+// has all they call). Include <Python.h> first.
+
+#include <cstddef>
+#include <iterator>
+#include <string_view>
+
+namespace xsl {
+namespace python {
+
+// Raises `type` with `message`. The message is passed with its length, so
+// text after a NUL byte (from a caller's path or kernel name) is not cut
+// off; invalid UTF-8 is escaped. Returns nullptr, for `return raise(...)`.
+inline std::nullptr_t raise(PyObject* type, std::string_view message) {
+  PyObject* value = PyUnicode_DecodeUTF8(
+      message.data(),
+      static_cast<Py_ssize_t>(message.size()),
+      "backslashreplace");
+  if (value == nullptr) {
+    return nullptr; // the decoding error is set
+  }
+  PyErr_SetObject(type, value);
+  Py_DECREF(value);
+  return nullptr;
+}
+
+// A str of text read from a binary or a driver, which may not be UTF-8:
+// such bytes are replaced rather than refused. A new reference, or nullptr.
+inline PyObject* text(std::string_view utf8) {
+  return PyUnicode_DecodeUTF8(
+      utf8.data(), static_cast<Py_ssize_t>(utf8.size()), "replace");
+}
+
+// Owns a new reference; releases it unless released to the caller.
+class PyRef {
+ public:
+  explicit PyRef(PyObject* object = nullptr) : object_(object) {}
+  PyRef(const PyRef&) = delete;
+  PyRef& operator=(const PyRef&) = delete;
+  ~PyRef() {
+    Py_XDECREF(object_);
+  }
+  PyObject* get() const {
+    return object_;
+  }
+  PyObject* release() {
+    PyObject* object = object_;
+    object_ = nullptr;
+    return object;
+  }
+  explicit operator bool() const {
+    return object_ != nullptr;
+  }
+
+ private:
+  PyObject* object_;
+};
+
+// [to_entry(item) for item in items], each entry a new reference; nullptr
+// (with the exception set) on failure.
+template <typename Items, typename ToEntry>
+PyObject* listOf(const Items& items, ToEntry to_entry) {
+  PyRef list(PyList_New(static_cast<Py_ssize_t>(std::size(items))));
+  if (!list) {
+    return nullptr;
+  }
+  Py_ssize_t index = 0;
+  for (const auto& item : items) {
+    PyObject* entry = to_entry(item);
+    if (entry == nullptr || PyList_SetItem(list.get(), index++, entry) < 0) {
+      return nullptr;
+    }
+  }
+  return list.release();
+}
+
+} // namespace python
+} // namespace xsl
