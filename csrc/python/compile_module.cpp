@@ -31,9 +31,7 @@
 namespace {
 
 using xsl::compile::ZebinCompiler;
-using xsl::python::listOf;
-using xsl::python::raise;
-using xsl::python::text;
+namespace py = xsl::python;
 
 struct Opened {
   std::unique_ptr<ZebinCompiler> compiler;
@@ -46,7 +44,7 @@ Opened* openCompiler(const char* backend, const char* python_paths) {
   static auto* opened = new std::map<std::string, std::unique_ptr<Opened>>();
   auto kind = xsl::compile::parseCompilerKind(backend);
   if (!kind) {
-    return raise(PyExc_ValueError, kind.error().message());
+    return py::raise(PyExc_ValueError, kind.error().message());
   }
   const std::string key = std::string(backend) + '\n' + python_paths;
   std::lock_guard<std::mutex> lock(mutex);
@@ -61,7 +59,7 @@ Opened* openCompiler(const char* backend, const char* python_paths) {
   auto compiler =
       ZebinCompiler::open(*kind, xsl::ocloc::BackendChoice::kAuto, env);
   if (!compiler) {
-    return raise(PyExc_RuntimeError, compiler.error().message());
+    return py::raise(PyExc_RuntimeError, compiler.error().message());
   }
   auto entry = std::make_unique<Opened>();
   entry->compiler = std::move(*compiler);
@@ -80,11 +78,12 @@ PyObject* findPy(PyObject*, PyObject* args) {
   if (opened == nullptr) {
     return nullptr;
   }
-  PyObject* tried = listOf(opened->compiler->tried(), text);
+  PyObject* tried = py::listOf(opened->compiler->tried(), py::text);
   if (tried == nullptr) {
     return nullptr;
   }
-  return Py_BuildValue("(NN)", text(opened->compiler->description()), tried);
+  return Py_BuildValue(
+      "(NN)", py::text(opened->compiler->description()), tried);
 }
 
 PyObject* compilePy(PyObject*, PyObject* args) {
@@ -125,7 +124,7 @@ PyObject* compilePy(PyObject*, PyObject* args) {
   PyEval_RestoreThread(released);
   PyBuffer_Release(&spirv);
   if (!result) {
-    return raise(PyExc_RuntimeError, result.error().message());
+    return py::raise(PyExc_RuntimeError, result.error().message());
   }
   return Py_BuildValue(
       "{s:y#,s:N,s:K,s:O,s:N,s:N}",
@@ -133,15 +132,15 @@ PyObject* compilePy(PyObject*, PyObject* args) {
       result->zebin.data(),
       static_cast<Py_ssize_t>(result->zebin.size()),
       "build_flags",
-      text(result->build_flags),
+      py::text(result->build_flags),
       "spill_bytes",
       static_cast<unsigned long long>(result->spill_bytes),
       "large_grf",
       result->large_grf ? Py_True : Py_False,
       "log",
-      text(result->log),
+      py::text(result->log),
       "description",
-      text(opened->compiler->description()));
+      py::text(opened->compiler->description()));
 }
 
 PyMethodDef kMethods[] = {

@@ -23,10 +23,7 @@
 
 namespace {
 
-using xsl::python::listOf;
-using xsl::python::PyRef;
-using xsl::python::raise;
-using xsl::python::text;
+namespace py = xsl::python;
 using xsl::zebin::KernelInfo;
 using xsl::zebin::Zebin;
 
@@ -70,7 +67,7 @@ PyObject* readOrRaise(
     xsl::zebin::ZeInfoDetail detail = xsl::zebin::ZeInfoDetail::kFull) {
   out = xsl::zebin::readZebin(bytes, detail);
   if (!out) {
-    return raise(PyExc_ValueError, out.error().message());
+    return py::raise(PyExc_ValueError, out.error().message());
   }
   return Py_None;
 }
@@ -87,9 +84,9 @@ PyObject* userArgumentDict(const xsl::zebin::UserArgument& arg) {
       "type_size",
       static_cast<unsigned long long>(arg.type_size),
       "name",
-      text(arg.name),
+      py::text(arg.name),
       "type_name",
-      text(arg.type_name));
+      py::text(arg.type_name));
 }
 
 PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
@@ -99,7 +96,7 @@ PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
   return Py_BuildValue(
       "{s:N,s:L,s:L,s:N,s:N,s:N,s:N}",
       "arg_type",
-      text(arg.arg_type),
+      py::text(arg.arg_type),
       "offset",
       static_cast<long long>(arg.offset),
       "size",
@@ -107,20 +104,20 @@ PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
       "arg_index",
       index,
       "addrmode",
-      text(arg.addrmode),
+      py::text(arg.addrmode),
       "addrspace",
-      text(arg.addrspace),
+      py::text(arg.addrspace),
       "access_type",
-      text(arg.access_type));
+      py::text(arg.access_type));
 }
 
 PyObject* bufferDict(const xsl::zebin::PerThreadMemoryBuffer& buffer) {
   return Py_BuildValue(
       "{s:N,s:N,s:L,s:L,s:O}",
       "type",
-      text(buffer.type),
+      py::text(buffer.type),
       "usage",
-      text(buffer.usage),
+      py::text(buffer.usage),
       "size",
       static_cast<long long>(buffer.size),
       "slot",
@@ -130,12 +127,12 @@ PyObject* bufferDict(const xsl::zebin::PerThreadMemoryBuffer& buffer) {
 }
 
 PyObject* kernelDict(const KernelInfo& kernel) {
-  PyRef dict(PyDict_New());
+  py::PyRef dict(PyDict_New());
   if (!dict) {
     return nullptr;
   }
   const xsl::zebin::ExecutionEnv& env = kernel.execution_env;
-  PyRef flags(PyDict_New());
+  py::PyRef flags(PyDict_New());
   if (!flags) {
     return nullptr;
   }
@@ -148,7 +145,7 @@ PyObject* kernelDict(const KernelInfo& kernel) {
   PyObject* spill_size = env.spill_size
       ? PyLong_FromLongLong(static_cast<long long>(*env.spill_size))
       : (Py_INCREF(Py_None), Py_None);
-  if (!setItem(dict.get(), "name", text(kernel.name)) ||
+  if (!setItem(dict.get(), "name", py::text(kernel.name)) ||
       !setItem(dict.get(), "simd_size", PyLong_FromLongLong(env.simd_size)) ||
       !setItem(dict.get(), "grf_count", PyLong_FromLongLong(env.grf_count)) ||
       !setItem(
@@ -177,15 +174,15 @@ PyObject* kernelDict(const KernelInfo& kernel) {
       !setItem(
           dict.get(),
           "args",
-          listOf(kernel.user_arguments, userArgumentDict)) ||
+          py::listOf(kernel.user_arguments, userArgumentDict)) ||
       !setItem(
           dict.get(),
           "payload_arguments",
-          listOf(kernel.payload_arguments, payloadArgumentDict)) ||
+          py::listOf(kernel.payload_arguments, payloadArgumentDict)) ||
       !setItem(
           dict.get(),
           "per_thread_memory_buffers",
-          listOf(kernel.per_thread_memory_buffers, bufferDict))) {
+          py::listOf(kernel.per_thread_memory_buffers, bufferDict))) {
     return nullptr;
   }
   return dict.release();
@@ -195,7 +192,7 @@ PyObject* sectionDict(const xsl::zebin::Section& section) {
   return Py_BuildValue(
       "{s:N,s:k,s:K,s:K,s:K}",
       "name",
-      text(section.name),
+      py::text(section.name),
       "type",
       static_cast<unsigned long>(section.type),
       "flags",
@@ -209,7 +206,7 @@ PyObject* sectionDict(const xsl::zebin::Section& section) {
 PyObject* noteTuple(const xsl::zebin::Note& note) {
   return Py_BuildValue(
       "(Nky#)",
-      text(note.owner),
+      py::text(note.owner),
       static_cast<unsigned long>(note.type),
       note.desc.data(),
       static_cast<Py_ssize_t>(note.desc.size()));
@@ -224,19 +221,26 @@ PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
   if (readOrRaise(data.bytes(), zebin) == nullptr) {
     return nullptr;
   }
-  PyRef result(PyDict_New());
+  py::PyRef result(PyDict_New());
   if (!result ||
-      !setItem(result.get(), "version", text(zebin->ze_info.version_text)) ||
+      !setItem(
+          result.get(), "version", py::text(zebin->ze_info.version_text)) ||
       !setItem(
           result.get(),
           "kernels",
-          listOf(zebin->ze_info.kernels, kernelDict)) ||
+          py::listOf(zebin->ze_info.kernels, kernelDict)) ||
       !setItem(
-          result.get(), "sections", listOf(zebin->elf.sections, sectionDict)) ||
+          result.get(),
+          "sections",
+          py::listOf(zebin->elf.sections, sectionDict)) ||
       !setItem(
-          result.get(), "notes", listOf(zebin->elf.intelgt_notes, noteTuple)) ||
+          result.get(),
+          "notes",
+          py::listOf(zebin->elf.intelgt_notes, noteTuple)) ||
       !setItem(
-          result.get(), "warnings", listOf(zebin->ze_info.warnings, text))) {
+          result.get(),
+          "warnings",
+          py::listOf(zebin->ze_info.warnings, py::text))) {
     return nullptr;
   }
   return result.release();
@@ -253,10 +257,10 @@ PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {
       nullptr) {
     return nullptr;
   }
-  return listOf(zebin->ze_info.kernels, [](const KernelInfo& kernel) {
+  return py::listOf(zebin->ze_info.kernels, [](const KernelInfo& kernel) {
     return Py_BuildValue(
         "(NLLK)",
-        text(kernel.name),
+        py::text(kernel.name),
         static_cast<long long>(kernel.execution_env.simd_size),
         static_cast<long long>(kernel.execution_env.grf_count),
         static_cast<unsigned long long>(kernel.spill_bytes));
@@ -279,7 +283,7 @@ PyObject* readFileBytesPy(PyObject* /*self*/, PyObject* arg) {
   xsl::Expected<std::string> bytes = xsl::file_io::readFileBytes(
       std::string(utf8, static_cast<size_t>(length)));
   if (!bytes) {
-    return raise(PyExc_OSError, bytes.error().message());
+    return py::raise(PyExc_OSError, bytes.error().message());
   }
   return PyBytes_FromStringAndSize(
       bytes->data(), static_cast<Py_ssize_t>(bytes->size()));
