@@ -272,11 +272,6 @@ Expected<DeviceProperties> Device::properties() const {
   out.type = device_props.type;
   out.vendor_id = device_props.vendorId;
   out.device_id = device_props.deviceId;
-  out.num_threads_per_eu = device_props.numThreadsPerEU;
-  out.num_eus_per_subslice = device_props.numEUsPerSubslice;
-  out.num_subslices_per_slice = device_props.numSubslicesPerSlice;
-  out.num_slices = device_props.numSlices;
-  out.max_mem_alloc_size = device_props.maxMemAllocSize;
   out.ip_version = queried->identity.ip_version;
   out.driver_version = queried->identity.driver_version;
   out.max_total_group_size = compute.maxTotalGroupSize;
@@ -569,11 +564,6 @@ Expected<Kernel> Kernel::create(
   out.local_mem_size = props.localMemSize;
   out.required_sub_group_size = props.requiredSubgroupSize;
   out.max_sub_group_size = props.maxSubgroupSize;
-  out.max_num_sub_groups = props.maxNumSubgroups;
-  out.required_group_size = {
-      {props.requiredGroupSizeX,
-       props.requiredGroupSizeY,
-       props.requiredGroupSizeZ}};
   return kernel;
 }
 

@@ -15,7 +15,6 @@
 // CommandList::appendLaunch take no locks and allocate nothing on success
 // (Status success holds no string); an Error is built only on failure.
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,11 +37,6 @@ struct DeviceProperties {
   ze_device_type_t type = ZE_DEVICE_TYPE_GPU;
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;
-  uint32_t num_threads_per_eu = 0;
-  uint32_t num_eus_per_subslice = 0;
-  uint32_t num_subslices_per_slice = 0;
-  uint32_t num_slices = 0;
-  uint64_t max_mem_alloc_size = 0;
   uint32_t max_total_group_size = 0;
   uint32_t max_shared_local_memory = 0;
   std::vector<uint32_t> sub_group_sizes;
@@ -71,8 +65,6 @@ struct KernelProperties {
   uint32_t local_mem_size = 0;
   uint32_t required_sub_group_size = 0; // 0: none required
   uint32_t max_sub_group_size = 0;
-  uint32_t max_num_sub_groups = 0;
-  std::array<uint32_t, 3> required_group_size = {{0, 0, 0}};
 };
 
 class Device {
