@@ -6,8 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/enum_names.h"
-
 namespace xsl {
 namespace compile {
 
@@ -24,11 +22,6 @@ Expected<CompilerKind> parseCompilerKind(const std::string& text) {
   return Error(
       "zebin compiler '" + text + "' is not one of auto, ocloc, driver; set " +
       kZebinCompilerEnvVar + " to one of those or unset it.");
-}
-
-const char* compilerKindName(CompilerKind kind) {
-  static constexpr const char* kNames[] = {"auto", "ocloc", "driver"};
-  return enumName(kind, kNames, "auto");
 }
 
 Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(

@@ -34,7 +34,6 @@ enum class CompilerKind {
 
 // "auto", "ocloc", "driver"; the error names the accepted values.
 Expected<CompilerKind> parseCompilerKind(const std::string& text);
-const char* compilerKindName(CompilerKind kind);
 
 class ZebinCompiler {
  public:

@@ -49,10 +49,6 @@ inline bool isUnsignedInteger(ArgType type) noexcept {
 inline bool isInteger(ArgType type) noexcept {
   return isSignedInteger(type) || isUnsignedInteger(type);
 }
-inline bool isFloatingPoint(ArgType type) noexcept {
-  return type == ArgType::kFloat32 || type == ArgType::kFloat64 ||
-      type == ArgType::kFloat16 || type == ArgType::kBFloat16;
-}
 
 } // namespace launcher
 } // namespace xsl

@@ -93,7 +93,6 @@ Expected<std::unique_ptr<LoadedApi>> loadApi(
   std::unique_ptr<LoadedApi> loaded(new LoadedApi());
   loaded->library_ = std::move(*library);
   const platform::DynamicLibrary& symbols = *loaded->library_;
-  loaded->library_name_ = library_name;
   Api& table = loaded->api_;
   const char* missing = nullptr;
 #define XSL_ZE_RESOLVE_ENTRY(name)                  \

@@ -79,10 +79,6 @@ class LoadedApi {
   const Api& api() const noexcept {
     return api_;
   }
-  // The name or path that was loaded ("libze_loader.so.1").
-  const std::string& libraryName() const noexcept {
-    return library_name_;
-  }
 
  private:
   friend Expected<std::unique_ptr<LoadedApi>> loadApi(
@@ -91,7 +87,6 @@ class LoadedApi {
   LoadedApi() = default;
 
   Api api_;
-  std::string library_name_;
   std::unique_ptr<platform::DynamicLibrary> library_;
 };
 
