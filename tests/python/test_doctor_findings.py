@@ -58,6 +58,13 @@ class FakeProbes(doctor.Probes):
         return (0, "noise\nXSL-DOCTOR " + json.dumps(self.torch_info) + "\n", "")
 
 
+def windows_with_loader(*more_files, **probes):
+    """A Windows machine with the Level Zero loader in System32."""
+    return FakeProbes(
+        env={"SystemRoot": r"C:\Windows"}, files={r"C:\Windows\System32\ze_loader.dll", *more_files}, **probes
+    )
+
+
 def by_check(findings, check):
     return [f for f in findings if f.check == check]
 
@@ -337,11 +344,7 @@ def test_level_zero_loader_missing():
 
 
 def test_level_zero_old_loader_and_missing_driver():
-    probes = FakeProbes(
-        env={"SystemRoot": r"C:\Windows"},
-        files={r"C:\Windows\System32\ze_loader.dll"},
-        symbols=[s for s in doctor.REQUIRED_ZE_SYMBOLS if s != "zeKernelGetProperties"],
-    )
+    probes = windows_with_loader(symbols=[s for s in doctor.REQUIRED_ZE_SYMBOLS if s != "zeKernelGetProperties"])
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.ERROR, doctor.ERROR]
     assert "too old" in findings[0].title and "zeKernelGetProperties" in findings[0].title
@@ -360,11 +363,7 @@ NPU = {"driver": 0, "index": 0, "name": "Intel(R) AI Boost", "type": 5, "vendor"
 
 
 def test_level_zero_present_is_ok():
-    probes = FakeProbes(
-        env={"SystemRoot": r"C:\Windows"},
-        files={r"C:\Windows\System32\ze_loader.dll", r"C:\Windows\System32\ze_intel_gpu64.dll"},
-        ze={"drivers": 1, "devices": [ARC]},
-    )
+    probes = windows_with_loader(r"C:\Windows\System32\ze_intel_gpu64.dll", ze={"drivers": 1, "devices": [ARC]})
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
     assert findings[1].title == (
@@ -394,11 +393,7 @@ def test_level_zero_npu_driver_before_the_gpu_driver_is_fine():
     # Core Ultra machines: the loader may list Intel's NPU driver first; the
     # launcher, like torch, takes its devices from the first driver with a GPU.
     gpu = dict(ARC, driver=1)
-    probes = FakeProbes(
-        env={"SystemRoot": r"C:\Windows"},
-        files={r"C:\Windows\System32\ze_loader.dll"},
-        ze={"drivers": 2, "devices": [NPU, gpu]},
-    )
+    probes = windows_with_loader(ze={"drivers": 2, "devices": [NPU, gpu]})
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.OK, doctor.OK]
     assert "XPU device 0 of driver 1" in findings[1].title
@@ -407,11 +402,7 @@ def test_level_zero_npu_driver_before_the_gpu_driver_is_fine():
 
 def test_level_zero_non_gpu_device_in_the_gpu_driver_is_a_warning():
     npu = dict(NPU, index=1)
-    probes = FakeProbes(
-        env={"SystemRoot": r"C:\Windows"},
-        files={r"C:\Windows\System32\ze_loader.dll"},
-        ze={"drivers": 1, "devices": [ARC, npu]},
-    )
+    probes = windows_with_loader(ze={"drivers": 1, "devices": [ARC, npu]})
     findings = doctor.check_level_zero(probes)
     assert [f.severity for f in findings] == [doctor.OK, doctor.OK, doctor.WARNING]
     assert findings[2].title.startswith("XPU device 1 of driver 0: 'Intel(R) AI Boost' (NPU/VPU, vendor 0x8086")
