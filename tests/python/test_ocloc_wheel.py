@@ -121,15 +121,19 @@ def test_windows_wheel_end_to_end_from_a_fake_oneapi(tmp_path):
         (ocloc_bin / name).write_bytes(b"MZ fake " + name.encode())
     (root / "ocloc" / "latest" / "licensing").mkdir()
     (root / "ocloc" / "latest" / "licensing" / "third-party-programs.txt").write_text("third party")
-    wheel = ocloc_wheel.build(
-        ocloc_bin / "ocloc.exe",
-        ocloc_bin / "ocloc64.dll",
-        tmp_path / "dist",
-        version="2025.1.0",
-        windows=True,
-        search_dirs=[ocloc_bin],
-        log=lambda *_: None,
-    )
+
+    def build(dist: str) -> Path:
+        return ocloc_wheel.build(
+            ocloc_bin / "ocloc.exe",
+            ocloc_bin / "ocloc64.dll",
+            tmp_path / dist,
+            version="2025.1.0",
+            windows=True,
+            search_dirs=[ocloc_bin],
+            log=lambda *_: None,
+        )
+
+    wheel = build("dist")
     assert wheel.name == "xsl_intel_ocloc-2025.1.0-py3-none-win_amd64.whl"
     with zipfile.ZipFile(wheel) as zf:
         rows = check_record(zf)
@@ -139,15 +143,7 @@ def test_windows_wheel_end_to_end_from_a_fake_oneapi(tmp_path):
     # No licence at all is refused unless explicitly allowed.
     shutil.rmtree(root / "ocloc" / "latest" / "licensing")
     with pytest.raises(ocloc_wheel.WheelError, match="no licence files"):
-        ocloc_wheel.build(
-            ocloc_bin / "ocloc.exe",
-            ocloc_bin / "ocloc64.dll",
-            tmp_path / "dist2",
-            version="2025.1.0",
-            windows=True,
-            search_dirs=[ocloc_bin],
-            log=lambda *_: None,
-        )
+        build("dist2")
 
 
 def make_venv(tmp_path: Path) -> Path:
