@@ -15,7 +15,7 @@ import os
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -265,11 +265,17 @@ def load_static_kernel(name: str, zebin: Path, tmp_path: Path) -> Any:
     return kernel
 
 
-def zebin_path(corpus: Path, files: list[dict[str, Any]], name: str, grf: int) -> Path:
-    for entry in files:
-        if (entry["kernel"], entry["device"], entry["grf_mode"]) == (name, "pvc", grf):
-            return corpus / entry["file"]
-    raise AssertionError(f"no pvc grf{grf} zebin of {name}")
+@pytest.fixture
+def pvc_zebin(zebin_corpus: Path, triton_files: list[dict[str, Any]]) -> Callable[[str, int], Path]:
+    """The corpus's pvc zebin of a Triton kernel, by kernel name and GRF mode."""
+
+    def find(name: str, grf: int) -> Path:
+        for entry in triton_files:
+            if (entry["kernel"], entry["device"], entry["grf_mode"]) == (name, "pvc", grf):
+                return zebin_corpus / entry["file"]
+        raise AssertionError(f"no pvc grf{grf} zebin of {name}")
+
+    return find
 
 
 def launch_values(types: list[str], buffers: list[int]) -> tuple[list[Any], list[bytes]]:
@@ -310,15 +316,14 @@ def test_inductor_launches_the_real_kernel(
     installed,
     records,
     device_buffers: list[int],
-    zebin_corpus: Path,
-    triton_files: list[dict[str, Any]],
+    pvc_zebin: Callable[[str, int], Path],
     tmp_path: Path,
 ) -> None:
     from xpu_static_launcher import launcher
 
     meta = KERNELS[name]
     types = runtime_types(meta)
-    kernel = load_static_kernel(name, zebin_path(zebin_corpus, triton_files, name, grf), tmp_path)
+    kernel = load_static_kernel(name, pvc_zebin(name, grf), tmp_path)
     assert kernel.arg_tys == "".join("O" if t.startswith("*") else TORCH_CODES[t] for t in types)
     if name == "constexpr_args":
         assert kernel.arg_tys == "OOi"  # SCALE, BLOCK_SIZE, USE_RELU filtered out
@@ -377,8 +382,7 @@ def test_half_scalar_from_torch_2_13_is_refused_not_guessed(
     installed,
     records,
     device_buffers: list[int],
-    zebin_corpus: Path,
-    triton_files: list[dict[str, Any]],
+    pvc_zebin: Callable[[str, int], Path],
     tmp_path: Path,
 ) -> None:
     """torch 2.13 sends fp16, bf16 and fp32 scalars all as 'f'; the zebin
@@ -388,7 +392,7 @@ def test_half_scalar_from_torch_2_13_is_refused_not_guessed(
 
     meta = KERNELS["scalars"]
     assert runtime_types(meta) == ["*i64"] + list(SCALAR_VALUES)
-    kernel = load_static_kernel("scalars", zebin_path(zebin_corpus, triton_files, "scalars", 128), tmp_path)
+    kernel = load_static_kernel("scalars", pvc_zebin("scalars", 128), tmp_path)
     assert kernel.arg_tys == "OibhilBHIKfffd"
     device_buffers.append(launcher.device_alloc(0, 4096))
     records.clear()
@@ -399,8 +403,7 @@ def test_half_scalar_from_torch_2_13_is_refused_not_guessed(
 
 
 def launch_scalars_directly(
-    zebin_corpus: Path,
-    triton_files: list[dict[str, Any]],
+    zebin: Path,
     records: Any,
     device_buffers: list[int],
     codes: str,
@@ -410,8 +413,7 @@ def launch_scalars_directly(
 
     from xpu_static_launcher import launcher
 
-    path = zebin_path(zebin_corpus, triton_files, "scalars", 128)
-    function, _, _ = StaticXpuLauncher._load_kernel(str(path), "scalars", 0, 0)
+    function, _, _ = StaticXpuLauncher._load_kernel(str(zebin), "scalars", 0, 0)
     device_buffers.append(launcher.device_alloc(0, 4096))
     values = dict(SCALAR_VALUES, bf16=bf16_value)
     records.clear()
@@ -424,11 +426,9 @@ TORCH_2_15_CODES = "OibhilBHIKeyfd"
 
 
 @launcher_only
-def test_scalar_of_each_triton_type(
-    records, device_buffers: list[int], zebin_corpus: Path, triton_files: list[dict[str, Any]]
-) -> None:
+def test_scalar_of_each_triton_type(records, device_buffers: list[int], pvc_zebin: Callable[[str, int], Path]) -> None:
     args = launch_scalars_directly(
-        zebin_corpus, triton_files, records, device_buffers, TORCH_2_15_CODES, SCALAR_VALUES["bf16"]
+        pvc_zebin("scalars", 128), records, device_buffers, TORCH_2_15_CODES, SCALAR_VALUES["bf16"]
     )
     assert args[0]["bytes"] == support.le_bytes(device_buffers[0], 8)
     # IGC pads 1- and 2-byte parameters to 4-byte payloads: the value arrives
@@ -456,7 +456,7 @@ def test_scalar_of_each_triton_type(
 # (truncation): 0.1 (fp32 0x3dcccccd) arrives as 0x3dcc, not rounded 0x3dcd.
 @launcher_only
 def test_bf16_scalar_is_truncated_like_triton(
-    records, device_buffers: list[int], zebin_corpus: Path, triton_files: list[dict[str, Any]]
+    records, device_buffers: list[int], pvc_zebin: Callable[[str, int], Path]
 ) -> None:
-    args = launch_scalars_directly(zebin_corpus, triton_files, records, device_buffers, TORCH_2_15_CODES, 0.1)
+    args = launch_scalars_directly(pvc_zebin("scalars", 128), records, device_buffers, TORCH_2_15_CODES, 0.1)
     assert args[BF16_ARG]["bytes"] == struct.pack("<H", 0x3DCC) + bytes(2)
