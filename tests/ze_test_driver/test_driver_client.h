@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
+#include <string_view>
 
 #ifdef _WIN32
 #include <windows.h>
@@ -21,6 +21,7 @@
 
 #include "common/expected.h"
 #include "common/platform.h"
+#include "file_io/file_io.h"
 #include "test_driver.h"
 
 namespace xsl {
@@ -53,56 +54,29 @@ inline Status installStandinLoader(std::string standin_path) {
   if (!standin_path.empty() && standin_path[0] == '/') {
     standin_path = "Z:" + standin_path;
   }
-  const std::optional<std::wstring> widened = platform::widen(standin_path);
-  if (!widened || widened->empty()) {
-    return Error("stand-in loader path is not valid UTF-8: " + standin_path);
+  Expected<std::string> wanted = file_io::readFileBytes(standin_path);
+  if (!wanted) {
+    return Error(
+        "cannot read the stand-in loader: " + wanted.error().message());
   }
-  const std::wstring& source = *widened;
   wchar_t system_dir[MAX_PATH];
   const UINT dir_length = GetSystemDirectoryW(system_dir, MAX_PATH);
   if (dir_length == 0 || dir_length >= MAX_PATH) {
     return Error("GetSystemDirectoryW failed");
   }
-  const std::wstring target =
-      std::wstring(system_dir, dir_length) + L"\\ze_loader.dll";
-  auto readAll = [](const std::wstring& path, std::string* out) {
-    HANDLE file = CreateFileW(
-        path.c_str(),
-        GENERIC_READ,
-        FILE_SHARE_READ | FILE_SHARE_DELETE,
-        nullptr,
-        OPEN_EXISTING,
-        FILE_ATTRIBUTE_NORMAL,
-        nullptr);
-    if (file == INVALID_HANDLE_VALUE) {
-      return false;
-    }
-    char buffer[65536];
-    DWORD got = 0;
-    while (ReadFile(file, buffer, sizeof(buffer), &got, nullptr) && got > 0) {
-      out->append(buffer, got);
-    }
-    CloseHandle(file);
-    return true;
-  };
-  std::string wanted;
-  std::string installed;
-  if (!readAll(source, &wanted) || wanted.empty()) {
-    return Error("cannot read the stand-in loader " + standin_path);
-  }
-  if (readAll(target, &installed) && installed == wanted) {
+  const std::string target =
+      platform::narrow(std::wstring_view(system_dir, dir_length)) +
+      "\\ze_loader.dll";
+  Expected<std::string> installed = file_io::readFileBytes(target);
+  if (installed && *installed == *wanted) {
     return Status::success();
   }
-  const std::wstring temporary =
-      target + L"." + std::to_wstring(GetCurrentProcessId());
-  if (!CopyFileW(source.c_str(), temporary.c_str(), FALSE) ||
-      !MoveFileExW(
-          temporary.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING)) {
-    DeleteFileW(temporary.c_str());
+  // Written to a temporary name and renamed over, never in place.
+  Status replaced = file_io::replaceFile(target, *wanted);
+  if (!replaced) {
     return Error(
-        "cannot install the stand-in ze_loader.dll into System32 (Windows "
-        "error " +
-        std::to_string(GetLastError()) + ")");
+        "cannot install the stand-in ze_loader.dll into System32: " +
+        replaced.error().message());
   }
   return Status::success();
 }
