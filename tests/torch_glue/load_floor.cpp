@@ -5,6 +5,8 @@
 // load_binary does in C, without its Python around it, and what the static
 // launcher's _load_kernel does without reading `.ze_info`.
 
+#include "load_floor.h"
+
 #include <c10/xpu/XPUFunctions.h>
 #include <sycl/sycl.hpp>
 
@@ -17,7 +19,7 @@
 
 #include "file_io/file_io.h"
 #include "level_zero/loader.h"
-#include "load_floor.h"
+#include "python/abi/cpython.h"
 
 namespace xsl {
 namespace torch_glue_test {
@@ -42,13 +44,8 @@ struct FloorKernel {
   }
 };
 
-void destroy(PyObject* capsule) {
-  delete static_cast<FloorKernel*>(PyCapsule_GetPointer(capsule, kCapsuleName));
-}
-
 PyObject* fail(const std::string& message) {
-  PyErr_SetString(PyExc_RuntimeError, message.c_str());
-  return nullptr;
+  return xsl::python::raise(PyExc_RuntimeError, message);
 }
 
 } // namespace
@@ -116,7 +113,10 @@ PyObject* loadFloor(PyObject* /*self*/, PyObject* args) {
     held->sycl_kernel = std::make_unique<sycl::kernel>(
         sycl::make_kernel<sycl::backend::ext_oneapi_level_zero>(
             {bundle, held->kernel, ze_interop::ownership::keep}, context));
-    PyObject* capsule = PyCapsule_New(held.get(), kCapsuleName, destroy);
+    PyObject* capsule = PyCapsule_New(
+        held.get(),
+        kCapsuleName,
+        xsl::python::deleteCapsuleContents<FloorKernel>);
     if (capsule == nullptr) {
       return nullptr;
     }

@@ -5,6 +5,8 @@
 // group with one set_arg per argument, parallel_for over an nd_range, and
 // the default event. Nothing is cached between launches except the kernel.
 
+#include "upstream_style.h"
+
 #include <c10/xpu/XPUFunctions.h>
 #include <dlfcn.h>
 #include <sycl/sycl.hpp>
@@ -23,7 +25,7 @@
 #include "launcher/kernel_module.h"
 #include "level_zero/level_zero.h"
 #include "level_zero/loader.h"
-#include "upstream_style.h"
+#include "python/abi/cpython.h"
 
 namespace xsl {
 namespace torch_glue_test {
@@ -38,15 +40,7 @@ struct UpstreamKernel {
   uint32_t threads_per_warp = 32;
 };
 
-void destroy(PyObject* capsule) {
-  delete static_cast<UpstreamKernel*>(
-      PyCapsule_GetPointer(capsule, kCapsuleName));
-}
-
-PyObject* fail(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  return nullptr;
-}
+using xsl::python::raise;
 
 } // namespace
 
@@ -59,7 +53,7 @@ PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
   }
   auto api = level_zero::api();
   if (!api) {
-    return fail(PyExc_RuntimeError, api.error().message());
+    return raise(PyExc_RuntimeError, api.error().message());
   }
   const sycl::device& sycl_device =
       c10::xpu::get_raw_device(static_cast<c10::DeviceIndex>(device));
@@ -76,16 +70,16 @@ PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
       false);
   Expected<std::string> bytes = file_io::readFileBytes(path);
   if (!bytes) {
-    return fail(PyExc_RuntimeError, bytes.error().message());
+    return raise(PyExc_RuntimeError, bytes.error().message());
   }
   auto module = launcher::KernelModule::create(ze_context, *bytes, path);
   if (!module) {
-    return fail(PyExc_RuntimeError, module.error().message());
+    return raise(PyExc_RuntimeError, module.error().message());
   }
   const zebin::KernelInfo* info = nullptr;
   auto ze_kernel = (*module)->createKernel(name, &info);
   if (!ze_kernel) {
-    return fail(PyExc_RuntimeError, ze_kernel.error().message());
+    return raise(PyExc_RuntimeError, ze_kernel.error().message());
   }
   auto held = std::make_unique<UpstreamKernel>();
   held->module = *module;
@@ -100,7 +94,10 @@ PyObject* upstreamStyleLoad(PyObject* /*self*/, PyObject* args) {
       sycl::make_kernel<sycl::backend::ext_oneapi_level_zero>(
           {bundle, held->ze_kernel->handle(), ze_interop::ownership::keep},
           context));
-  PyObject* capsule = PyCapsule_New(held.get(), kCapsuleName, destroy);
+  PyObject* capsule = PyCapsule_New(
+      held.get(),
+      kCapsuleName,
+      xsl::python::deleteCapsuleContents<UpstreamKernel>);
   if (capsule != nullptr) {
     held.release();
   }
@@ -125,7 +122,7 @@ struct Converted {
 // stream); false with a Python error set.
 bool convert(PyObject* const* argv, Py_ssize_t argc, Converted& out) {
   if (argc != 9) {
-    fail(PyExc_TypeError, "a launch takes 9 arguments");
+    raise(PyExc_TypeError, "a launch takes 9 arguments");
     return false;
   }
   out.held =
@@ -142,14 +139,14 @@ bool convert(PyObject* const* argv, Py_ssize_t argc, Converted& out) {
   const unsigned long long stream = PyLong_AsUnsignedLongLong(argv[8]);
   if (PyErr_Occurred() || codes == nullptr || !PyTuple_Check(values)) {
     if (!PyErr_Occurred()) {
-      fail(PyExc_TypeError, "bad launch arguments");
+      raise(PyExc_TypeError, "bad launch arguments");
     }
     return false;
   }
   out.codes = codes;
   const size_t count = out.codes.size();
   if (static_cast<size_t>(PyTuple_GET_SIZE(values)) != count) {
-    fail(PyExc_ValueError, "arg_types and args differ in length");
+    raise(PyExc_ValueError, "arg_types and args differ in length");
     return false;
   }
   out.slots.assign(count, 0);
@@ -233,7 +230,7 @@ bool appendNative(
   auto native =
       sycl::get_native<sycl::backend::ext_oneapi_level_zero>(*c.queue);
   if (native.index() != 1) {
-    fail(PyExc_RuntimeError, "the queue has no immediate command list");
+    raise(PyExc_RuntimeError, "the queue has no immediate command list");
     return false;
   }
   const level_zero::Api& api = c.held->module->module().context().api();
@@ -255,7 +252,7 @@ bool appendNative(
       wait == nullptr ? 0 : 1,
       wait == nullptr ? nullptr : &wait);
   if (result != ZE_RESULT_SUCCESS) {
-    fail(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
+    raise(PyExc_RuntimeError, "zeCommandListAppendLaunchKernel failed");
     return false;
   }
   return true;
@@ -355,7 +352,7 @@ PyObject* nativeAppendExternalEventLaunch(
   static ExternalEvents* events = makeExternalEvents(
       sycl::get_native<sycl::backend::ext_oneapi_level_zero>(context));
   if (events == nullptr) {
-    return fail(PyExc_RuntimeError, "event pool creation failed");
+    return raise(PyExc_RuntimeError, "event pool creation failed");
   }
   ze_event_handle_t wait = nullptr;
   const std::optional<sycl::event> last = c.queue->ext_oneapi_get_last_event();

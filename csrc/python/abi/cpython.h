@@ -58,6 +58,13 @@ class PyRef {
   PyObject* object_;
 };
 
+// The destructor of a capsule that holds a `Held` (set only on those).
+template <typename Held>
+void deleteCapsuleContents(PyObject* capsule) {
+  delete static_cast<Held*>(
+      PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)));
+}
+
 // [to_entry(item) for item in items], each entry a new reference; nullptr
 // (with the exception set) on failure.
 template <typename Items, typename ToEntry>

@@ -42,6 +42,7 @@ namespace xsl {
 namespace launcher {
 namespace python {
 
+using xsl::python::deleteCapsuleContents;
 using xsl::python::raise;
 
 inline std::nullptr_t raiseError(PyObject* type, const Error& error) {
@@ -804,13 +805,6 @@ inline bool packLaunchArgs(
       plan, storage, [&kernel](size_t index, uint64_t address) {
         return kernel.checkPointer(index, address);
       });
-}
-
-// The destructor of a capsule that holds a `Held` (set only on those).
-template <typename Held>
-void deleteCapsuleContents(PyObject* capsule) {
-  delete static_cast<Held*>(
-      PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)));
 }
 
 // What _load_kernel returns, (function, n_regs, n_spills): `held` goes into
