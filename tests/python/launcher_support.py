@@ -18,6 +18,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -248,6 +249,17 @@ def rss_bytes() -> int:
     """Resident set size of this process (Linux /proc)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def device_buffers(count: int) -> Iterator[list[int]]:
+    """For a fixture (`yield from`): `count` 4 KiB device allocations, freed
+    afterwards."""
+    from xpu_static_launcher import launcher
+
+    made = [launcher.device_alloc(0, 4096) for _ in range(count)]
+    yield made
+    for address in made:
+        launcher.device_free(address)
 
 
 def le_bytes(value: int, size: int, signed: bool = False) -> bytes:

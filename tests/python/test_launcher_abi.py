@@ -19,10 +19,7 @@ if support.missing_prerequisites() is None:
 
 @pytest.fixture()
 def buffers():
-    made = [launcher.device_alloc(0, 4096) for _ in range(2)]
-    yield made
-    for address in made:
-        launcher.device_free(address)
+    yield from support.device_buffers(2)
 
 
 def test_load_returns_capsule_regs_spills_without_extra_reference(add_zebin, records):

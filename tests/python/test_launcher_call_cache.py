@@ -13,8 +13,6 @@ pytestmark = support.launcher_tests()
 if support.missing_prerequisites() is None:
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
 
-    from xpu_static_launcher import launcher
-
 CODES = "OOOOOOOi"
 
 
@@ -27,10 +25,7 @@ def function():
 
 @pytest.fixture()
 def buffers():
-    made = [launcher.device_alloc(0, 4096) for _ in range(5)]
-    yield made
-    for address in made:
-        launcher.device_free(address)
+    yield from support.device_buffers(5)
 
 
 def _group_counts(records: support.DriverRecords) -> list:

@@ -18,8 +18,6 @@ if support.missing_prerequisites() is None:
     from torch._inductor.runtime import static_triton_launcher as stl
     from xpu_static_launcher._launcher import StaticXpuLauncher
 
-    from xpu_static_launcher import launcher
-
 KERNEL = support.TRITON_ADD_KERNEL
 NUM_WARPS = support.NUM_WARPS
 THREADS_PER_WARP = support.THREADS_PER_WARP
@@ -36,10 +34,7 @@ def zebin_bytes() -> bytes:
 
 @pytest.fixture()
 def device_buffers():
-    made: list[int] = [launcher.device_alloc(0, 4096) for _ in range(2)]
-    yield made
-    for address in made:
-        launcher.device_free(address)
+    yield from support.device_buffers(2)
 
 
 @pytest.mark.parametrize("with_scratch_fields", [True, False])

@@ -19,17 +19,12 @@ pytestmark = support.launcher_tests()
 if support.missing_prerequisites() is None:
     from xpu_static_launcher._launcher import StaticXpuLauncher as L
 
-    from xpu_static_launcher import launcher
-
 KERNEL = "triton_poi_fused_add_0"
 
 
 @pytest.fixture(scope="module")
 def buffers():
-    made = [launcher.device_alloc(0, 4096) for _ in range(16)]
-    yield made
-    for address in made:
-        launcher.device_free(address)
+    yield from support.device_buffers(16)
 
 
 def _memory_growth(run: Callable[[int], None], warm_up: int, count: int) -> tuple[int, int]:

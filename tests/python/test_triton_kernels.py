@@ -245,12 +245,8 @@ class TritonCompiledKernel:
 
 @pytest.fixture()
 def device_buffers() -> Iterator[list[int]]:
-    from xpu_static_launcher import launcher
-
-    made: list[int] = []
-    yield made
-    for address in made:
-        launcher.device_free(address)
+    """Device allocations a test adds to the list, freed afterwards."""
+    yield from support.device_buffers(0)
 
 
 def load_static_kernel(name: str, zebin: Path, tmp_path: Path) -> Any:
