@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/enum_names.h"
+
 namespace xsl {
 namespace level_zero {
 namespace {
@@ -183,20 +185,15 @@ Expected<Device> Device::byIndex(
 }
 
 const char* deviceTypeName(ze_device_type_t type) noexcept {
-  switch (type) {
-    case ZE_DEVICE_TYPE_GPU:
-      return "GPU";
-    case ZE_DEVICE_TYPE_CPU:
-      return "CPU";
-    case ZE_DEVICE_TYPE_FPGA:
-      return "FPGA";
-    case ZE_DEVICE_TYPE_MCA:
-      return "memory copy accelerator";
-    case ZE_DEVICE_TYPE_VPU:
-      return "NPU/VPU";
-    default:
-      return "device of unknown type";
-  }
+  static_assert(ZE_DEVICE_TYPE_GPU == 1 && ZE_DEVICE_TYPE_VPU == 5);
+  static constexpr const char* kNames[] = {
+      "device of unknown type",
+      "GPU",
+      "CPU",
+      "FPGA",
+      "memory copy accelerator",
+      "NPU/VPU"};
+  return enumName(type, kNames, kNames[0]);
 }
 
 Status checkIntelGpu(const Device& device) {
@@ -724,16 +721,10 @@ Expected<PointerInfo> queryPointer(const Context& context, const void* ptr) {
 }
 
 const char* memoryTypeName(ze_memory_type_t type) noexcept {
-  switch (type) {
-    case ZE_MEMORY_TYPE_HOST:
-      return "host";
-    case ZE_MEMORY_TYPE_DEVICE:
-      return "device";
-    case ZE_MEMORY_TYPE_SHARED:
-      return "shared";
-    default:
-      return "unknown";
-  }
+  static_assert(ZE_MEMORY_TYPE_UNKNOWN == 0 && ZE_MEMORY_TYPE_SHARED == 3);
+  static constexpr const char* kNames[] = {
+      "unknown", "host", "device", "shared"};
+  return enumName(type, kNames, kNames[0]);
 }
 
 } // namespace level_zero
