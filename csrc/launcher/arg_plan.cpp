@@ -14,8 +14,6 @@ namespace xsl {
 namespace launcher {
 namespace {
 
-constexpr const char* kTypeCodeList = "b h i l B H I K f d e y O";
-
 std::string kernelLabel(std::string_view kernel_name) {
   std::string label = "kernel '";
   label += kernel_name;
@@ -209,7 +207,7 @@ Expected<std::vector<ArgType>> parseTypeCodes(std::string_view type_codes) {
           : "\\x" + std::to_string(code);
       return Error(
           "arg_types[" + std::to_string(i) + "] = '" + shown +
-          "' is not a type code; use one of " + kTypeCodeList);
+          "' is not a type code; use one of " + argTypeCodeList());
     }
     types.push_back(*type);
   }

@@ -62,6 +62,18 @@ uint32_t argTypeSize(ArgType type) noexcept {
   return i < kTypeCount ? kSizes[i] : 0;
 }
 
+const std::string& argTypeCodeList() {
+  static const std::string list = [] {
+    std::string codes;
+    for (size_t i = 0; i < kTypeCount; ++i) {
+      codes += i == 0 ? "" : " ";
+      codes += kCodes[i];
+    }
+    return codes;
+  }();
+  return list;
+}
+
 std::string argumentLabel(size_t index, ArgType type) {
   std::string label = "argument ";
   label += std::to_string(index);

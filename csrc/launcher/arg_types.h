@@ -35,6 +35,8 @@ char argTypeCode(ArgType type) noexcept;
 const char* argTypeName(ArgType type) noexcept;
 // Bytes the kernel receives for this type.
 uint32_t argTypeSize(ArgType type) noexcept;
+// "b h i l B H I K f d e y O": every code, for errors that list them.
+const std::string& argTypeCodeList();
 // "argument 3 ('i', int32)": how every error names an argument.
 std::string argumentLabel(size_t index, ArgType type);
 

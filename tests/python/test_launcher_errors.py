@@ -132,7 +132,9 @@ def test_out_of_range_by_type(kernels_zebin):
 
 def test_unknown_type_code(kernel):
     function, src, dst, _ = kernel
-    with pytest.raises(ValueError, match=r"arg_types\[2\] = 'x' is not a type code"):
+    with pytest.raises(
+        ValueError, match=r"arg_types\[2\] = 'x' is not a type code; use one of b h i l B H I K f d e y O"
+    ):
         launch(function, codes="OOxOO", args=(src, dst, 1, None, None))
     assert_still_launches(kernel)
 

@@ -556,7 +556,8 @@ struct PlanCache {
   PlanCache() = default;
   PlanCache(const PlanCache&) = delete;
   PlanCache& operator=(const PlanCache&) = delete;
-  // Runs where the GIL is held: in the capsule destructor below.
+  // Runs with the GIL held: in the kernel capsule's destructor
+  // (deleteCapsuleContents, cpython.h).
   ~PlanCache() {
     clear();
   }
