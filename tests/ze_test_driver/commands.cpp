@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "driver.h"
 #include "objects.h"
 #include "tables.h"
 
@@ -178,10 +177,6 @@ ze_result_t createOnQueue(
   return ZE_RESULT_SUCCESS;
 }
 
-} // namespace
-
-namespace impl {
-
 ze_result_t ZE_APICALL zeCommandListCreateImmediate(
     ze_context_handle_t hContext,
     ze_device_handle_t hDevice,
@@ -195,10 +190,6 @@ ze_result_t ZE_APICALL zeCommandListCreateImmediate(
     list->immediate = true;
   }
   return made;
-}
-
-ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hList) {
-  return destroy<CommandListObject>(hList);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
@@ -238,10 +229,6 @@ ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
   }
   return submit(list, std::move(command), hSignal, numWait, phWait);
 }
-
-} // namespace impl
-
-namespace {
 
 ze_result_t ZE_APICALL zeCommandListCreate(
     ze_context_handle_t hContext,
@@ -387,13 +374,14 @@ ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(
                         : ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(
-    ze_command_list_handle_t hList,
-    ze_event_handle_t hEvent) {
+// zeCommandListAppendSignalEvent and zeCommandListAppendEventReset.
+template <Command::Kind kKind>
+ze_result_t ZE_APICALL
+appendOnEvent(ze_command_list_handle_t hList, ze_event_handle_t hEvent) {
   if (as<EventObject>(hEvent) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  return appendKind(hList, Command::Kind::kSignal, hEvent, 0, nullptr);
+  return appendKind(hList, kKind, hEvent, 0, nullptr);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(
@@ -401,15 +389,6 @@ ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(
     uint32_t numEvents,
     ze_event_handle_t* phEvents) {
   return appendKind(hList, Command::Kind::kWait, nullptr, numEvents, phEvents);
-}
-
-ze_result_t ZE_APICALL zeCommandListAppendEventReset(
-    ze_command_list_handle_t hList,
-    ze_event_handle_t hEvent) {
-  if (as<EventObject>(hEvent) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return appendKind(hList, Command::Kind::kReset, hEvent, 0, nullptr);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(
@@ -438,10 +417,6 @@ ze_result_t ZE_APICALL zeCommandQueueCreate(
     ze_command_queue_handle_t* phQueue) {
   CommandQueueObject* queue = nullptr;
   return createOnQueue(desc, hContext, hDevice, phQueue, &queue);
-}
-
-ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
-  return destroy<CommandQueueObject>(hQueue);
 }
 
 // What zeCommandQueueExecuteCommandLists and
@@ -551,31 +526,10 @@ ze_result_t ZE_APICALL zeFenceCreate(
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence) {
-  return destroy<FenceObject>(hFence);
-}
-
-ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence) {
-  FenceObject* fence = as<FenceObject>(hFence);
-  if (fence == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return fence->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
-}
-
 ze_result_t ZE_APICALL
 zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t) {
   // Nothing pending can signal a fence later: it is signaled or never will be.
-  return test_driver::zeFenceQueryStatus(hFence);
-}
-
-ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence) {
-  FenceObject* fence = as<FenceObject>(hFence);
-  if (fence == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  fence->signaled = false;
-  return ZE_RESULT_SUCCESS;
+  return querySignaled<FenceObject>(hFence);
 }
 
 } // namespace
@@ -614,15 +568,15 @@ ze_result_t ZE_APICALL immediateAppendCommandLists(
 
 void fill(ze_command_queue_dditable_t* t) {
   t->pfnCreate = zeCommandQueueCreate;
-  t->pfnDestroy = zeCommandQueueDestroy;
+  t->pfnDestroy = destroy<CommandQueueObject>;
   t->pfnExecuteCommandLists = zeCommandQueueExecuteCommandLists;
   t->pfnSynchronize = zeCommandQueueSynchronize;
 }
 
 void fill(ze_command_list_dditable_t* t) {
   t->pfnCreate = zeCommandListCreate;
-  t->pfnCreateImmediate = impl::zeCommandListCreateImmediate;
-  t->pfnDestroy = impl::zeCommandListDestroy;
+  t->pfnCreateImmediate = zeCommandListCreateImmediate;
+  t->pfnDestroy = destroy<CommandListObject>;
   t->pfnClose = zeCommandListClose;
   t->pfnReset = zeCommandListReset;
   t->pfnAppendWriteGlobalTimestamp = zeCommandListAppendWriteGlobalTimestamp;
@@ -632,18 +586,18 @@ void fill(ze_command_list_dditable_t* t) {
   t->pfnAppendMemoryFill = zeCommandListAppendMemoryFill;
   t->pfnAppendMemoryPrefetch = zeCommandListAppendMemoryPrefetch;
   t->pfnAppendMemAdvise = zeCommandListAppendMemAdvise;
-  t->pfnAppendSignalEvent = zeCommandListAppendSignalEvent;
+  t->pfnAppendSignalEvent = appendOnEvent<Command::Kind::kSignal>;
   t->pfnAppendWaitOnEvents = zeCommandListAppendWaitOnEvents;
-  t->pfnAppendEventReset = zeCommandListAppendEventReset;
-  t->pfnAppendLaunchKernel = impl::zeCommandListAppendLaunchKernel;
+  t->pfnAppendEventReset = appendOnEvent<Command::Kind::kReset>;
+  t->pfnAppendLaunchKernel = zeCommandListAppendLaunchKernel;
 }
 
 void fill(ze_fence_dditable_t* t) {
   t->pfnCreate = zeFenceCreate;
-  t->pfnDestroy = zeFenceDestroy;
+  t->pfnDestroy = destroy<FenceObject>;
   t->pfnHostSynchronize = zeFenceHostSynchronize;
-  t->pfnQueryStatus = zeFenceQueryStatus;
-  t->pfnReset = zeFenceReset;
+  t->pfnQueryStatus = querySignaled<FenceObject>;
+  t->pfnReset = setSignaled<FenceObject, false>;
 }
 
 } // namespace test_driver

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "driver.h"
 #include "objects.h"
 #include "tables.h"
 
@@ -188,6 +187,26 @@ void zeroFields(Properties* p) {
   p->pNext = next;
 }
 
+// The count-then-fill queries with a fixed number of entries.
+template <
+    typename Object,
+    typename Entry,
+    uint32_t kAvailable,
+    void (*Fill)(Entry&, uint32_t)>
+ze_result_t ZE_APICALL
+listQuery(typename Object::Handle handle, uint32_t* pCount, Entry* entries) {
+  if (as<Object>(handle) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return countAndFill(pCount, entries, kAvailable, Fill);
+}
+
+// What a device without the feature (images, external memory) reports.
+template <typename Properties>
+void unsupported(const DeviceObject&, Properties* p) {
+  zeroFields(p);
+}
+
 } // namespace
 
 DriverState& state() {
@@ -207,7 +226,132 @@ void copyName(char* out, size_t capacity, const std::string& name) {
   out[length] = '\0';
 }
 
-namespace impl {
+namespace {
+
+void apiVersion(const DriverObject&, ze_api_version_t* version) {
+  *version = ZE_API_VERSION_CURRENT;
+}
+
+void driverProperties(const DriverObject&, ze_driver_properties_t* p) {
+  std::memset(&p->uuid, 0, sizeof(p->uuid));
+  std::memcpy(p->uuid.id, "xsl-test-driver", 15);
+  // XSL_TEST_DRIVER_VERSION stands for a driver update (kept native
+  // binaries are keyed on it).
+  const char* version = std::getenv("XSL_TEST_DRIVER_VERSION");
+  p->driverVersion = version != nullptr
+      ? static_cast<uint32_t>(std::strtoul(version, nullptr, 10))
+      : 1u;
+}
+
+void ipcProperties(const DriverObject&, ze_driver_ipc_properties_t* p) {
+  p->flags = 0; // no IPC
+}
+
+void extension(ze_driver_extension_properties_t& out, uint32_t i) {
+  copyName(out.name, sizeof(out.name), kExtensions[i].name);
+  out.version = kExtensions[i].version;
+}
+
+void deviceProperties(const DeviceObject& device, ze_device_properties_t* p) {
+  zeroFields(p);
+  p->type = device.type;
+  p->vendorId = device.vendor_id;
+  p->deviceId = device.device_id;
+  p->coreClockRate = 1000;
+  p->maxMemAllocSize = uint64_t(1) << 32;
+  p->maxHardwareContexts = 64;
+  p->numThreadsPerEU = 8;
+  p->physicalEUSimdWidth = 16;
+  p->numEUsPerSubslice = 8;
+  p->numSubslicesPerSlice = 8;
+  p->numSlices = 1;
+  p->timerResolution = 1;
+  p->timestampValidBits = 64;
+  p->kernelTimestampValidBits = 32;
+  p->uuid.id[0] = static_cast<uint8_t>(device.index);
+  std::memcpy(p->uuid.id + 1, "xsl", 3);
+  copyName(p->name, sizeof(p->name), device.name);
+  // Extension structures chained by the caller; unknown ones stay as given.
+  for (void* next = p->pNext; next != nullptr;) {
+    ze_base_properties_t* base = static_cast<ze_base_properties_t*>(next);
+    if (base->stype == kDeviceIpVersionExt) {
+      static_cast<DeviceIpVersionExt*>(next)->ipVersion = device.ip_version;
+    }
+    next = base->pNext;
+  }
+}
+
+void computeProperties(
+    const DeviceObject& device,
+    ze_device_compute_properties_t* p) {
+  p->maxTotalGroupSize = kMaxTotalGroupSize;
+  p->maxGroupSizeX = kMaxTotalGroupSize;
+  p->maxGroupSizeY = kMaxTotalGroupSize;
+  p->maxGroupSizeZ = 64;
+  p->maxGroupCountX = 0xffffffffu;
+  p->maxGroupCountY = 0xffffffffu;
+  p->maxGroupCountZ = 0xffffffffu;
+  p->maxSharedLocalMemory = device.max_shared_local_memory;
+  p->numSubGroupSizes = static_cast<uint32_t>(device.sub_group_sizes.size());
+  for (size_t i = 0; i < ZE_SUBGROUPSIZE_COUNT; ++i) {
+    p->subGroupSizes[i] =
+        i < device.sub_group_sizes.size() ? device.sub_group_sizes[i] : 0;
+  }
+}
+
+// The device queries below report one compute engine, one memory and no
+// images: the smallest honest description of a GPU whose work runs on the
+// host.
+
+void noSubDevice(ze_device_handle_t&, uint32_t) {}
+
+void moduleProperties(const DeviceObject&, ze_device_module_properties_t* p) {
+  p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
+  p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64 |
+      ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS;
+  const ze_device_fp_flags_t fp = ZE_DEVICE_FP_FLAG_DENORM |
+      ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
+      ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO | ZE_DEVICE_FP_FLAG_ROUND_TO_INF |
+      ZE_DEVICE_FP_FLAG_FMA;
+  p->fp16flags = fp;
+  p->fp32flags = fp;
+  p->fp64flags = fp;
+  p->maxArgumentsSize = 2048;
+  p->printfBufferSize = 4 * 1024 * 1024;
+  std::memset(&p->nativeKernelSupported, 0, sizeof(p->nativeKernelSupported));
+  std::memcpy(p->nativeKernelSupported.id, "xsl-zebin", 9);
+}
+
+void queueGroup(ze_command_queue_group_properties_t& out, uint32_t) {
+  out.flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
+      ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+  out.maxMemoryFillPatternSize = 128;
+  out.numQueues = 1;
+}
+
+void memory(ze_device_memory_properties_t& out, uint32_t) {
+  out.flags = 0;
+  out.maxClockRate = 1000;
+  out.maxBusWidth = 64;
+  out.totalSize = uint64_t(16) << 30;
+  copyName(out.name, sizeof(out.name), "host memory");
+}
+
+void memoryAccess(
+    const DeviceObject&,
+    ze_device_memory_access_properties_t* p) {
+  zeroFields(p);
+  const ze_memory_access_cap_flags_t rw =
+      ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
+  p->hostAllocCapabilities = rw;
+  p->deviceAllocCapabilities = rw;
+  p->sharedSingleDeviceAllocCapabilities = rw;
+}
+
+void cache(ze_device_cache_properties_t& out, uint32_t) {
+  out.flags = 0;
+  out.cacheSize = 512 * 1024;
+}
 
 ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
   if ((flags & ~(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY)) != 0) {
@@ -227,61 +371,20 @@ zeDriverGet(uint32_t* pCount, ze_driver_handle_t* phDrivers) {
       });
 }
 
-ze_result_t ZE_APICALL
-zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t* version) {
-  if (const auto bad = nullArgument({as<DriverObject>(hDriver)}, {version})) {
-    return *bad;
-  }
-  *version = ZE_API_VERSION_CURRENT;
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL
-zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t* p) {
-  if (const auto bad = nullArgument({as<DriverObject>(hDriver)}, {p})) {
-    return *bad;
-  }
-  std::memset(&p->uuid, 0, sizeof(p->uuid));
-  std::memcpy(p->uuid.id, "xsl-test-driver", 15);
-  // XSL_TEST_DRIVER_VERSION stands for a driver update (kept native
-  // binaries are keyed on it).
-  const char* version = std::getenv("XSL_TEST_DRIVER_VERSION");
-  p->driverVersion = version != nullptr
-      ? static_cast<uint32_t>(std::strtoul(version, nullptr, 10))
-      : 1u;
-  return ZE_RESULT_SUCCESS;
-}
-
-} // namespace impl
-
-namespace {
-
-ze_result_t ZE_APICALL zeDriverGetIpcProperties(
-    ze_driver_handle_t hDriver,
-    ze_driver_ipc_properties_t* p) {
-  if (const auto bad = nullArgument({as<DriverObject>(hDriver)}, {p})) {
-    return *bad;
-  }
-  p->flags = 0; // no IPC
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeDriverGetExtensionProperties(
+ze_result_t ZE_APICALL zeDeviceGet(
     ze_driver_handle_t hDriver,
     uint32_t* pCount,
-    ze_driver_extension_properties_t* pProperties) {
+    ze_device_handle_t* phDevices) {
   if (as<DriverObject>(hDriver) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  const uint32_t available =
-      static_cast<uint32_t>(sizeof(kExtensions) / sizeof(kExtensions[0]));
+  DriverState& s = state();
   return countAndFill(
       pCount,
-      pProperties,
-      available,
-      [](ze_driver_extension_properties_t& out, uint32_t i) {
-        copyName(out.name, sizeof(out.name), kExtensions[i].name);
-        out.version = kExtensions[i].version;
+      phDevices,
+      static_cast<uint32_t>(s.devices.size()),
+      [&s](ze_device_handle_t& out, uint32_t i) {
+        out = reinterpret_cast<ze_device_handle_t>(s.devices[i].get());
       });
 }
 
@@ -302,240 +405,33 @@ ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(
   return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
-} // namespace
-
-namespace impl {
-
-ze_result_t ZE_APICALL zeDeviceGet(
-    ze_driver_handle_t hDriver,
-    uint32_t* pCount,
-    ze_device_handle_t* phDevices) {
-  if (as<DriverObject>(hDriver) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  DriverState& s = state();
-  return countAndFill(
-      pCount,
-      phDevices,
-      static_cast<uint32_t>(s.devices.size()),
-      [&s](ze_device_handle_t& out, uint32_t i) {
-        out = reinterpret_cast<ze_device_handle_t>(s.devices[i].get());
-      });
-}
-
+// The queries about a device and a peer device.
+template <
+    typename Out,
+    void (*Fill)(const DeviceObject&, const DeviceObject&, Out*)>
 ze_result_t ZE_APICALL
-zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t* p) {
-  DeviceObject* device = as<DeviceObject>(hDevice);
-  if (const auto bad = nullArgument({device}, {p})) {
+peerQuery(ze_device_handle_t hDevice, ze_device_handle_t hPeer, Out* out) {
+  const DeviceObject* device = as<DeviceObject>(hDevice);
+  const DeviceObject* peer = as<DeviceObject>(hPeer);
+  if (const auto bad = nullArgument({device, peer}, {out})) {
     return *bad;
   }
-  zeroFields(p);
-  p->type = device->type;
-  p->vendorId = device->vendor_id;
-  p->deviceId = device->device_id;
-  p->coreClockRate = 1000;
-  p->maxMemAllocSize = uint64_t(1) << 32;
-  p->maxHardwareContexts = 64;
-  p->numThreadsPerEU = 8;
-  p->physicalEUSimdWidth = 16;
-  p->numEUsPerSubslice = 8;
-  p->numSubslicesPerSlice = 8;
-  p->numSlices = 1;
-  p->timerResolution = 1;
-  p->timestampValidBits = 64;
-  p->kernelTimestampValidBits = 32;
-  p->uuid.id[0] = static_cast<uint8_t>(device->index);
-  std::memcpy(p->uuid.id + 1, "xsl", 3);
-  copyName(p->name, sizeof(p->name), device->name);
-  // Extension structures chained by the caller; unknown ones stay as given.
-  for (void* next = p->pNext; next != nullptr;) {
-    ze_base_properties_t* base = static_cast<ze_base_properties_t*>(next);
-    if (base->stype == kDeviceIpVersionExt) {
-      static_cast<DeviceIpVersionExt*>(next)->ipVersion = device->ip_version;
-    }
-    next = base->pNext;
-  }
+  Fill(*device, *peer, out);
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeDeviceGetComputeProperties(
-    ze_device_handle_t hDevice,
-    ze_device_compute_properties_t* p) {
-  DeviceObject* device = as<DeviceObject>(hDevice);
-  if (const auto bad = nullArgument({device}, {p})) {
-    return *bad;
-  }
-  p->maxTotalGroupSize = kMaxTotalGroupSize;
-  p->maxGroupSizeX = kMaxTotalGroupSize;
-  p->maxGroupSizeY = kMaxTotalGroupSize;
-  p->maxGroupSizeZ = 64;
-  p->maxGroupCountX = 0xffffffffu;
-  p->maxGroupCountY = 0xffffffffu;
-  p->maxGroupCountZ = 0xffffffffu;
-  p->maxSharedLocalMemory = device->max_shared_local_memory;
-  p->numSubGroupSizes = static_cast<uint32_t>(device->sub_group_sizes.size());
-  for (size_t i = 0; i < ZE_SUBGROUPSIZE_COUNT; ++i) {
-    p->subGroupSizes[i] =
-        i < device->sub_group_sizes.size() ? device->sub_group_sizes[i] : 0;
-  }
-  return ZE_RESULT_SUCCESS;
-}
-
-} // namespace impl
-
-namespace {
-
-// The device queries below report one compute engine, one memory and no
-// images: the smallest honest description of a GPU whose work runs on the
-// host.
-
-ze_result_t ZE_APICALL zeDeviceGetSubDevices(
-    ze_device_handle_t hDevice,
-    uint32_t* pCount,
-    ze_device_handle_t* phSubdevices) {
-  if (as<DeviceObject>(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return countAndFill(
-      pCount, phSubdevices, 0, [](ze_device_handle_t&, uint32_t) {});
-}
-
-ze_result_t ZE_APICALL zeDeviceGetModuleProperties(
-    ze_device_handle_t hDevice,
-    ze_device_module_properties_t* p) {
-  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
-    return *bad;
-  }
-  p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
-  p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64 |
-      ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS;
-  const ze_device_fp_flags_t fp = ZE_DEVICE_FP_FLAG_DENORM |
-      ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
-      ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO | ZE_DEVICE_FP_FLAG_ROUND_TO_INF |
-      ZE_DEVICE_FP_FLAG_FMA;
-  p->fp16flags = fp;
-  p->fp32flags = fp;
-  p->fp64flags = fp;
-  p->maxArgumentsSize = 2048;
-  p->printfBufferSize = 4 * 1024 * 1024;
-  std::memset(&p->nativeKernelSupported, 0, sizeof(p->nativeKernelSupported));
-  std::memcpy(p->nativeKernelSupported.id, "xsl-zebin", 9);
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(
-    ze_device_handle_t hDevice,
-    uint32_t* pCount,
-    ze_command_queue_group_properties_t* pProperties) {
-  if (as<DeviceObject>(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return countAndFill(
-      pCount,
-      pProperties,
-      1,
-      [](ze_command_queue_group_properties_t& out, uint32_t) {
-        out.flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
-            ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
-        out.maxMemoryFillPatternSize = 128;
-        out.numQueues = 1;
-      });
-}
-
-ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(
-    ze_device_handle_t hDevice,
-    uint32_t* pCount,
-    ze_device_memory_properties_t* pProperties) {
-  if (as<DeviceObject>(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return countAndFill(
-      pCount, pProperties, 1, [](ze_device_memory_properties_t& out, uint32_t) {
-        out.flags = 0;
-        out.maxClockRate = 1000;
-        out.maxBusWidth = 64;
-        out.totalSize = uint64_t(16) << 30;
-        copyName(out.name, sizeof(out.name), "host memory");
-      });
-}
-
-ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(
-    ze_device_handle_t hDevice,
-    ze_device_memory_access_properties_t* p) {
-  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
-    return *bad;
-  }
-  zeroFields(p);
-  const ze_memory_access_cap_flags_t rw =
-      ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
-  p->hostAllocCapabilities = rw;
-  p->deviceAllocCapabilities = rw;
-  p->sharedSingleDeviceAllocCapabilities = rw;
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeDeviceGetCacheProperties(
-    ze_device_handle_t hDevice,
-    uint32_t* pCount,
-    ze_device_cache_properties_t* pProperties) {
-  if (as<DeviceObject>(hDevice) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return countAndFill(
-      pCount, pProperties, 1, [](ze_device_cache_properties_t& out, uint32_t) {
-        out.flags = 0;
-        out.cacheSize = 512 * 1024;
-      });
-}
-
-ze_result_t ZE_APICALL zeDeviceGetImageProperties(
-    ze_device_handle_t hDevice,
-    ze_device_image_properties_t* p) {
-  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
-    return *bad;
-  }
-  zeroFields(p); // no image support
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(
-    ze_device_handle_t hDevice,
-    ze_device_external_memory_properties_t* p) {
-  if (const auto bad = nullArgument({as<DeviceObject>(hDevice)}, {p})) {
-    return *bad;
-  }
-  zeroFields(p); // no external memory
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeDeviceGetP2PProperties(
-    ze_device_handle_t hDevice,
-    ze_device_handle_t hPeer,
+void p2pProperties(
+    const DeviceObject&,
+    const DeviceObject&,
     ze_device_p2p_properties_t* p) {
-  if (const auto bad = nullArgument(
-          {as<DeviceObject>(hDevice), as<DeviceObject>(hPeer)}, {p})) {
-    return *bad;
-  }
   p->flags = 0;
-  return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeDeviceCanAccessPeer(
-    ze_device_handle_t hDevice,
-    ze_device_handle_t hPeer,
+void canAccessPeer(
+    const DeviceObject& device,
+    const DeviceObject& peer,
     ze_bool_t* value) {
-  if (const auto bad = nullArgument(
-          {as<DeviceObject>(hDevice), as<DeviceObject>(hPeer)}, {value})) {
-    return *bad;
-  }
-  *value = hDevice == hPeer;
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice) {
-  return as<DeviceObject>(hDevice) == nullptr
-      ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
-      : ZE_RESULT_SUCCESS;
+  *value = &device == &peer;
 }
 
 ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(
@@ -555,36 +451,54 @@ ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(
   return ZE_RESULT_SUCCESS;
 }
 
+constexpr uint32_t kExtensionCount =
+    static_cast<uint32_t>(sizeof(kExtensions) / sizeof(kExtensions[0]));
+
 } // namespace
 
 void fill(ze_global_dditable_t* t) {
-  t->pfnInit = impl::zeInit;
+  t->pfnInit = zeInit;
 }
 
 void fill(ze_driver_dditable_t* t) {
-  t->pfnGet = impl::zeDriverGet;
-  t->pfnGetApiVersion = impl::zeDriverGetApiVersion;
-  t->pfnGetProperties = impl::zeDriverGetProperties;
-  t->pfnGetIpcProperties = zeDriverGetIpcProperties;
-  t->pfnGetExtensionProperties = zeDriverGetExtensionProperties;
+  t->pfnGet = zeDriverGet;
+  t->pfnGetApiVersion = query<DriverObject, ze_api_version_t, apiVersion>;
+  t->pfnGetProperties =
+      query<DriverObject, ze_driver_properties_t, driverProperties>;
+  t->pfnGetIpcProperties =
+      query<DriverObject, ze_driver_ipc_properties_t, ipcProperties>;
+  t->pfnGetExtensionProperties = listQuery<
+      DriverObject,
+      ze_driver_extension_properties_t,
+      kExtensionCount,
+      extension>;
   t->pfnGetExtensionFunctionAddress = zeDriverGetExtensionFunctionAddress;
 }
 
 void fill(ze_device_dditable_t* t) {
-  t->pfnGet = impl::zeDeviceGet;
-  t->pfnGetSubDevices = zeDeviceGetSubDevices;
-  t->pfnGetProperties = impl::zeDeviceGetProperties;
-  t->pfnGetComputeProperties = impl::zeDeviceGetComputeProperties;
-  t->pfnGetModuleProperties = zeDeviceGetModuleProperties;
-  t->pfnGetCommandQueueGroupProperties = zeDeviceGetCommandQueueGroupProperties;
-  t->pfnGetMemoryProperties = zeDeviceGetMemoryProperties;
-  t->pfnGetMemoryAccessProperties = zeDeviceGetMemoryAccessProperties;
-  t->pfnGetCacheProperties = zeDeviceGetCacheProperties;
-  t->pfnGetImageProperties = zeDeviceGetImageProperties;
-  t->pfnGetExternalMemoryProperties = zeDeviceGetExternalMemoryProperties;
-  t->pfnGetP2PProperties = zeDeviceGetP2PProperties;
-  t->pfnCanAccessPeer = zeDeviceCanAccessPeer;
-  t->pfnGetStatus = zeDeviceGetStatus;
+  using Device = DeviceObject;
+  t->pfnGet = zeDeviceGet;
+  t->pfnGetSubDevices = listQuery<Device, ze_device_handle_t, 0, noSubDevice>;
+  t->pfnGetProperties = query<Device, ze_device_properties_t, deviceProperties>;
+  t->pfnGetComputeProperties =
+      query<Device, ze_device_compute_properties_t, computeProperties>;
+  t->pfnGetModuleProperties =
+      query<Device, ze_device_module_properties_t, moduleProperties>;
+  t->pfnGetCommandQueueGroupProperties =
+      listQuery<Device, ze_command_queue_group_properties_t, 1, queueGroup>;
+  t->pfnGetMemoryProperties =
+      listQuery<Device, ze_device_memory_properties_t, 1, memory>;
+  t->pfnGetMemoryAccessProperties =
+      query<Device, ze_device_memory_access_properties_t, memoryAccess>;
+  t->pfnGetCacheProperties =
+      listQuery<Device, ze_device_cache_properties_t, 1, cache>;
+  t->pfnGetImageProperties =
+      query<Device, ze_device_image_properties_t, unsupported>;
+  t->pfnGetExternalMemoryProperties =
+      query<Device, ze_device_external_memory_properties_t, unsupported>;
+  t->pfnGetP2PProperties = peerQuery<ze_device_p2p_properties_t, p2pProperties>;
+  t->pfnCanAccessPeer = peerQuery<ze_bool_t, canAccessPeer>;
+  t->pfnGetStatus = ready<Device>;
   t->pfnGetGlobalTimestamps = zeDeviceGetGlobalTimestamps;
 }
 

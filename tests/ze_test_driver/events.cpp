@@ -8,7 +8,6 @@
 #include <new>
 #include <thread>
 
-#include "driver.h"
 #include "objects.h"
 #include "tables.h"
 
@@ -107,15 +106,6 @@ ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent) {
   return destroy<EventObject>(hEvent);
 }
 
-ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent) {
-  EventObject* event = as<EventObject>(hEvent);
-  if (event == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  event->signaled.store(true);
-  return ZE_RESULT_SUCCESS;
-}
-
 ze_result_t ZE_APICALL
 zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
   EventObject* event = as<EventObject>(hEvent);
@@ -134,23 +124,6 @@ zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
     }
     std::this_thread::yield();
   }
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent) {
-  EventObject* event = as<EventObject>(hEvent);
-  if (event == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  return event->signaled.load() ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
-}
-
-ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent) {
-  EventObject* event = as<EventObject>(hEvent);
-  if (event == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  event->signaled.store(false);
   return ZE_RESULT_SUCCESS;
 }
 
@@ -178,10 +151,10 @@ void fill(ze_event_pool_dditable_t* t) {
 void fill(ze_event_dditable_t* t) {
   t->pfnCreate = zeEventCreate;
   t->pfnDestroy = zeEventDestroy;
-  t->pfnHostSignal = zeEventHostSignal;
+  t->pfnHostSignal = setSignaled<EventObject, true>;
   t->pfnHostSynchronize = zeEventHostSynchronize;
-  t->pfnQueryStatus = zeEventQueryStatus;
-  t->pfnHostReset = zeEventHostReset;
+  t->pfnQueryStatus = querySignaled<EventObject>;
+  t->pfnHostReset = setSignaled<EventObject, false>;
   t->pfnQueryKernelTimestamp = zeEventQueryKernelTimestamp;
 }
 

@@ -8,7 +8,6 @@
 #include <mutex>
 #include <new>
 
-#include "driver.h"
 #include "objects.h"
 #include "tables.h"
 
@@ -89,10 +88,6 @@ ze_result_t allocate(
   return ZE_RESULT_SUCCESS;
 }
 
-} // namespace
-
-namespace impl {
-
 ze_result_t ZE_APICALL zeContextCreate(
     ze_driver_handle_t hDriver,
     const ze_context_desc_t* desc,
@@ -107,10 +102,6 @@ ze_result_t ZE_APICALL zeContextCreate(
   }
   *phContext = reinterpret_cast<ze_context_handle_t>(context);
   return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext) {
-  return destroy<ContextObject>(hContext);
 }
 
 ze_result_t ZE_APICALL zeMemAllocDevice(
@@ -201,16 +192,6 @@ ze_result_t ZE_APICALL zeMemGetAllocProperties(
   return ZE_RESULT_SUCCESS;
 }
 
-} // namespace impl
-
-namespace {
-
-ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext) {
-  return as<ContextObject>(hContext) == nullptr
-      ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
-      : ZE_RESULT_SUCCESS;
-}
-
 ze_result_t ZE_APICALL zeContextMakeMemoryResident(
     ze_context_handle_t hContext,
     ze_device_handle_t hDevice,
@@ -243,7 +224,7 @@ ze_result_t ZE_APICALL zeMemFreeExt(
   if ((desc->freePolicy & ~known) != 0) {
     return ZE_RESULT_ERROR_INVALID_ENUMERATION;
   }
-  return impl::zeMemFree(hContext, ptr);
+  return test_driver::zeMemFree(hContext, ptr);
 }
 
 ze_result_t ZE_APICALL zeMemGetAddressRange(
@@ -273,18 +254,18 @@ ze_result_t ZE_APICALL zeMemGetAddressRange(
 } // namespace
 
 void fill(ze_context_dditable_t* t) {
-  t->pfnCreate = impl::zeContextCreate;
-  t->pfnDestroy = impl::zeContextDestroy;
-  t->pfnGetStatus = zeContextGetStatus;
+  t->pfnCreate = zeContextCreate;
+  t->pfnDestroy = destroy<ContextObject>;
+  t->pfnGetStatus = ready<ContextObject>;
   t->pfnMakeMemoryResident = zeContextMakeMemoryResident;
 }
 
 void fill(ze_mem_dditable_t* t) {
-  t->pfnAllocDevice = impl::zeMemAllocDevice;
-  t->pfnAllocHost = impl::zeMemAllocHost;
-  t->pfnAllocShared = impl::zeMemAllocShared;
-  t->pfnFree = impl::zeMemFree;
-  t->pfnGetAllocProperties = impl::zeMemGetAllocProperties;
+  t->pfnAllocDevice = zeMemAllocDevice;
+  t->pfnAllocHost = zeMemAllocHost;
+  t->pfnAllocShared = zeMemAllocShared;
+  t->pfnFree = zeMemFree;
+  t->pfnGetAllocProperties = zeMemGetAllocProperties;
   t->pfnGetAddressRange = zeMemGetAddressRange;
   t->pfnFreeExt = zeMemFreeExt;
 }

@@ -12,14 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "driver.h"
 #include "objects.h"
 #include "spirv_build.h"
 #include "tables.h"
 
 namespace xsl {
 namespace test_driver {
-namespace impl {
+namespace {
 
 ze_result_t ZE_APICALL zeModuleCreate(
     ze_context_handle_t hContext,
@@ -92,34 +91,8 @@ ze_result_t ZE_APICALL zeModuleCreate(
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule) {
-  return destroy<ModuleObject>(hModule);
-}
-
-ze_result_t ZE_APICALL zeModuleBuildLogGetString(
-    ze_module_build_log_handle_t hLog,
-    size_t* pSize,
-    char* pBuildLog) {
-  BuildLogObject* log = as<BuildLogObject>(hLog);
-  if (const auto bad = nullArgument({log}, {pSize})) {
-    return *bad;
-  }
-  if (pBuildLog == nullptr) {
-    *pSize = log->text.size() + 1;
-    return ZE_RESULT_SUCCESS;
-  }
-  if (*pSize == 0) {
-    return ZE_RESULT_ERROR_INVALID_SIZE;
-  }
-  const size_t length = std::min(*pSize - 1, log->text.size());
-  std::memcpy(pBuildLog, log->text.data(), length);
-  pBuildLog[length] = '\0';
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL
-zeModuleBuildLogDestroy(ze_module_build_log_handle_t hLog) {
-  return destroy<BuildLogObject>(hLog);
+const std::string& logText(const BuildLogObject& log) {
+  return log.text;
 }
 
 ze_result_t ZE_APICALL zeModuleGetKernelNames(
@@ -167,10 +140,6 @@ ze_result_t ZE_APICALL zeKernelCreate(
   kernel->unset_args = kernel->args.size();
   *phKernel = reinterpret_cast<ze_kernel_handle_t>(kernel);
   return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel) {
-  return destroy<KernelObject>(hKernel);
 }
 
 ze_result_t ZE_APICALL
@@ -312,17 +281,8 @@ ze_result_t ZE_APICALL zeModuleGetNativeBinary(
   return ZE_RESULT_SUCCESS;
 }
 
-} // namespace impl
-
-namespace {
-
-ze_result_t ZE_APICALL
-zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t* p) {
-  if (const auto bad = nullArgument({as<ModuleObject>(hModule)}, {p})) {
-    return *bad;
-  }
+void moduleProperties(const ModuleObject&, ze_module_properties_t* p) {
   p->flags = 0; // no unresolved imports
-  return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t ZE_APICALL zeModuleGetGlobalPointer(
@@ -390,69 +350,27 @@ ze_result_t ZE_APICALL zeKernelSuggestGroupSize(
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(
-    ze_kernel_handle_t hKernel,
-    uint32_t* totalGroupCount) {
-  if (const auto bad =
-          nullArgument({as<KernelObject>(hKernel)}, {totalGroupCount})) {
-    return *bad;
-  }
-  *totalGroupCount = 64;
-  return ZE_RESULT_SUCCESS;
+void maxCooperativeGroupCount(const KernelObject&, uint32_t* count) {
+  *count = 64;
 }
 
-ze_result_t ZE_APICALL zeKernelSetIndirectAccess(
-    ze_kernel_handle_t hKernel,
-    ze_kernel_indirect_access_flags_t flags) {
+void indirectAccess(const KernelObject&, ze_kernel_indirect_access_flags_t* f) {
+  *f = 0;
+}
+
+// The kernel settings that change nothing here: only unknown flags are
+// refused.
+template <typename Flags, Flags kKnown>
+ze_result_t ZE_APICALL setFlags(ze_kernel_handle_t hKernel, Flags flags) {
   if (as<KernelObject>(hKernel) == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   }
-  const ze_kernel_indirect_access_flags_t known =
-      ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
-      ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
-      ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
-  return (flags & ~known) != 0 ? ZE_RESULT_ERROR_INVALID_ENUMERATION
-                               : ZE_RESULT_SUCCESS;
+  return (flags & ~kKnown) != 0 ? ZE_RESULT_ERROR_INVALID_ENUMERATION
+                                : ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeKernelGetIndirectAccess(
-    ze_kernel_handle_t hKernel,
-    ze_kernel_indirect_access_flags_t* pFlags) {
-  if (const auto bad = nullArgument({as<KernelObject>(hKernel)}, {pFlags})) {
-    return *bad;
-  }
-  *pFlags = 0;
-  return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL zeKernelSetCacheConfig(
-    ze_kernel_handle_t hKernel,
-    ze_cache_config_flags_t flags) {
-  if (as<KernelObject>(hKernel) == nullptr) {
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  }
-  const ze_cache_config_flags_t known =
-      ZE_CACHE_CONFIG_FLAG_LARGE_SLM | ZE_CACHE_CONFIG_FLAG_LARGE_DATA;
-  return (flags & ~known) != 0 ? ZE_RESULT_ERROR_INVALID_ENUMERATION
-                               : ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL
-zeKernelGetName(ze_kernel_handle_t hKernel, size_t* pSize, char* pName) {
-  KernelObject* kernel = as<KernelObject>(hKernel);
-  if (const auto bad = nullArgument({kernel}, {pSize})) {
-    return *bad;
-  }
-  const std::string& name = kernel->info->name;
-  if (pName == nullptr) {
-    *pSize = name.size() + 1;
-    return ZE_RESULT_SUCCESS;
-  }
-  if (*pSize == 0) {
-    return ZE_RESULT_ERROR_INVALID_SIZE;
-  }
-  copyName(pName, *pSize, name);
-  return ZE_RESULT_SUCCESS;
+const std::string& kernelName(const KernelObject& kernel) {
+  return kernel.info->name;
 }
 
 ze_result_t ZE_APICALL zeKernelGetSourceAttributes(
@@ -475,34 +393,42 @@ ze_result_t ZE_APICALL zeKernelGetSourceAttributes(
 } // namespace
 
 void fill(ze_module_dditable_t* t) {
-  t->pfnCreate = impl::zeModuleCreate;
-  t->pfnDestroy = impl::zeModuleDestroy;
+  t->pfnCreate = zeModuleCreate;
+  t->pfnDestroy = destroy<ModuleObject>;
   t->pfnDynamicLink = zeModuleDynamicLink;
-  t->pfnGetNativeBinary = impl::zeModuleGetNativeBinary;
+  t->pfnGetNativeBinary = zeModuleGetNativeBinary;
   t->pfnGetGlobalPointer = zeModuleGetGlobalPointer;
-  t->pfnGetKernelNames = impl::zeModuleGetKernelNames;
-  t->pfnGetProperties = zeModuleGetProperties;
+  t->pfnGetKernelNames = zeModuleGetKernelNames;
+  t->pfnGetProperties =
+      query<ModuleObject, ze_module_properties_t, moduleProperties>;
 }
 
 void fill(ze_module_build_log_dditable_t* t) {
-  t->pfnDestroy = impl::zeModuleBuildLogDestroy;
-  t->pfnGetString = impl::zeModuleBuildLogGetString;
+  t->pfnDestroy = destroy<BuildLogObject>;
+  t->pfnGetString = stringQuery<BuildLogObject, logText>;
 }
 
 void fill(ze_kernel_dditable_t* t) {
-  t->pfnCreate = impl::zeKernelCreate;
-  t->pfnDestroy = impl::zeKernelDestroy;
-  t->pfnSetCacheConfig = zeKernelSetCacheConfig;
-  t->pfnSetGroupSize = impl::zeKernelSetGroupSize;
+  t->pfnCreate = zeKernelCreate;
+  t->pfnDestroy = destroy<KernelObject>;
+  t->pfnSetCacheConfig = setFlags<
+      ze_cache_config_flags_t,
+      ZE_CACHE_CONFIG_FLAG_LARGE_SLM | ZE_CACHE_CONFIG_FLAG_LARGE_DATA>;
+  t->pfnSetGroupSize = zeKernelSetGroupSize;
   t->pfnSuggestGroupSize = zeKernelSuggestGroupSize;
   t->pfnSuggestMaxCooperativeGroupCount =
-      zeKernelSuggestMaxCooperativeGroupCount;
-  t->pfnSetArgumentValue = impl::zeKernelSetArgumentValue;
-  t->pfnSetIndirectAccess = zeKernelSetIndirectAccess;
-  t->pfnGetIndirectAccess = zeKernelGetIndirectAccess;
+      query<KernelObject, uint32_t, maxCooperativeGroupCount>;
+  t->pfnSetArgumentValue = zeKernelSetArgumentValue;
+  t->pfnSetIndirectAccess = setFlags<
+      ze_kernel_indirect_access_flags_t,
+      ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+          ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+          ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED>;
+  t->pfnGetIndirectAccess =
+      query<KernelObject, ze_kernel_indirect_access_flags_t, indirectAccess>;
   t->pfnGetSourceAttributes = zeKernelGetSourceAttributes;
-  t->pfnGetProperties = impl::zeKernelGetProperties;
-  t->pfnGetName = zeKernelGetName;
+  t->pfnGetProperties = zeKernelGetProperties;
+  t->pfnGetName = stringQuery<KernelObject, kernelName>;
 }
 
 } // namespace test_driver

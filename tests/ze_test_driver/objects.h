@@ -184,7 +184,7 @@ Object* as(typename Object::Handle handle) {
 
 // zeXxxDestroy of an object that owns nothing else.
 template <typename Object>
-ze_result_t destroy(typename Object::Handle handle) {
+ze_result_t ZE_APICALL destroy(typename Object::Handle handle) {
   Object* object = as<Object>(handle);
   if (object == nullptr) {
     return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -192,6 +192,33 @@ ze_result_t destroy(typename Object::Handle handle) {
   object->tag = Tag::kDead;
   delete object;
   return ZE_RESULT_SUCCESS;
+}
+
+// zeXxxGetStatus of an object that is always ready.
+template <typename Object>
+ze_result_t ZE_APICALL ready(typename Object::Handle handle) {
+  return as<Object>(handle) == nullptr ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+                                       : ZE_RESULT_SUCCESS;
+}
+
+// The host's signal, reset and query of events and fences.
+template <typename Object, bool kSignaled>
+ze_result_t ZE_APICALL setSignaled(typename Object::Handle handle) {
+  Object* object = as<Object>(handle);
+  if (object == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  object->signaled = kSignaled;
+  return ZE_RESULT_SUCCESS;
+}
+
+template <typename Object>
+ze_result_t ZE_APICALL querySignaled(typename Object::Handle handle) {
+  const Object* object = as<Object>(handle);
+  if (object == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  return object->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
 // What Level Zero answers a call with a null argument: INVALID_NULL_HANDLE
@@ -214,8 +241,41 @@ inline std::optional<ze_result_t> nullArgument(
   return std::nullopt;
 }
 
+// The queries that take one object and fill one output: the handle and
+// pointer checks are the same for all of them.
+template <typename Object, typename Out, void (*Fill)(const Object&, Out*)>
+ze_result_t ZE_APICALL query(typename Object::Handle handle, Out* out) {
+  const Object* object = as<Object>(handle);
+  if (const auto bad = nullArgument({object}, {out})) {
+    return *bad;
+  }
+  Fill(*object, out);
+  return ZE_RESULT_SUCCESS;
+}
+
 // Writes `name` into a fixed-size, NUL-terminated field.
 void copyName(char* out, size_t capacity, const std::string& name);
+
+// The string queries: a null `out` asks for the size, NUL included; else the
+// text is copied, cut to fit `*size`.
+template <typename Object, const std::string& (*Text)(const Object&)>
+ze_result_t ZE_APICALL
+stringQuery(typename Object::Handle handle, size_t* size, char* out) {
+  const Object* object = as<Object>(handle);
+  if (const auto bad = nullArgument({object}, {size})) {
+    return *bad;
+  }
+  const std::string& text = Text(*object);
+  if (out == nullptr) {
+    *size = text.size() + 1;
+    return ZE_RESULT_SUCCESS;
+  }
+  if (*size == 0) {
+    return ZE_RESULT_ERROR_INVALID_SIZE;
+  }
+  copyName(out, *size, text);
+  return ZE_RESULT_SUCCESS;
+}
 
 // The allocation that contains [ptr, ptr + 1), if any, and its base address.
 // Caller holds the mutex.
