@@ -323,17 +323,15 @@ Expected<const ArgPlan*> LoadedKernel::planFor(std::string_view type_codes) {
 
 Status LoadedKernel::queryPointer(size_t index, uint64_t address) const {
   const level_zero::Context& ctx = context();
-  ze_memory_allocation_properties_t properties = {};
-  properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
-  PointerQuery query;
   // The address came from Python: an integer by nature.
   const void* pointer =
       reinterpret_cast<const void*>( // NOLINT(performance-no-int-to-ptr)
           static_cast<uintptr_t>(address));
-  query.result = ctx.api().zeMemGetAllocProperties(
-      ctx.handle(), pointer, &properties, &query.device);
-  query.memory_type = properties.type;
-  return checkPointerArgument(index, address, query, ctx.device().handle());
+  return checkPointerArgument(
+      index,
+      address,
+      level_zero::queryPointer(ctx, pointer),
+      ctx.device().handle());
 }
 
 } // namespace launcher

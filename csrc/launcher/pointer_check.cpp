@@ -25,12 +25,12 @@ std::string resultText(ze_result_t result) {
 Status checkPointerArgument(
     size_t index,
     uint64_t address,
-    const PointerQuery& query,
+    const level_zero::PointerInfo& query,
     ze_device_handle_t kernel_device) {
   // Hot path: no string is built unless the pointer is rejected.
-  const bool usm = query.result == ZE_RESULT_SUCCESS &&
-      query.memory_type != ZE_MEMORY_TYPE_UNKNOWN;
-  const bool other_device = query.memory_type == ZE_MEMORY_TYPE_DEVICE &&
+  const bool usm =
+      query.result == ZE_RESULT_SUCCESS && query.type != ZE_MEMORY_TYPE_UNKNOWN;
+  const bool other_device = query.type == ZE_MEMORY_TYPE_DEVICE &&
       query.device != nullptr && kernel_device != nullptr &&
       query.device != kernel_device;
   if (usm && !other_device) {
@@ -44,7 +44,7 @@ Status checkPointerArgument(
         resultText(query.result) +
         "; pass a tensor on the kernel's XPU device");
   }
-  if (query.memory_type == ZE_MEMORY_TYPE_UNKNOWN) {
+  if (query.type == ZE_MEMORY_TYPE_UNKNOWN) {
     return Error(
         where +
         " is not device memory of the kernel's context (host memory, a freed "

@@ -12,23 +12,16 @@
 #include <level_zero/ze_api.h>
 
 #include "common/expected.h"
+#include "level_zero/level_zero.h"
 
 namespace xsl {
 namespace launcher {
 
-// What zeMemGetAllocProperties(context, address, &props, &device) answered.
-struct PointerQuery {
-  ze_result_t result = ZE_RESULT_SUCCESS;
-  ze_memory_type_t memory_type = ZE_MEMORY_TYPE_UNKNOWN;
-  ze_device_handle_t device = nullptr; // the allocation's, when known
-};
-
-// Judges that answer for argument `index`. Pure: the query is made by the
-// caller's backend.
+// Judges what level_zero::queryPointer answered for argument `index`.
 Status checkPointerArgument(
     size_t index,
     uint64_t address,
-    const PointerQuery& query,
+    const level_zero::PointerInfo& query,
     ze_device_handle_t kernel_device);
 
 } // namespace launcher

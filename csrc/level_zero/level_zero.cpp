@@ -704,19 +704,13 @@ void detail::MemFree::operator()(void* data) const noexcept {
   context->api().zeMemFree(context->handle(), data);
 }
 
-Expected<PointerInfo> queryPointer(const Context& context, const void* ptr) {
-  ze_memory_allocation_properties_t props;
-  std::memset(&props, 0, sizeof(props));
+PointerInfo queryPointer(const Context& context, const void* ptr) noexcept {
+  ze_memory_allocation_properties_t props = {};
   props.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
-  ze_device_handle_t device = nullptr;
-  const ze_result_t result = context.api().zeMemGetAllocProperties(
-      context.handle(), ptr, &props, &device);
-  if (result != ZE_RESULT_SUCCESS) {
-    return zeError("zeMemGetAllocProperties", result, "querying a pointer");
-  }
   PointerInfo info;
+  info.result = context.api().zeMemGetAllocProperties(
+      context.handle(), ptr, &props, &info.device);
   info.type = props.type;
-  info.device = device;
   return info;
 }
 

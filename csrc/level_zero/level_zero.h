@@ -365,12 +365,15 @@ class Allocation {
 };
 
 // zeMemGetAllocProperties: what `ptr` is in `context` (UNKNOWN for memory
-// Level Zero did not allocate) and which device owns it (null for host).
+// Level Zero did not allocate) and which device owns it (null for host). A
+// failed query stays in `result`: the launcher's pointer check
+// (launcher/pointer_check.h) words it for the argument it judges.
 struct PointerInfo {
+  ze_result_t result = ZE_RESULT_SUCCESS;
   ze_memory_type_t type = ZE_MEMORY_TYPE_UNKNOWN;
   ze_device_handle_t device = nullptr;
 };
-Expected<PointerInfo> queryPointer(const Context& context, const void* ptr);
+PointerInfo queryPointer(const Context& context, const void* ptr) noexcept;
 
 // "device", "host", "shared", "unknown".
 const char* memoryTypeName(ze_memory_type_t type) noexcept;

@@ -699,19 +699,19 @@ TEST_F(LaunchTest, PointerQueriesTellMemoryKinds) {
     ASSERT_TRUE(allocation.ok()) << allocation.error().message();
     // Interior pointers belong to the allocation too (tensor views).
     const char* inside = static_cast<const char*>(allocation->data()) + 999;
-    Expected<PointerInfo> info = queryPointer(*context_, inside);
-    ASSERT_TRUE(info.ok()) << info.error().message();
-    EXPECT_EQ(info->type, c.type) << memoryTypeName(c.type);
-    EXPECT_EQ(info->device != nullptr, c.has_device);
+    const PointerInfo info = queryPointer(*context_, inside);
+    ASSERT_EQ(info.result, ZE_RESULT_SUCCESS);
+    EXPECT_EQ(info.type, c.type) << memoryTypeName(c.type);
+    EXPECT_EQ(info.device != nullptr, c.has_device);
     if (c.has_device) {
-      EXPECT_EQ(info->device, context_->device().handle());
+      EXPECT_EQ(info.device, context_->device().handle());
     }
   }
   int on_stack = 0;
-  Expected<PointerInfo> host = queryPointer(*context_, &on_stack);
-  ASSERT_TRUE(host.ok());
-  EXPECT_EQ(host->type, ZE_MEMORY_TYPE_UNKNOWN);
-  EXPECT_STREQ(memoryTypeName(host->type), "unknown");
+  const PointerInfo host = queryPointer(*context_, &on_stack);
+  ASSERT_EQ(host.result, ZE_RESULT_SUCCESS);
+  EXPECT_EQ(host.type, ZE_MEMORY_TYPE_UNKNOWN);
+  EXPECT_STREQ(memoryTypeName(host.type), "unknown");
 }
 
 TEST_F(LaunchTest, EightThreadsLoadAndLaunchConcurrently) {
