@@ -183,12 +183,12 @@ Expected<SpirvKernel> spirvKernel(
   // Up to 3.3 the first module stays and the retry only decides n_regs by
   // building; from 3.4 the retried module is the one loaded.
   RetryOutcome outcome = first->made.retry;
-  Expected<SpirvKernel> retried = Error("not built");
+  std::optional<SpirvKernel> retried;
   if (outcome == RetryOutcome::kUnknown ||
       (outcome == RetryOutcome::kBuilt && release.uses_retried_module)) {
-    retried = build(large);
-    if (retried) {
-      keep(cache, retried->made, RetryOutcome::kUnknown, warnings);
+    if (Expected<SpirvKernel> built = build(large)) {
+      keep(cache, built->made, RetryOutcome::kUnknown, warnings);
+      retried = std::move(*built);
     }
     if (outcome == RetryOutcome::kUnknown) {
       outcome = retried ? RetryOutcome::kBuilt : RetryOutcome::kFailed;
@@ -196,7 +196,7 @@ Expected<SpirvKernel> spirvKernel(
   }
   keep(cache, first->made, outcome, warnings);
   if (release.uses_retried_module && retried) {
-    return retried;
+    return std::move(*retried);
   }
   if (!release.uses_retried_module && outcome == RetryOutcome::kBuilt) {
     first->flags = large;
