@@ -177,14 +177,10 @@ Expected<std::wstring> toWindowsPath(const std::string& utf8_path) {
   // so the path is made absolute and canonical (slashes, "." and "..")
   // first. GetFullPathNameW is a string operation and handles long paths.
   const DWORD needed = GetFullPathNameW(wide.c_str(), 0, nullptr, nullptr);
-  if (needed == 0) {
-    return Error(
-        "cannot make " + quoted(utf8_path) +
-        " absolute: " + windowsErrorText(GetLastError()));
-  }
   std::wstring full(needed, L'\0');
-  const DWORD written =
-      GetFullPathNameW(wide.c_str(), needed, &full[0], nullptr);
+  const DWORD written = needed == 0
+      ? 0
+      : GetFullPathNameW(wide.c_str(), needed, &full[0], nullptr);
   if (written == 0 || written >= needed) {
     return Error(
         "cannot make " + quoted(utf8_path) +
@@ -207,32 +203,51 @@ DWORD chunkOf(size_t left) {
   return left > 0x40000000u ? 0x40000000u : static_cast<DWORD>(left);
 }
 
+// CreateFileW of a UTF-8 path, long paths included: INVALID_HANDLE_VALUE,
+// with GetLastError() set, when the open fails. `wide` receives the path as
+// Windows takes it.
+Expected<HANDLE> createFile(
+    const std::string& utf8_path,
+    DWORD access,
+    DWORD share,
+    DWORD disposition,
+    DWORD flags,
+    std::wstring& wide) {
+  Expected<std::wstring> converted = toWindowsPath(utf8_path);
+  if (!converted) {
+    return converted.error();
+  }
+  wide = std::move(*converted);
+  return CreateFileW(
+      wide.c_str(), access, share, nullptr, disposition, flags, nullptr);
+}
+
 Status readCheckedPath(
     const std::string& utf8_path,
     std::string& bytes,
     size_t at_most) {
-  Expected<std::wstring> wide = toWindowsPath(utf8_path);
-  if (!wide) {
-    return wide.error();
-  }
   // One open, no attribute query first: every lookup of a path costs a walk
   // of it. Opening a directory without FILE_FLAG_BACKUP_SEMANTICS fails
   // with ERROR_ACCESS_DENIED; only then is the path asked what it is.
-  HANDLE file = CreateFileW(
-      wide->c_str(),
+  std::wstring wide;
+  Expected<HANDLE> opened = createFile(
+      utf8_path,
       GENERIC_READ,
       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-      nullptr,
       OPEN_EXISTING,
       FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN,
-      nullptr);
+      wide);
+  if (!opened) {
+    return opened.error();
+  }
+  HANDLE file = *opened;
   if (file == INVALID_HANDLE_VALUE) {
     const DWORD code = GetLastError();
     if (isMissingError(code)) {
       return missingFile(utf8_path);
     }
     if (code == ERROR_ACCESS_DENIED) {
-      const DWORD attributes = GetFileAttributesW(wide->c_str());
+      const DWORD attributes = GetFileAttributesW(wide.c_str());
       if (attributes != INVALID_FILE_ATTRIBUTES &&
           (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
         return directoryPath(utf8_path);
@@ -272,27 +287,19 @@ Status readCheckedPath(
     done += read;
   }
   bytes.resize(done);
-  if (bytes.empty()) {
-    return emptyFile(utf8_path);
-  }
   return Status::success();
 }
 
 } // namespace
 
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
-  Expected<std::wstring> wide = toWindowsPath(utf8_path);
-  if (!wide) {
-    return wide.error();
+  std::wstring wide;
+  Expected<HANDLE> opened = createFile(
+      utf8_path, GENERIC_WRITE, 0, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, wide);
+  if (!opened) {
+    return opened.error();
   }
-  HANDLE file = CreateFileW(
-      wide->c_str(),
-      GENERIC_WRITE,
-      0,
-      nullptr,
-      CREATE_ALWAYS,
-      FILE_ATTRIBUTE_NORMAL,
-      nullptr);
+  HANDLE file = *opened;
   if (file == INVALID_HANDLE_VALUE) {
     return Error(
         "cannot create " + quoted(utf8_path) + ": " +
@@ -407,9 +414,6 @@ Status readCheckedPath(
     return tooLarge(utf8_path); // grew while being read
   }
   bytes.resize(done);
-  if (bytes.empty()) {
-    return emptyFile(utf8_path);
-  }
   return Status::success();
 }
 
@@ -447,7 +451,13 @@ Status readFileInto(
   if (Status valid = checkPathText(utf8_path); !valid) {
     return valid;
   }
-  return readCheckedPath(utf8_path, bytes, at_most);
+  if (Status read = readCheckedPath(utf8_path, bytes, at_most); !read) {
+    return read;
+  }
+  if (bytes.empty()) {
+    return emptyFile(utf8_path); // nothing was read, whatever the size said
+  }
+  return Status::success();
 }
 
 Expected<std::string> readFileBytes(const std::string& utf8_path) {
