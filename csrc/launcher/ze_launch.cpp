@@ -118,12 +118,11 @@ appendError(const LoadedKernel& kernel, ze_result_t result) {
 
 Status launchOnCommandList(
     LoadedKernel& kernel,
-    const ArgPlan& plan,
-    const ArgStorage& storage,
-    const LaunchGeometry& geometry,
-    uint32_t shared_bytes,
+    const LaunchRequest& launch,
     ze_command_list_handle_t command_list,
     HeldArgs held_args) {
+  const ArgPlan& plan = launch.plan;
+  const LaunchGeometry& geometry = launch.geometry;
   const level_zero::Kernel& ze_kernel = kernel.kernel();
   LoadedKernel::SetArgCache& cache = kernel.setArgCache();
   const uint32_t arg_count = plan.kernelArgCount();
@@ -135,16 +134,18 @@ Status launchOnCommandList(
 
   // Only arguments whose bytes differ from what the kernel handle holds are
   // set; a launch loop usually repeats all of them (one memcmp).
-  if (held_args != HeldArgs::kVerified && !kernel.holdsArgs(plan, storage)) {
-    Status status = setChangedArgs(ze_kernel, cache, plan, storage.values());
+  if (held_args != HeldArgs::kVerified &&
+      !kernel.holdsArgs(plan, launch.storage)) {
+    Status status =
+        setChangedArgs(ze_kernel, cache, plan, launch.storage.values());
     if (!status) {
       return status;
     }
   }
   if (plan.binds_shared_memory &&
-      (shared_bytes == 0 ||
-       cache.sizes[plan.sharedMemoryArgIndex()] != shared_bytes)) {
-    Status status = bindSharedMemory(kernel, cache, plan, shared_bytes);
+      (launch.shared_bytes == 0 ||
+       cache.sizes[plan.sharedMemoryArgIndex()] != launch.shared_bytes)) {
+    Status status = bindSharedMemory(kernel, cache, plan, launch.shared_bytes);
     if (!status) {
       return status;
     }

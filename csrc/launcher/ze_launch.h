@@ -23,15 +23,20 @@ enum class HeldArgs {
   kVerified, // kernel.holdsArgs(plan, storage) was true just before the call
 };
 
-// `storage` holds one packed slot per plan.args entry. `shared_bytes` is the
-// dynamic shared memory size (bound only if the plan binds_shared_memory).
+// One launch of a kernel, as every launch path takes it: `storage` holds one
+// packed slot per plan.args entry; `shared_bytes` is the dynamic shared
+// memory size (bound only if the plan binds_shared_memory).
+struct LaunchRequest {
+  const ArgPlan& plan;
+  const ArgStorage& storage;
+  const LaunchGeometry& geometry;
+  uint32_t shared_bytes = 0;
+};
+
 // `command_list` must be an immediate command list of the kernel's context.
 Status launchOnCommandList(
     LoadedKernel& kernel,
-    const ArgPlan& plan,
-    const ArgStorage& storage,
-    const LaunchGeometry& geometry,
-    uint32_t shared_bytes,
+    const LaunchRequest& launch,
     ze_command_list_handle_t command_list,
     HeldArgs held_args = HeldArgs::kUnknown);
 

@@ -213,10 +213,7 @@ PyObject* launchKernel(
   }
   xsl::Status status = xsl::launcher::launchOnCommandList(
       kernel,
-      *plan,
-      storage,
-      call.geometry,
-      call.shared_bytes,
+      {*plan, storage, call.geometry, call.shared_bytes},
       list,
       held_args ? xsl::launcher::HeldArgs::kVerified
                 : xsl::launcher::HeldArgs::kUnknown);

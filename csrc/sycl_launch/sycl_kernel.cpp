@@ -98,10 +98,11 @@ void setSlotArg(sycl::handler& cgh, uint32_t index, const void* slot) {
 void submitOnQueue(
     sycl::queue& queue,
     sycl::kernel& kernel,
-    const ArgPlan& plan,
-    const ArgStorage& storage,
-    const launcher::LaunchGeometry& geometry,
-    uint32_t shared_bytes) {
+    const launcher::LaunchRequest& launch) {
+  const ArgPlan& plan = launch.plan;
+  const ArgStorage& storage = launch.storage;
+  const launcher::LaunchGeometry& geometry = launch.geometry;
+  const uint32_t shared_bytes = launch.shared_bytes;
   const sycl::range<3> global(
       static_cast<size_t>(geometry.global_size_z),
       static_cast<size_t>(geometry.global_size_y),
@@ -199,21 +200,17 @@ Expected<std::unique_ptr<SyclKernel>> SyclKernel::load(
 
 Status SyclKernel::launch(
     sycl::queue& queue,
-    const ArgPlan& plan,
-    const ArgStorage& storage,
-    const launcher::LaunchGeometry& geometry,
-    uint32_t shared_bytes) {
+    const launcher::LaunchRequest& launch) {
   try {
     if (appends_directly_) {
       if (ze_command_list_handle_t list = directCommandList(queue)) {
-        return launcher::launchOnCommandList(
-            *loaded_, plan, storage, geometry, shared_bytes, list);
+        return launcher::launchOnCommandList(*loaded_, launch, list);
       }
       // The submit has the Unified Runtime set its arguments and group size
       // on our Level Zero kernel: a later direct append must set its own.
       loaded_->setArgCache().forget();
     }
-    submitOnQueue(queue, *kernel_, plan, storage, geometry, shared_bytes);
+    submitOnQueue(queue, *kernel_, launch);
   } catch (const std::exception& e) {
     return Error(
         "kernel '" + loaded_->name() + "': SYCL launch failed: " + e.what());

@@ -21,9 +21,8 @@
 #include <string_view>
 
 #include "common/expected.h"
-#include "launcher/arg_plan.h"
-#include "launcher/geometry.h"
 #include "launcher/loaded_kernel.h"
+#include "launcher/ze_launch.h"
 
 namespace xsl {
 namespace sycl_launch {
@@ -53,12 +52,7 @@ class SyclKernel {
   // lives on the kernel handle): the bindings hold the GIL. Both paths set
   // arguments on the same handle; a submit makes the next direct append set
   // all of them again (LoadedKernel::SetArgCache::forget).
-  Status launch(
-      sycl::queue& queue,
-      const launcher::ArgPlan& plan,
-      const launcher::ArgStorage& storage,
-      const launcher::LaunchGeometry& geometry,
-      uint32_t shared_bytes);
+  Status launch(sycl::queue& queue, const launcher::LaunchRequest& launch);
 
  private:
   SyclKernel() = default;

@@ -233,7 +233,7 @@ TEST_F(WindowsSyclBackendLaunch, LaunchesWithPointersAndSharedMemory) {
 
   client_->clear();
   Status launched =
-      kernel->launch(*queue_, **plan, storage, *geometry, kShared);
+      kernel->launch(*queue_, {**plan, storage, *geometry, kShared});
   ASSERT_TRUE(launched.ok()) << launched.error().message();
   queue_->wait();
 
@@ -286,7 +286,7 @@ TEST_F(WindowsSyclBackendLaunch, LaunchesScalarsAndRepeats) {
     auto packed = launcher::packSignedValue(
         (*plan)->args[3], 3, 64 + round, storage.slot(3));
     ASSERT_TRUE(packed.ok()) << packed.error().message();
-    Status launched = kernel->launch(*queue_, **plan, storage, *geometry, 0);
+    Status launched = kernel->launch(*queue_, {**plan, storage, *geometry, 0});
     ASSERT_TRUE(launched.ok()) << launched.error().message();
   }
   queue_->wait();
@@ -380,7 +380,7 @@ TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
       2, 1, 1, kNumWarps, loaded.threadsPerWarp());
   ASSERT_TRUE(geometry.ok()) << geometry.error().message();
   client_->clear();
-  Status launched = (*second)->launch(*queue_, **plan, storage, *geometry, 0);
+  Status launched = (*second)->launch(*queue_, {**plan, storage, *geometry, 0});
   ASSERT_TRUE(launched.ok()) << launched.error().message();
   queue_->wait();
   ASSERT_EQ(client_->launchCount(), 1u);

@@ -154,7 +154,7 @@ inline PyObject* launchKernel(
     }
   }
   Status launched = held->kernel->launch(
-      *queue, *plan, storage, call.geometry, call.shared_bytes);
+      *queue, {*plan, storage, call.geometry, call.shared_bytes});
   if (!launched.ok()) {
     return bridge::raiseError(PyExc_RuntimeError, launched.error());
   }

@@ -140,7 +140,7 @@ TEST_F(ZeLaunchTest, AddKernelReachesTheDriverAsPlanned) {
   auto geometry = computeLaunchGeometry(3, 2, 1, 2, kernel_->threadsPerWarp());
   ASSERT_TRUE(geometry.ok());
   Status launched = launchOnCommandList(
-      *kernel_, *plan_, storage, *geometry, 0, list_->handle());
+      *kernel_, {*plan_, storage, *geometry, 0}, list_->handle());
   ASSERT_TRUE(launched.ok()) << launched.error().message();
 
   ASSERT_EQ(client_->launchCount(), 1u);
@@ -176,7 +176,7 @@ TEST_F(ZeLaunchTest, UnchangedArgumentsAreKeptChangedOnesSet) {
     ASSERT_TRUE(
         packSignedValue(plan_->args[3], 3, round, storage.slot(3)).ok());
     ASSERT_TRUE(launchOnCommandList(
-                    *kernel_, *plan_, storage, *geometry, 0, list_->handle())
+                    *kernel_, {*plan_, storage, *geometry, 0}, list_->handle())
                     .ok());
   }
   ASSERT_EQ(client_->launchCount(), 3u);
@@ -210,7 +210,7 @@ TEST_F(ZeLaunchTest, ForgottenValuesAreSetAgainAfterAnotherSetter) {
   ASSERT_TRUE(packSignedValue(plan_->args[3], 3, 7, storage.slot(3)).ok());
   const auto launch = [&] {
     return launchOnCommandList(
-        *kernel_, *plan_, storage, *geometry, 0, list_->handle());
+        *kernel_, {*plan_, storage, *geometry, 0}, list_->handle());
   };
   ASSERT_TRUE(launch().ok());
 
@@ -254,11 +254,11 @@ TEST_F(ZeLaunchTest, DynamicSharedMemoryIsTheTrailingLocalArgument) {
   auto geometry = computeLaunchGeometry(4, 1, 1, 8, kernel->threadsPerWarp());
   ASSERT_TRUE(geometry.ok());
   Status no_shared = launchOnCommandList(
-      *kernel, **plan, storage, *geometry, 0, list_->handle());
+      *kernel, {**plan, storage, *geometry, 0}, list_->handle());
   ASSERT_FALSE(no_shared.ok());
   EXPECT_NE(no_shared.error().message().find("shared is 0"), std::string::npos);
   ASSERT_TRUE(launchOnCommandList(
-                  *kernel, **plan, storage, *geometry, 1024, list_->handle())
+                  *kernel, {**plan, storage, *geometry, 1024}, list_->handle())
                   .ok());
   ASSERT_EQ(client_->launchCount(), 1u);
   const XslTestArgRecord shared = recordedArg(0, 2);
