@@ -67,26 +67,27 @@ class ByteReader {
   std::string_view bytes_;
 };
 
+// The fields of an Elf64_Shdr the reader uses (sh_addr, sh_info and
+// sh_addralign are not).
 struct RawSection {
-  uint32_t name = 0;
-  uint32_t type = 0;
-  uint64_t flags = 0;
-  uint64_t offset = 0;
-  uint64_t size = 0;
-  uint32_t link = 0;
-  uint64_t entsize = 0;
+  uint32_t name;
+  uint32_t type;
+  uint64_t flags;
+  uint64_t offset;
+  uint64_t size;
+  uint32_t link;
+  uint64_t entsize;
 };
 
 RawSection readSectionHeader(const ByteReader& in, size_t at) {
-  RawSection s;
-  s.name = in.u32(at);
-  s.type = in.u32(at + 4);
-  s.flags = in.u64(at + 8);
-  s.offset = in.u64(at + 24);
-  s.size = in.u64(at + 32);
-  s.link = in.u32(at + 40);
-  s.entsize = in.u64(at + 56);
-  return s;
+  return RawSection{
+      in.u32(at),
+      in.u32(at + 4),
+      in.u64(at + 8),
+      in.u64(at + 24),
+      in.u64(at + 32),
+      in.u32(at + 40),
+      in.u64(at + 56)};
 }
 
 // NUL-terminated string at `offset` of a string table.
