@@ -214,7 +214,7 @@ run_tests() {
   log "pytest"
   # The glue's runtime tests must run here, not skip.
   export XSL_REQUIRE_GLUE_RUNTIME=1
-  XSL_BUILD_DIR="$root/build/linux-gcc" XSL_GLUE_EXPECT_TORCH=2.13.0 python3 -m pytest -q tests/python
+  XSL_BUILD_DIR="$root/build/linux-gcc" XSL_GLUE_EXPECT_TORCH=2.13.0 python3 -m pytest -q -n 2 tests/python
   run_python_under_sanitizers
   run_glue_on_pinned_sycl
   run_glue_on_latest_torch
@@ -370,7 +370,7 @@ run_glue_on_pinned_sycl() {
   layered_venv "$venv"
   "$venv/bin/python3" -m pip install -q "intel-sycl-rt==$PINNED_SYCL"
   with_gcc_cache build_glue_runtime "$venv/bin/python3" "$build"
-  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q tests/python/test_glue_sycl_runtime.py \
+  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH=2.13.0 "$venv/bin/python3" -m pytest -q -n 2 tests/python/test_glue_sycl_runtime.py \
     tests/python/test_wheel_runtime.py
 }
 
@@ -416,7 +416,7 @@ run_glue_on_latest_torch() {
   fi
   latest_torch_pid=""
   with_gcc_cache build_glue_runtime "$venv/bin/python3" "$build"
-  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q \
+  XSL_BUILD_DIR="$build" XSL_GLUE_EXPECT_TORCH="$LATEST_TORCH" "$venv/bin/python3" -m pytest -q -n 2 \
     tests/python/test_glue_sycl_runtime.py tests/python/test_torch_install.py tests/python/test_inductor_format.py \
     tests/python/test_inductor_spirv.py \
     tests/python/test_wheel_runtime.py \
