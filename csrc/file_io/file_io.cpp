@@ -204,22 +204,31 @@ DWORD chunkOf(size_t left) {
 }
 
 // CreateFileW of a UTF-8 path, long paths included: INVALID_HANDLE_VALUE,
-// with GetLastError() set, when the open fails. `wide` receives the path as
-// Windows takes it.
+// with GetLastError() set, when the open fails.
 Expected<HANDLE> createFile(
     const std::string& utf8_path,
     DWORD access,
     DWORD share,
     DWORD disposition,
-    DWORD flags,
-    std::wstring& wide) {
-  Expected<std::wstring> converted = toWindowsPath(utf8_path);
-  if (!converted) {
-    return converted.error();
+    DWORD flags) {
+  Expected<std::wstring> wide = toWindowsPath(utf8_path);
+  if (!wide) {
+    return wide.error();
   }
-  wide = std::move(*converted);
   return CreateFileW(
-      wide.c_str(), access, share, nullptr, disposition, flags, nullptr);
+      wide->c_str(), access, share, nullptr, disposition, flags, nullptr);
+}
+
+// Asked only after an open failed with ERROR_ACCESS_DENIED, which is also
+// what opening a directory gives.
+bool isDirectory(const std::string& utf8_path) {
+  Expected<std::wstring> wide = toWindowsPath(utf8_path);
+  if (!wide) {
+    return false;
+  }
+  const DWORD attributes = GetFileAttributesW(wide->c_str());
+  return attributes != INVALID_FILE_ATTRIBUTES &&
+      (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
 }
 
 Status readCheckedPath(
@@ -229,14 +238,12 @@ Status readCheckedPath(
   // One open, no attribute query first: every lookup of a path costs a walk
   // of it. Opening a directory without FILE_FLAG_BACKUP_SEMANTICS fails
   // with ERROR_ACCESS_DENIED; only then is the path asked what it is.
-  std::wstring wide;
   Expected<HANDLE> opened = createFile(
       utf8_path,
       GENERIC_READ,
       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
       OPEN_EXISTING,
-      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN,
-      wide);
+      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN);
   if (!opened) {
     return opened.error();
   }
@@ -246,12 +253,8 @@ Status readCheckedPath(
     if (isMissingError(code)) {
       return missingFile(utf8_path);
     }
-    if (code == ERROR_ACCESS_DENIED) {
-      const DWORD attributes = GetFileAttributesW(wide.c_str());
-      if (attributes != INVALID_FILE_ATTRIBUTES &&
-          (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
-        return directoryPath(utf8_path);
-      }
+    if (code == ERROR_ACCESS_DENIED && isDirectory(utf8_path)) {
+      return directoryPath(utf8_path);
     }
     return unreadableFile(utf8_path, windowsErrorText(code));
   }
@@ -293,9 +296,8 @@ Status readCheckedPath(
 } // namespace
 
 Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
-  std::wstring wide;
   Expected<HANDLE> opened = createFile(
-      utf8_path, GENERIC_WRITE, 0, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, wide);
+      utf8_path, GENERIC_WRITE, 0, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL);
   if (!opened) {
     return opened.error();
   }
