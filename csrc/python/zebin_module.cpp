@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,17 +52,6 @@ class BufferArg {
   bool held_ = false;
 };
 
-// dict[key] = value, stealing `value`. False (with an exception set) on
-// failure.
-bool setItem(PyObject* dict, const char* key, PyObject* value) {
-  if (value == nullptr) {
-    return false;
-  }
-  const int status = PyDict_SetItemString(dict, key, value);
-  Py_DECREF(value);
-  return status == 0;
-}
-
 PyObject* readOrRaise(
     std::string_view bytes,
     xsl::Expected<Zebin>& out,
@@ -72,135 +63,94 @@ PyObject* readOrRaise(
   return Py_None;
 }
 
+// An int, or None for an absent value.
+PyObject* optionalInt(const std::optional<int64_t>& value) {
+  if (!value) {
+    Py_RETURN_NONE;
+  }
+  return PyLong_FromLongLong(*value);
+}
+
 PyObject* userArgumentDict(const xsl::zebin::UserArgument& arg) {
-  return Py_BuildValue(
-      "{s:I,s:s,s:K,s:K,s:N,s:N}",
-      "index",
-      static_cast<unsigned int>(arg.index),
-      "kind",
-      xsl::zebin::userArgumentKindName(arg.kind),
-      "size",
-      static_cast<unsigned long long>(arg.size),
-      "type_size",
-      static_cast<unsigned long long>(arg.type_size),
-      "name",
-      py::text(arg.name),
-      "type_name",
-      py::text(arg.type_name));
+  return py::dictOf({
+      {"index", PyLong_FromUnsignedLong(arg.index)},
+      {"kind",
+       PyUnicode_FromString(xsl::zebin::userArgumentKindName(arg.kind))},
+      {"size", PyLong_FromUnsignedLongLong(arg.size)},
+      {"type_size", PyLong_FromUnsignedLongLong(arg.type_size)},
+      {"name", py::text(arg.name)},
+      {"type_name", py::text(arg.type_name)},
+  });
 }
 
 PyObject* payloadArgumentDict(const xsl::zebin::PayloadArgument& arg) {
-  PyObject* index = arg.arg_index
-      ? PyLong_FromLongLong(static_cast<long long>(*arg.arg_index))
-      : (Py_INCREF(Py_None), Py_None);
-  return Py_BuildValue(
-      "{s:N,s:L,s:L,s:N,s:N,s:N,s:N}",
-      "arg_type",
-      py::text(arg.arg_type),
-      "offset",
-      static_cast<long long>(arg.offset),
-      "size",
-      static_cast<long long>(arg.size),
-      "arg_index",
-      index,
-      "addrmode",
-      py::text(arg.addrmode),
-      "addrspace",
-      py::text(arg.addrspace),
-      "access_type",
-      py::text(arg.access_type));
+  return py::dictOf({
+      {"arg_type", py::text(arg.arg_type)},
+      {"offset", PyLong_FromLongLong(arg.offset)},
+      {"size", PyLong_FromLongLong(arg.size)},
+      {"arg_index", optionalInt(arg.arg_index)},
+      {"addrmode", py::text(arg.addrmode)},
+      {"addrspace", py::text(arg.addrspace)},
+      {"access_type", py::text(arg.access_type)},
+  });
 }
 
 PyObject* bufferDict(const xsl::zebin::PerThreadMemoryBuffer& buffer) {
-  return Py_BuildValue(
-      "{s:N,s:N,s:L,s:L,s:O}",
-      "type",
-      py::text(buffer.type),
-      "usage",
-      py::text(buffer.usage),
-      "size",
-      static_cast<long long>(buffer.size),
-      "slot",
-      static_cast<long long>(buffer.slot),
-      "is_simt_thread",
-      buffer.is_simt_thread ? Py_True : Py_False);
+  return py::dictOf({
+      {"type", py::text(buffer.type)},
+      {"usage", py::text(buffer.usage)},
+      {"size", PyLong_FromLongLong(buffer.size)},
+      {"slot", PyLong_FromLongLong(buffer.slot)},
+      {"is_simt_thread", PyBool_FromLong(buffer.is_simt_thread)},
+  });
 }
 
-PyObject* kernelDict(const KernelInfo& kernel) {
+PyObject* flagsDict(const std::map<std::string, bool>& flags) {
   py::PyRef dict(PyDict_New());
   if (!dict) {
     return nullptr;
   }
-  const xsl::zebin::ExecutionEnv& env = kernel.execution_env;
-  py::PyRef flags(PyDict_New());
-  if (!flags) {
-    return nullptr;
-  }
-  for (const auto& flag : env.flags) {
-    if (!setItem(
-            flags.get(), flag.first.c_str(), PyBool_FromLong(flag.second))) {
+  for (const auto& [name, value] : flags) {
+    const py::PyRef flag(PyBool_FromLong(value));
+    if (!flag ||
+        PyDict_SetItemString(dict.get(), name.c_str(), flag.get()) < 0) {
       return nullptr;
     }
-  }
-  PyObject* spill_size = env.spill_size
-      ? PyLong_FromLongLong(static_cast<long long>(*env.spill_size))
-      : (Py_INCREF(Py_None), Py_None);
-  if (!setItem(dict.get(), "name", py::text(kernel.name)) ||
-      !setItem(dict.get(), "simd_size", PyLong_FromLongLong(env.simd_size)) ||
-      !setItem(dict.get(), "grf_count", PyLong_FromLongLong(env.grf_count)) ||
-      !setItem(
-          dict.get(),
-          "spill_size",
-          PyLong_FromUnsignedLongLong(kernel.spill_bytes)) ||
-      !setItem(dict.get(), "execution_env_spill_size", spill_size) ||
-      !setItem(
-          dict.get(),
-          "private_size",
-          PyLong_FromUnsignedLongLong(kernel.private_bytes)) ||
-      !setItem(dict.get(), "slm_size", PyLong_FromLongLong(env.slm_size)) ||
-      !setItem(
-          dict.get(),
-          "barrier_count",
-          PyLong_FromLongLong(env.barrier_count)) ||
-      !setItem(
-          dict.get(),
-          "required_sub_group_size",
-          PyLong_FromLongLong(env.required_sub_group_size)) ||
-      !setItem(
-          dict.get(),
-          "threads_per_warp",
-          PyLong_FromUnsignedLong(kernel.threads_per_warp)) ||
-      !setItem(dict.get(), "flags", flags.release()) ||
-      !setItem(
-          dict.get(),
-          "args",
-          py::listOf(kernel.user_arguments, userArgumentDict)) ||
-      !setItem(
-          dict.get(),
-          "payload_arguments",
-          py::listOf(kernel.payload_arguments, payloadArgumentDict)) ||
-      !setItem(
-          dict.get(),
-          "per_thread_memory_buffers",
-          py::listOf(kernel.per_thread_memory_buffers, bufferDict))) {
-    return nullptr;
   }
   return dict.release();
 }
 
+PyObject* kernelDict(const KernelInfo& kernel) {
+  const xsl::zebin::ExecutionEnv& env = kernel.execution_env;
+  return py::dictOf({
+      {"name", py::text(kernel.name)},
+      {"simd_size", PyLong_FromLongLong(env.simd_size)},
+      {"grf_count", PyLong_FromLongLong(env.grf_count)},
+      {"spill_size", PyLong_FromUnsignedLongLong(kernel.spill_bytes)},
+      {"execution_env_spill_size", optionalInt(env.spill_size)},
+      {"private_size", PyLong_FromUnsignedLongLong(kernel.private_bytes)},
+      {"slm_size", PyLong_FromLongLong(env.slm_size)},
+      {"barrier_count", PyLong_FromLongLong(env.barrier_count)},
+      {"required_sub_group_size",
+       PyLong_FromLongLong(env.required_sub_group_size)},
+      {"threads_per_warp", PyLong_FromUnsignedLong(kernel.threads_per_warp)},
+      {"flags", flagsDict(env.flags)},
+      {"args", py::listOf(kernel.user_arguments, userArgumentDict)},
+      {"payload_arguments",
+       py::listOf(kernel.payload_arguments, payloadArgumentDict)},
+      {"per_thread_memory_buffers",
+       py::listOf(kernel.per_thread_memory_buffers, bufferDict)},
+  });
+}
+
 PyObject* sectionDict(const xsl::zebin::Section& section) {
-  return Py_BuildValue(
-      "{s:N,s:k,s:K,s:K,s:K}",
-      "name",
-      py::text(section.name),
-      "type",
-      static_cast<unsigned long>(section.type),
-      "flags",
-      static_cast<unsigned long long>(section.flags),
-      "offset",
-      static_cast<unsigned long long>(section.file_offset),
-      "size",
-      static_cast<unsigned long long>(section.data.size()));
+  return py::dictOf({
+      {"name", py::text(section.name)},
+      {"type", PyLong_FromUnsignedLong(section.type)},
+      {"flags", PyLong_FromUnsignedLongLong(section.flags)},
+      {"offset", PyLong_FromUnsignedLongLong(section.file_offset)},
+      {"size", PyLong_FromSize_t(section.data.size())},
+  });
 }
 
 PyObject* noteTuple(const xsl::zebin::Note& note) {
@@ -221,29 +171,13 @@ PyObject* readZebinPy(PyObject* /*self*/, PyObject* args) {
   if (readOrRaise(data.bytes(), zebin) == nullptr) {
     return nullptr;
   }
-  py::PyRef result(PyDict_New());
-  if (!result ||
-      !setItem(
-          result.get(), "version", py::text(zebin->ze_info.version_text)) ||
-      !setItem(
-          result.get(),
-          "kernels",
-          py::listOf(zebin->ze_info.kernels, kernelDict)) ||
-      !setItem(
-          result.get(),
-          "sections",
-          py::listOf(zebin->elf.sections, sectionDict)) ||
-      !setItem(
-          result.get(),
-          "notes",
-          py::listOf(zebin->elf.intelgt_notes, noteTuple)) ||
-      !setItem(
-          result.get(),
-          "warnings",
-          py::listOf(zebin->ze_info.warnings, py::text))) {
-    return nullptr;
-  }
-  return result.release();
+  return py::dictOf({
+      {"version", py::text(zebin->ze_info.version_text)},
+      {"kernels", py::listOf(zebin->ze_info.kernels, kernelDict)},
+      {"sections", py::listOf(zebin->elf.sections, sectionDict)},
+      {"notes", py::listOf(zebin->elf.intelgt_notes, noteTuple)},
+      {"warnings", py::listOf(zebin->ze_info.warnings, py::text)},
+  });
 }
 
 PyObject* kernelSummaryPy(PyObject* /*self*/, PyObject* args) {

@@ -4,8 +4,10 @@
 // has all they call). Include <Python.h> first.
 
 #include <cstddef>
+#include <initializer_list>
 #include <iterator>
 #include <string_view>
+#include <utility>
 
 namespace xsl {
 namespace python {
@@ -81,6 +83,20 @@ PyObject* listOf(const Items& items, ToEntry to_entry) {
     }
   }
   return list.release();
+}
+
+// {key: value, ...}, consuming every value: each a new reference, or
+// nullptr with its exception set. nullptr, with the exception set, on failure.
+inline PyObject* dictOf(
+    std::initializer_list<std::pair<const char*, PyObject*>> items) {
+  PyRef dict(PyDict_New());
+  bool ok = static_cast<bool>(dict);
+  for (const auto& [key, value] : items) {
+    const PyRef owned(value);
+    ok = ok && value != nullptr &&
+        PyDict_SetItemString(dict.get(), key, value) == 0;
+  }
+  return ok ? dict.release() : nullptr;
 }
 
 } // namespace python
