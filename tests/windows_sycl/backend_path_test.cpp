@@ -15,6 +15,7 @@
 #include <level_zero/ze_api.h>
 #include <sycl/ext/oneapi/backend/level_zero.hpp>
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -190,6 +191,34 @@ class WindowsSyclBackendLaunch : public ::testing::Test {
     return allocation;
   }
 
+  // Launches once on the test queue over a grid of `num_warps`-warp groups,
+  // waits, and checks that the driver recorded that one launch, of this
+  // kernel with that geometry.
+  void launchOnce(
+      SyclKernel& kernel,
+      const launcher::ArgPlan& plan,
+      const launcher::ArgStorage& storage,
+      std::array<uint32_t, 3> grid,
+      uint32_t num_warps,
+      uint32_t shared_bytes,
+      XslTestLaunchRecord* record) {
+    const uint32_t warp = kernel.loaded().threadsPerWarp();
+    auto geometry = launcher::computeLaunchGeometry(
+        grid[0], grid[1], grid[2], num_warps, warp);
+    ASSERT_TRUE(geometry.ok()) << geometry.error().message();
+    client_->clear();
+    Status launched =
+        kernel.launch(*queue_, {plan, storage, *geometry, shared_bytes});
+    ASSERT_TRUE(launched.ok()) << launched.error().message();
+    queue_->wait();
+    ASSERT_EQ(client_->launchCount(), 1u);
+    ASSERT_TRUE(client_->launch(0, record));
+    EXPECT_EQ(
+        test_driver::shapeOf(*record),
+        (test_driver::LaunchShape{
+            kernel.loaded().name(), grid, {num_warps * warp, 1, 1}}));
+  }
+
   // The launch record's list: appending directly, the backend appends to the
   // queue's own immediate list.
   void expectListOfTheQueue(const XslTestLaunchRecord& record) {
@@ -226,27 +255,9 @@ TEST_F(WindowsSyclBackendLaunch, LaunchesWithPointersAndSharedMemory) {
   launcher::ArgStorage storage((*plan)->args.size());
   packPointer(loaded, storage, 0, in);
   packPointer(loaded, storage, 1, out);
-  constexpr int64_t kNumWarps = 2;
-  auto geometry = launcher::computeLaunchGeometry(
-      3, 2, 1, kNumWarps, loaded.threadsPerWarp());
-  ASSERT_TRUE(geometry.ok()) << geometry.error().message();
-
-  client_->clear();
-  Status launched =
-      kernel->launch(*queue_, {**plan, storage, *geometry, kShared});
-  ASSERT_TRUE(launched.ok()) << launched.error().message();
-  queue_->wait();
-
-  ASSERT_EQ(client_->launchCount(), 1u);
   XslTestLaunchRecord record;
-  ASSERT_TRUE(client_->launch(0, &record));
-  EXPECT_STREQ(record.kernel_name, "slm_reduce");
-  EXPECT_EQ(record.group_count[0], 3u);
-  EXPECT_EQ(record.group_count[1], 2u);
-  EXPECT_EQ(record.group_count[2], 1u);
-  EXPECT_EQ(record.group_size[0], kNumWarps * loaded.threadsPerWarp());
-  EXPECT_EQ(record.group_size[1], 1u);
-  EXPECT_EQ(record.group_size[2], 1u);
+  ASSERT_NO_FATAL_FAILURE(
+      launchOnce(*kernel, **plan, storage, {3, 2, 1}, 2, kShared, &record));
   expectListOfTheQueue(record);
   XslTestArgRecord arg;
   ASSERT_TRUE(client_->arg(0, 0, &arg));
@@ -295,9 +306,10 @@ TEST_F(WindowsSyclBackendLaunch, LaunchesScalarsAndRepeats) {
   for (uint32_t round = 0; round < 2; ++round) {
     XslTestLaunchRecord record;
     ASSERT_TRUE(client_->launch(round, &record));
-    EXPECT_STREQ(record.kernel_name, "add");
-    EXPECT_EQ(record.group_count[0], 4u);
-    EXPECT_EQ(record.group_size[0], loaded.threadsPerWarp());
+    EXPECT_EQ(
+        test_driver::shapeOf(record),
+        (test_driver::LaunchShape{
+            "add", {4, 1, 1}, {loaded.threadsPerWarp(), 1, 1}}));
     expectListOfTheQueue(record);
     XslTestArgRecord arg;
     ASSERT_TRUE(client_->arg(round, 3, &arg));
@@ -375,20 +387,9 @@ TEST_F(WindowsSyclBackendLaunch, LoadsTritonSpirvAndKeepsItsNativeBinary) {
   auto packed =
       launcher::packSignedValue((*plan)->args[3], 3, 2048, storage.slot(3));
   ASSERT_TRUE(packed.ok()) << packed.error().message();
-  constexpr int64_t kNumWarps = 4;
-  auto geometry = launcher::computeLaunchGeometry(
-      2, 1, 1, kNumWarps, loaded.threadsPerWarp());
-  ASSERT_TRUE(geometry.ok()) << geometry.error().message();
-  client_->clear();
-  Status launched = (*second)->launch(*queue_, {**plan, storage, *geometry, 0});
-  ASSERT_TRUE(launched.ok()) << launched.error().message();
-  queue_->wait();
-  ASSERT_EQ(client_->launchCount(), 1u);
   XslTestLaunchRecord record;
-  ASSERT_TRUE(client_->launch(0, &record));
-  EXPECT_STREQ(record.kernel_name, "vector_add");
-  EXPECT_EQ(record.group_count[0], 2u);
-  EXPECT_EQ(record.group_size[0], kNumWarps * loaded.threadsPerWarp());
+  ASSERT_NO_FATAL_FAILURE(
+      launchOnce(**second, **plan, storage, {2, 1, 1}, 4, 0, &record));
   XslTestArgRecord arg;
   ASSERT_TRUE(client_->arg(0, 3, &arg));
   int32_t n = 0;

@@ -7,11 +7,13 @@
 // On Windows, installStandinLoader() first puts the stand-in ze_loader.dll
 // where the loader code looks for it.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #ifdef _WIN32
 #include <windows.h>
@@ -81,6 +83,20 @@ inline Status installStandinLoader(std::string standin_path) {
   return Status::success();
 }
 #endif
+
+// A recorded launch's kernel, group count and group size, for tests to
+// compare whole (gtest prints tuples and arrays).
+using LaunchShape =
+    std::tuple<std::string, std::array<uint32_t, 3>, std::array<uint32_t, 3>>;
+
+inline LaunchShape shapeOf(const XslTestLaunchRecord& record) {
+  const uint32_t* count = record.group_count;
+  const uint32_t* size = record.group_size;
+  return {
+      record.kernel_name,
+      {count[0], count[1], count[2]},
+      {size[0], size[1], size[2]}};
+}
 
 class Client {
  public:

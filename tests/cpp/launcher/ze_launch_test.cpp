@@ -146,11 +146,10 @@ TEST_F(ZeLaunchTest, AddKernelReachesTheDriverAsPlanned) {
   ASSERT_EQ(client_->launchCount(), 1u);
   XslTestLaunchRecord record;
   ASSERT_TRUE(client_->launch(0, &record));
-  EXPECT_STREQ(record.kernel_name, "add");
-  EXPECT_EQ(record.group_count[0], 3u);
-  EXPECT_EQ(record.group_count[1], 2u);
-  EXPECT_EQ(record.group_count[2], 1u);
-  EXPECT_EQ(record.group_size[0], 2 * kernel_->threadsPerWarp());
+  const uint32_t group_size = 2 * kernel_->threadsPerWarp();
+  EXPECT_EQ(
+      test_driver::shapeOf(record),
+      (test_driver::LaunchShape{"add", {3, 2, 1}, {group_size, 1, 1}}));
   ASSERT_EQ(record.num_args, 4u);
   const XslTestArgRecord n = recordedArg(0, 3);
   EXPECT_EQ(n.size, 4u);

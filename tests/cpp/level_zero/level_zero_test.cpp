@@ -544,12 +544,9 @@ TEST_F(LaunchTest, RecordsGroupSizeGroupCountAndArguments) {
   ASSERT_EQ(client_->launchCount(), before + 1);
   XslTestLaunchRecord record;
   ASSERT_TRUE(client_->launch(before, &record));
-  EXPECT_STREQ(record.kernel_name, "add");
-  EXPECT_EQ(record.group_size[0], 32u);
-  EXPECT_EQ(record.group_size[1], 1u);
-  EXPECT_EQ(record.group_count[0], 32u);
-  EXPECT_EQ(record.group_count[1], 2u);
-  EXPECT_EQ(record.group_count[2], 1u);
+  EXPECT_EQ(
+      test_driver::shapeOf(record),
+      (test_driver::LaunchShape{"add", {32, 2, 1}, {32, 1, 1}}));
   ASSERT_EQ(record.num_args, 4u);
   for (uint32_t i = 0; i < 3; ++i) {
     XslTestArgRecord arg;
