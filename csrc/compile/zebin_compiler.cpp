@@ -24,6 +24,24 @@ Expected<CompilerKind> parseCompilerKind(const std::string& text) {
       kZebinCompilerEnvVar + " to one of those or unset it.");
 }
 
+Expected<CompilerChoice> parseCompilerChoice(const std::string& text) {
+  if (text == "ocloc-library") {
+    return CompilerChoice{CompilerKind::kOcloc, ocloc::BackendChoice::kLibrary};
+  }
+  if (text == "ocloc-executable") {
+    return CompilerChoice{
+        CompilerKind::kOcloc, ocloc::BackendChoice::kExecutable};
+  }
+  auto kind = parseCompilerKind(text);
+  if (!kind) {
+    return Error(
+        "zebin compiler '" + text +
+        "' is not one of auto, ocloc, ocloc-library, ocloc-executable, "
+        "driver");
+  }
+  return CompilerChoice{*kind, ocloc::BackendChoice::kAuto};
+}
+
 Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(
     CompilerKind kind,
     ocloc::BackendChoice ocloc_backend,

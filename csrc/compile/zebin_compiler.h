@@ -35,6 +35,15 @@ enum class CompilerKind {
 // "auto", "ocloc", "driver"; the error names the accepted values.
 Expected<CompilerKind> parseCompilerKind(const std::string& text);
 
+// A compiler as the Python API names it: a CompilerKind's name, or
+// "ocloc-library" / "ocloc-executable" for ocloc run only in process or only
+// as a subprocess (to compare the two, or to avoid one that misbehaves).
+struct CompilerChoice {
+  CompilerKind kind = CompilerKind::kAuto;
+  ocloc::BackendChoice ocloc_backend = ocloc::BackendChoice::kAuto;
+};
+Expected<CompilerChoice> parseCompilerChoice(const std::string& text);
+
 class ZebinCompiler {
  public:
   // `kind` kAuto reads XSL_ZEBIN_COMPILER from `env` first. `ocloc_backend`

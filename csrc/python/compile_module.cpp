@@ -7,10 +7,11 @@
 //                                 large_grf, log, description)
 //
 // backend: "auto" (XSL_ZEBIN_COMPILER, then ocloc, then the driver),
-// "ocloc" or "driver". python_paths: sys.path joined with os.pathsep, where
-// the intel_ocloc wheel is looked for first. A compiler is opened once per
-// (backend, python_paths) and kept. Failures raise RuntimeError with the
-// compiler's one message (build log included).
+// "ocloc", "ocloc-library", "ocloc-executable" or "driver". python_paths:
+// sys.path joined with os.pathsep, where the intel_ocloc wheel is looked for
+// first. A compiler is opened once per (backend, python_paths) and kept.
+// Failures raise RuntimeError with the compiler's one message (build log
+// included).
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -42,9 +43,9 @@ struct Opened {
 Opened* openCompiler(const char* backend, const char* python_paths) {
   static std::mutex mutex;
   static auto* opened = new std::map<std::string, std::unique_ptr<Opened>>();
-  auto kind = xsl::compile::parseCompilerKind(backend);
-  if (!kind) {
-    return py::raise(PyExc_ValueError, kind.error().message());
+  auto choice = xsl::compile::parseCompilerChoice(backend);
+  if (!choice) {
+    return py::raise(PyExc_ValueError, choice.error().message());
   }
   const std::string key = std::string(backend) + '\n' + python_paths;
   std::lock_guard<std::mutex> lock(mutex);
@@ -56,8 +57,7 @@ Opened* openCompiler(const char* backend, const char* python_paths) {
       xsl::ocloc::DiscoveryEnvironment::host();
   env.python_paths = xsl::ocloc::splitPathList(python_paths, env.windows);
   // With the GIL held: the registry mutex is never waited for without it.
-  auto compiler =
-      ZebinCompiler::open(*kind, xsl::ocloc::BackendChoice::kAuto, env);
+  auto compiler = ZebinCompiler::open(choice->kind, choice->ocloc_backend, env);
   if (!compiler) {
     return py::raise(PyExc_RuntimeError, compiler.error().message());
   }
@@ -148,7 +148,8 @@ PyMethodDef kMethods[] = {
      findPy,
      METH_VARARGS,
      "find(backend='auto', python_paths='', /)\n--\n\n(description, tried) "
-     "of the zebin compiler for `backend` (auto, ocloc, driver)."},
+     "of the zebin compiler for `backend` (auto, ocloc, ocloc-library, "
+     "ocloc-executable, driver)."},
     {"compile",
      compilePy,
      METH_VARARGS,

@@ -32,7 +32,9 @@ except ImportError as error:  # pragma: no cover - message for broken installs
         "(XSL_BUILD_PYTHON=ON) and put <build>/python on PYTHONPATH, or `pip install .`"
     ) from error
 
-BACKENDS = ("auto", "ocloc", "driver")
+# ocloc-library / ocloc-executable: ocloc only in process, or only as a
+# subprocess (ocloc alone picks the library when it loads).
+BACKENDS = ("auto", "ocloc", "ocloc-library", "ocloc-executable", "driver")
 BACKEND_ENV = "XSL_ZEBIN_COMPILER"
 
 __all__ = ["BACKENDS", "BACKEND_ENV", "ZebinCompileError", "find_compiler", "compile_spirv", "main"]
@@ -98,11 +100,13 @@ def compile_spirv(
 
 _USAGE = """usage: python -m xpu_static_launcher.compile compile -file K.spv -device DEVICE
            [-options FLAGS] [-o|-output OUT] [-spirv_input] [-q]
-           [--backend auto|ocloc|driver] [--retry-large-grf]
+           [--backend BACKEND] [--retry-large-grf]
 
 SPIR-V -> zebin with ocloc's arguments, through ocloc or the installed GPU
 driver. -device: an ocloc device name (pvc, bmg, ...) or an IP version.
---backend: auto (XSL_ZEBIN_COMPILER, ocloc, then the driver), ocloc, driver.
+--backend: auto (XSL_ZEBIN_COMPILER, ocloc, then the driver), ocloc,
+ocloc-library or ocloc-executable (ocloc only in process or only as a
+subprocess), driver.
 --retry-large-grf: apply Triton's large-GRF retry here (off by default: the
 caller decides, as with ocloc). Exit 0 on success, 1 with the error and
 build log on stdout when the build fails, 2 for bad arguments."""

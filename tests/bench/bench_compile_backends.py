@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """SPIR-V -> zebin three ways, per kernel, in one run: the driver backend
 (Level Zero zeModuleCreate + zeModuleGetNativeBinary), ocloc as a subprocess,
-and ocloc in-process (libocloc through xsl_compile_capi). Same kernels, same
+and ocloc in-process (libocloc), through the package's compile_spirv with
+backend driver, ocloc-executable and ocloc-library. Same kernels, same
 device, default GRF, no retry.
 
 Here the "driver" is the project's test driver, which compiles with the same
@@ -11,8 +12,8 @@ compilers. A real GPU driver embeds its own IGC build.
 
 Each kernel is compiled --runs times per path, the paths alternating, after
 one warm-up compile per path (the first loads IGC). Needs XSL_BUILD_DIR
-(default build/linux-gcc) with xsl_compile_capi, the test driver and the SPIR-V
-corpus; on Linux the Level Zero loader (libze1) loads the test driver through
+(default build/linux-gcc) with the package's _compile module, the test driver
+and the SPIR-V corpus; on Linux the Level Zero loader (libze1) loads the test driver through
 ZE_ENABLE_ALT_DRIVERS, which this script sets for itself.
 
 Last line (the headline): `driver_vs_subprocess: <ratio> driver_vs_inprocess:
@@ -32,18 +33,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "python"))
-from ocloc_support import (  # noqa: E402
-    BACKEND_DRIVER,
-    BACKEND_EXECUTABLE,
-    BACKEND_LIBRARY,
-    OclocCapi,
-    build_dir,
-    capi_library_path,
-    corpus_spirv,
-)
+from ocloc_support import build_dir, corpus_spirv  # noqa: E402
 
 KERNELS = ["add", "no_args", "many_args", "slm_reduce", "subgroup16"]
-PATHS = ("driver", "subprocess", "in-process")
+# Each path and the package backend that takes it.
+PATHS = {"driver": "driver", "subprocess": "ocloc-executable", "in-process": "ocloc-library"}
 
 
 def cpu_seconds() -> float:
@@ -61,9 +55,14 @@ def main() -> int:
     if args.runs < 5:
         parser.error("--runs must be at least 5")
     driver = build_dir() / "tests" / "ze_test_driver" / "libxsl_ze_test_driver.so"
-    library = capi_library_path()
-    if library is None or not driver.is_file():
-        print("xsl_compile_capi or the test driver is not built in XSL_BUILD_DIR", file=sys.stderr)
+    sys.path.insert(0, str(build_dir() / "python"))
+    try:
+        from xpu_static_launcher import compile as xc
+    except ImportError as error:
+        print(f"{error} (XSL_BUILD_DIR={build_dir()})", file=sys.stderr)
+        return 2
+    if not driver.is_file():
+        print(f"the test driver is not built: {driver}", file=sys.stderr)
         return 2
     # Read by the Level Zero loader at its first zeInit, below.
     os.environ.setdefault("ZE_ENABLE_ALT_DRIVERS", str(driver))
@@ -74,18 +73,17 @@ def main() -> int:
             print(f"no {name}.spv in XSL_BUILD_DIR/corpus", file=sys.stderr)
             return 2
         spirvs[name] = spirv
-    compilers = {
-        "driver": OclocCapi(library, BACKEND_DRIVER),
-        "subprocess": OclocCapi(library, BACKEND_EXECUTABLE),
-        "in-process": OclocCapi(library, BACKEND_LIBRARY),
-    }
-    info = compilers["in-process"].describe()
-    print(f"ocloc {info.get('version')} ({info.get('library')}); driver: {compilers['driver'].describe()['backend']}")
+
+    def compile_once(spirv: bytes, path: str) -> None:
+        xc.compile_spirv(spirv, args.device, backend=PATHS[path], retry_large_grf=False)
+
+    info = xc.find_compiler(PATHS["in-process"])
+    print(f"ocloc {info.get('version')} ({info.get('library')}); driver: {xc.find_compiler('driver')['backend']}")
     print(f"device {args.device}, {args.runs} runs per kernel and path; all three paths use the same IGC here")
     first = next(iter(spirvs.values()))
-    for path, compiler in compilers.items():
+    for path in PATHS:
         start = time.perf_counter()
-        compiler.compile(first, args.device, retry_large_grf=False)
+        compile_once(first, path)
         print(f"first {path} compile: {time.perf_counter() - start:.3f} s")
     totals = dict.fromkeys(PATHS, 0.0)
     cpu_totals = dict.fromkeys(PATHS, 0.0)
@@ -96,7 +94,7 @@ def main() -> int:
         for _ in range(args.runs):
             for path in PATHS:
                 cpu, start = cpu_seconds(), time.perf_counter()
-                compilers[path].compile(spirv, args.device, retry_large_grf=False)
+                compile_once(spirv, path)
                 runs[path].append(time.perf_counter() - start)
                 cpu_runs[path].append(cpu_seconds() - cpu)
         medians = {p: statistics.median(runs[p]) for p in PATHS}
@@ -104,8 +102,6 @@ def main() -> int:
             totals[path] += medians[path]
             cpu_totals[path] += statistics.median(cpu_runs[path])
         print(f"{name:<12}" + "".join(f"{medians[p] * 1e3:11.1f}ms" for p in PATHS))
-    for compiler in compilers.values():
-        compiler.close()
     print("total       " + "".join(f"{totals[p] * 1e3:11.1f}ms" for p in PATHS))
     print(f"cpu_inprocess_vs_subprocess: {cpu_totals['in-process'] / cpu_totals['subprocess']:.3f}")
     print(

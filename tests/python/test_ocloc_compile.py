@@ -1,27 +1,18 @@
-"""In-process compilation from Python through the C ABI (xsl_compile_capi):
-same .ze_info as the subprocess for the same flags, GRF retry, errors."""
+"""ocloc in process (libocloc) and as a subprocess, through the package's
+compile_spirv: the same .ze_info for the same flags, GRF retry, errors."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
-from ocloc_support import (
-    BACKEND_EXECUTABLE,
-    BACKEND_LIBRARY,
-    OclocCapi,
-    OclocError,
-    capi_library_path,
-    corpus_spirv,
-    ze_info,
-)
+from launcher_support import PACKAGE_DIR
+from ocloc_support import corpus_spirv, ze_info
 
-
-@pytest.fixture(scope="module")
-def capi():
-    library = capi_library_path()
-    if library is None:
-        pytest.skip("xsl_compile_capi is not built in XSL_BUILD_DIR (build the xsl_compile_capi target)")
-    return library
+xc = pytest.importorskip("xpu_static_launcher.compile", reason="xpu_static_launcher._compile is not built")
 
 
 @pytest.fixture(scope="module")
@@ -32,42 +23,49 @@ def add_spirv():
     return spirv
 
 
-def open_or_skip(capi, backend):
+def backend_or_skip(backend: str) -> str:
     try:
-        return OclocCapi(capi, backend)
-    except OclocError as exc:
+        info = xc.find_compiler(backend)
+    except xc.ZebinCompileError as exc:
         pytest.skip(f"ocloc cannot be opened here: {exc}")
+    return str(info["backend"])
 
 
-def test_in_process_ze_info_is_byte_identical_to_subprocess(capi, add_spirv):
-    with open_or_skip(capi, BACKEND_LIBRARY) as lib, open_or_skip(capi, BACKEND_EXECUTABLE) as exe:
-        assert lib.describe()["backend"].startswith("ocloc library")
-        assert exe.describe()["backend"].startswith("ocloc executable")
-        for flags in ("", "-cl-intel-256-GRF-per-thread"):
-            a = lib.compile(add_spirv, "pvc", flags, retry_large_grf=False)
-            b = exe.compile(add_spirv, "pvc", flags, retry_large_grf=False)
-            assert a.build_flags == b.build_flags == flags
-            assert ze_info(a.zebin) == ze_info(b.zebin)
-            assert (b"grf_count:       256" in ze_info(a.zebin)) == bool(flags)
+def test_in_process_ze_info_is_byte_identical_to_subprocess(add_spirv):
+    assert backend_or_skip("ocloc-library").startswith("ocloc library")
+    assert backend_or_skip("ocloc-executable").startswith("ocloc executable")
+    for flags in ("", "-cl-intel-256-GRF-per-thread"):
+        a = xc.compile_spirv(add_spirv, "pvc", flags, backend="ocloc-library", retry_large_grf=False)
+        b = xc.compile_spirv(add_spirv, "pvc", flags, backend="ocloc-executable", retry_large_grf=False)
+        assert a["build_flags"] == b["build_flags"] == flags
+        assert ze_info(a["zebin"]) == ze_info(b["zebin"])
+        assert (b"grf_count:       256" in ze_info(a["zebin"])) == bool(flags)
 
 
-def test_spilling_kernel_keeps_the_large_grf_build(capi):
+def test_spilling_kernel_keeps_the_large_grf_build():
     spirv = corpus_spirv("spill")
     if spirv is None:
         pytest.skip("no spill.spv in the corpus")
-    with open_or_skip(capi, BACKEND_LIBRARY) as lib:
-        result = lib.compile(spirv, "pvc")
-        assert result.build_flags == "-cl-intel-256-GRF-per-thread"
-        assert result.spill_bytes > 0
-        plain = lib.compile(spirv, "pvc", retry_large_grf=False)
-        assert plain.build_flags == "" and plain.spill_bytes > result.spill_bytes
+    backend_or_skip("ocloc-library")
+    result = xc.compile_spirv(spirv, "pvc", backend="ocloc-library")
+    assert result["build_flags"] == "-cl-intel-256-GRF-per-thread"
+    assert result["spill_bytes"] > 0 and result["large_grf"]
+    plain = xc.compile_spirv(spirv, "pvc", backend="ocloc-library", retry_large_grf=False)
+    assert plain["build_flags"] == "" and plain["spill_bytes"] > result["spill_bytes"]
 
 
-def test_errors_are_clear(capi, add_spirv):
-    with open_or_skip(capi, BACKEND_LIBRARY) as lib:
-        with pytest.raises(OclocError, match="does not know device 'nosuchgpu'"):
-            lib.compile(add_spirv, "nosuchgpu")
-        with pytest.raises(OclocError, match="not SPIR-V"):
-            lib.compile(b"__kernel void f() {}", "pvc")
-    with pytest.raises(OclocError, match="XSL_OCLOC=/nonexistent/ocloc does not exist"):
-        OclocCapi(capi, BACKEND_LIBRARY, ocloc_path="/nonexistent/ocloc")
+def test_errors_are_clear(add_spirv):
+    backend_or_skip("ocloc-library")
+    with pytest.raises(xc.ZebinCompileError, match="does not know device 'nosuchgpu'"):
+        xc.compile_spirv(add_spirv, "nosuchgpu", backend="ocloc-library")
+    with pytest.raises(xc.ZebinCompileError, match="not SPIR-V"):
+        xc.compile_spirv(b"__kernel void f() {}", "pvc", backend="ocloc-library")
+    with pytest.raises(ValueError, match="backend must be one of auto, ocloc, ocloc-library, ocloc-executable"):
+        xc.compile_spirv(add_spirv, "pvc", backend="ocloc-dll")
+    # An explicit ocloc that is not there is an error, not a fallback (in a
+    # child: this process keeps the compiler it opened).
+    code = "from xpu_static_launcher import compile as xc; xc.find_compiler('ocloc-library')"
+    env = dict(os.environ, XSL_OCLOC="/nonexistent/ocloc", PYTHONPATH=str(PACKAGE_DIR))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 1
+    assert "ZebinCompileError" in proc.stderr and "XSL_OCLOC=/nonexistent/ocloc does not exist" in proc.stderr

@@ -231,21 +231,3 @@ def test_discovery_cli_reports_the_driver_last():
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[-1].startswith("  driver: ")
     assert "no Intel GPU to compile with" in proc.stdout.splitlines()[-1]
-
-
-def test_c_api_driver_backend():
-    code = (
-        "import sys; from ocloc_support import OclocCapi, BACKEND_DRIVER, capi_library_path, corpus_spirv;"
-        "c = OclocCapi(capi_library_path(), BACKEND_DRIVER); d = c.describe();"
-        "r = c.compile(corpus_spirv('add'), 'pvc', '', retry_large_grf=False);"
-        "print(d['source'], d['tried'][-1].split(':')[0], len(r.zebin) > 0)"
-    )
-    environ = dict(
-        os.environ,
-        ZE_ENABLE_ALT_DRIVERS=str(DRIVER_PATH),
-        XSL_BUILD_DIR=str(build_dir()),
-        PYTHONPATH=str(REPO / "tests" / "python"),
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["driver", "driver", "True"]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ocloc_support import DISCOVERY, REPO, SCRIPTS, capi_library_path, corpus_spirv, ze_info
+from launcher_support import PACKAGE_DIR
+from ocloc_support import DISCOVERY, REPO, SCRIPTS, corpus_spirv, ze_info
 
 sys.path.insert(0, str(SCRIPTS))
 sys.path.insert(0, str(DISCOVERY.parent))
@@ -87,7 +88,7 @@ def test_platform_tag_version_and_pe_reader(tmp_path):
         ocloc_wheel.normalise_version("unknown")
     assert ocloc_wheel.pe_imports(b"") == []
     assert ocloc_wheel.pe_imports(b"MZ" + b"\xff" * 100) == []
-    dlls = sorted(REPO.glob("build/*mingw*/csrc/compile/*xsl_compile_capi.dll"))
+    dlls = sorted(REPO.glob("build/*mingw*/tests/ze_test_driver/ze_loader.dll"))
     if dlls:  # a real PE32+ from the mingw build
         imports = [name.lower() for name in ocloc_wheel.pe_imports(dlls[0].read_bytes())]
         assert "kernel32.dll" in imports
@@ -230,20 +231,19 @@ def test_wheel_from_debian_ocloc_works_in_a_fresh_venv(tmp_path):
     ldd = subprocess.run(["ldd", str(bin_dir / "libigc.so.1")], stdout=subprocess.PIPE, text=True).stdout
     assert f"libLLVM-14.so.1 => {bin_dir}/libLLVM-14.so.1" in ldd or "libLLVM" not in ldd, ldd
 
-    # Discovery finds the wheel first, in Python and through the C++ library.
+    # Discovery finds the wheel first, in Python and in the package's C++.
     venv_env = {"PATH": str(venv / "bin"), "VIRTUAL_ENV": str(venv)}
     found_py = ocloc_discovery.find_ocloc(env=venv_env, with_version=False)
     assert found_py.source == "wheel" and found_py.path == str(bin_dir / "ocloc")
     assert found_py.library == str(bin_dir / "libocloc.so")
-    capi = capi_library_path()
-    if capi is not None:
+    if list((PACKAGE_DIR / "xpu_static_launcher").glob("_compile*")):
         script = (
-            f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from ocloc_support import *; "
-            "c = OclocCapi(capi_library_path(), BACKEND_LIBRARY); d = c.describe(); "
-            "r = c.compile(corpus_spirv('add'), 'pvc'); print(d['source'], d['library'], len(r.zebin))"
+            "from xpu_static_launcher import compile as xc; d = xc.find_compiler('ocloc-library'); "
+            f"r = xc.compile_spirv(open({str(work / 'add.spv')!r}, 'rb').read(), 'pvc', backend='ocloc-library'); "
+            "print(d['source'], d['library'], len(r['zebin']))"
         )
         # The venv's interpreter, no VIRTUAL_ENV: the wheel is found through the sys.path it passes.
-        env = {"PATH": str(venv / "bin"), "XSL_BUILD_DIR": str(capi.parents[2])}
+        env = {"PATH": str(venv / "bin"), "PYTHONPATH": str(PACKAGE_DIR)}
         out = subprocess.run(
             [str(python), "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -109,6 +110,25 @@ TEST(DriverTarget, CompilerKindParses) {
   auto bad = parseCompilerKind("gpu");
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(contains(bad.error().message(), kZebinCompilerEnvVar));
+}
+
+TEST(DriverTarget, CompilerChoiceParses) {
+  const std::tuple<const char*, CompilerKind, BackendChoice> cases[] = {
+      {"ocloc-library", CompilerKind::kOcloc, BackendChoice::kLibrary},
+      {"ocloc-executable", CompilerKind::kOcloc, BackendChoice::kExecutable},
+      {"ocloc", CompilerKind::kOcloc, BackendChoice::kAuto},
+      {"driver", CompilerKind::kDriver, BackendChoice::kAuto},
+      {"", CompilerKind::kAuto, BackendChoice::kAuto}};
+  for (const auto& [text, kind, backend] : cases) {
+    auto choice = parseCompilerChoice(text);
+    ASSERT_TRUE(choice.ok()) << text;
+    EXPECT_EQ(choice->kind, kind) << text;
+    EXPECT_EQ(choice->ocloc_backend, backend) << text;
+  }
+  auto bad = parseCompilerChoice("ocloc-dll");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(contains(bad.error().message(), "'ocloc-dll' is not one of"));
+  EXPECT_TRUE(contains(bad.error().message(), "ocloc-executable"));
 }
 
 class DriverCompile : public ::testing::Test {
