@@ -87,6 +87,8 @@ PyObject* listOf(const Items& items, ToEntry to_entry) {
 
 // {key: value, ...}, consuming every value: each a new reference, or
 // nullptr with its exception set. nullptr, with the exception set, on failure.
+// The values are made before the call, so after one fails (MemoryError only)
+// the later ones are still made with that error pending; all are released.
 inline PyObject* dictOf(
     std::initializer_list<std::pair<const char*, PyObject*>> items) {
   PyRef dict(PyDict_New());
