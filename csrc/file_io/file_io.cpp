@@ -40,31 +40,18 @@ Error refusedFile(const std::string& path, const std::string& problem) {
   return Error("kernel binary " + quoted(path) + " " + problem);
 }
 
-Error missingFile(const std::string& path) {
-  return refusedFile(
-      path,
-      "not found: check the path; for a file in an Inductor or Triton cache, "
-      "that the cache folder was not cleaned since the kernel was compiled");
-}
-
-Error directoryPath(const std::string& path) {
-  return refusedFile(
-      path, "is a directory: pass the .zebin or .spv file inside it");
-}
-
-Error emptyFile(const std::string& path) {
-  return refusedFile(
-      path,
-      "is empty (0 bytes): the compile that wrote it probably failed; "
-      "delete it and compile again");
-}
-
-Error notRegularFile(const std::string& path) {
-  return refusedFile(
-      path,
-      "is not a regular file (a device, pipe or socket): pass the kernel "
-      "binary file itself");
-}
+// The problems, each with its fix.
+constexpr const char* kMissing =
+    "not found: check the path; for a file in an Inductor or Triton cache, "
+    "that the cache folder was not cleaned since the kernel was compiled";
+constexpr const char* kDirectory =
+    "is a directory: pass the .zebin or .spv file inside it";
+constexpr const char* kEmpty =
+    "is empty (0 bytes): the compile that wrote it probably failed; delete "
+    "it and compile again";
+constexpr const char* kNotRegular =
+    "is not a regular file (a device, pipe or socket): pass the kernel "
+    "binary file itself";
 
 Error tooLarge(const std::string& path) {
   return refusedFile(
@@ -251,23 +238,23 @@ Status readCheckedPath(
   if (file == INVALID_HANDLE_VALUE) {
     const DWORD code = GetLastError();
     if (isMissingError(code)) {
-      return missingFile(utf8_path);
+      return refusedFile(utf8_path, kMissing);
     }
     if (code == ERROR_ACCESS_DENIED && isDirectory(utf8_path)) {
-      return directoryPath(utf8_path);
+      return refusedFile(utf8_path, kDirectory);
     }
     return unreadableFile(utf8_path, windowsErrorText(code));
   }
   HandleCloser closer(file);
   if (GetFileType(file) != FILE_TYPE_DISK) {
-    return notRegularFile(utf8_path);
+    return refusedFile(utf8_path, kNotRegular);
   }
   LARGE_INTEGER size;
   if (!GetFileSizeEx(file, &size)) {
     return unreadableFile(utf8_path, windowsErrorText(GetLastError()));
   }
   if (size.QuadPart == 0) {
-    return emptyFile(utf8_path);
+    return refusedFile(utf8_path, kEmpty);
   }
   if (static_cast<unsigned long long>(size.QuadPart) > kMaxKernelBinaryBytes) {
     return tooLarge(utf8_path);
@@ -357,7 +344,7 @@ Status readCheckedPath(
   if (fd < 0) {
     const int code = errno;
     if (code == ENOENT || code == ENOTDIR) {
-      return missingFile(utf8_path);
+      return refusedFile(utf8_path, kMissing);
     }
     return unreadableFile(utf8_path, std::strerror(code));
   }
@@ -367,10 +354,10 @@ Status readCheckedPath(
     return unreadableFile(utf8_path, std::strerror(errno));
   }
   if (S_ISDIR(info.st_mode)) {
-    return directoryPath(utf8_path);
+    return refusedFile(utf8_path, kDirectory);
   }
   if (!S_ISREG(info.st_mode)) {
-    return notRegularFile(utf8_path);
+    return refusedFile(utf8_path, kNotRegular);
   }
   if (static_cast<unsigned long long>(info.st_size) > kMaxKernelBinaryBytes) {
     return tooLarge(utf8_path);
@@ -457,7 +444,8 @@ Status readFileInto(
     return read;
   }
   if (bytes.empty()) {
-    return emptyFile(utf8_path); // nothing was read, whatever the size said
+    return refusedFile(
+        utf8_path, kEmpty); // nothing was read, whatever the size said
   }
   return Status::success();
 }
