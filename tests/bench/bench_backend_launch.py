@@ -35,7 +35,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench_launch import glue_bench_args, glue_bench_main, glue_runtime, make_loop, median_ratio, ns_per_call_runs
+from bench_launch import glue_bench_args, glue_bench_main, glue_runtime, make_loop, ns_per_call_runs, print_ratios
 
 
 def measure(args: argparse.Namespace) -> int:
@@ -73,10 +73,15 @@ def measure(args: argparse.Namespace) -> int:
         f"torch {torch.__version__}, Python {sys.version.split()[0]}"
     )
     print("8 args (7 tensors): " + " | ".join(f"{name} {ns[name]:.0f} ns" for name in loops))
-    print(f"backend_ints_vs_glue: {median_ratio(runs['backend_ints'], runs['glue']):.2f}")
-    print(f"backend_full_vs_glue: {median_ratio(runs['backend_full'], runs['glue']):.2f}")
-    print(f"backend_abi3_vs_backend_full: {median_ratio(runs['backend_abi3'], runs['backend_full']):.2f}")
-    print(f"backend_abi3_vs_glue: {median_ratio(runs['backend_abi3'], runs['glue']):.2f}")
+    print_ratios(
+        runs,
+        [
+            ("backend_ints", "glue"),
+            ("backend_full", "glue"),
+            ("backend_abi3", "backend_full"),
+            ("backend_abi3", "glue"),
+        ],
+    )
     return 0
 
 

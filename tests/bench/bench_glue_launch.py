@@ -38,7 +38,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench_launch import glue_bench_args, glue_bench_main, glue_runtime, make_loop, median_ratio, ns_per_call_runs
+from bench_launch import glue_bench_args, glue_bench_main, glue_runtime, make_loop, ns_per_call_runs, print_ratios
 
 
 def measure(args: argparse.Namespace) -> int:
@@ -72,14 +72,16 @@ def measure(args: argparse.Namespace) -> int:
         f"upstream_style {ns['upstream_style']:.0f} ns | native_append {ns['native_append']:.0f} ns"
     )
     print(f"native_append_external_event {ns['native_append_external_event']:.0f} ns")
-    print(f"native_append_vs_upstream_style: {median_ratio(runs['native_append'], runs['upstream_style']):.2f}")
-    print(
-        f"native_append_external_event_vs_upstream_style: "
-        f"{median_ratio(runs['native_append_external_event'], runs['upstream_style']):.2f}"
+    print_ratios(
+        runs,
+        [
+            ("native_append", "upstream_style"),
+            ("native_append_external_event", "upstream_style"),
+            ("glue", "floor"),
+            ("upstream_style", "floor"),
+            ("glue", "upstream_style"),
+        ],
     )
-    print(f"glue_vs_floor: {median_ratio(runs['glue'], runs['floor']):.2f}")
-    print(f"upstream_style_vs_floor: {median_ratio(runs['upstream_style'], runs['floor']):.2f}")
-    print(f"glue_vs_upstream_style: {median_ratio(runs['glue'], runs['upstream_style']):.2f}")
     return 0
 
 

@@ -26,7 +26,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,12 @@ def ns_per_call_runs(loops: dict[str, Callable[[int], None]], calls: int, repeat
 def median_ratio(numerators: list[float], denominators: list[float]) -> float:
     """Median over repetitions of numerator/denominator (paired by run)."""
     return statistics.median(n / d for n, d in zip(numerators, denominators))
+
+
+def print_ratios(runs: Mapping[str, list[float]], pairs: Sequence[tuple[str, str]]) -> None:
+    """One `<a>_vs_<b>: <median ratio>` line for each pair of runs, in order."""
+    for a, b in pairs:
+        print(f"{a}_vs_{b}: {median_ratio(runs[a], runs[b]):.2f}")
 
 
 def call_loop(call: Callable[[], None], calls: int) -> float:
