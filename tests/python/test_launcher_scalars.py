@@ -246,6 +246,16 @@ def test_float_codes_match_triton(scalars, records, code):
         check_outcome(scalars, records, codes, position, value, expected_float(code, value, payload))
 
 
+@pytest.mark.parametrize("value, type_name", [(None, "NoneType"), ("1.5", "str"), (b"1", "bytes")])
+def test_a_float_parameter_refuses_what_is_not_a_number(scalars, records, value, type_name):
+    # One message for every kind of scalar: the int parameters' is the same.
+    position = SCALAR_CODES.index("f")
+    with pytest.raises(
+        TypeError, match=rf"argument {position + 1} \('f', float32\): expected a float, got {type_name}$"
+    ):
+        launch_one(scalars, records, SCALAR_CODES, position, value)
+
+
 def test_bf16_truncates_and_fp16_rounds(scalars, records):
     codes_bf16 = SCALAR_CODES[:HALF_POSITION] + "y"
     assert launch_one(scalars, records, codes_bf16, HALF_POSITION, 0.1)[:2] == (0x3DCC).to_bytes(2, "little")

@@ -210,6 +210,19 @@ XSL_BRIDGE_NOINLINE inline bool raisePackError(const PackStatus& status) {
   return false;
 }
 
+// Raises "<argument>: expected <what>, got <obj's type>" as a TypeError.
+XSL_BRIDGE_NOINLINE inline bool raiseExpected(
+    size_t index,
+    ArgType type,
+    const char* what,
+    PyObject* obj) {
+  raise(
+      PyExc_TypeError,
+      argumentLabel(index, type) + ": expected " + what + ", got " +
+          typeName(obj));
+  return false;
+}
+
 // packInteger for int-likes, big ints, and values outside the plan's
 // store-unchanged range (wrapped or refused as arg_plan.h describes).
 XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
@@ -219,11 +232,7 @@ XSL_BRIDGE_NOINLINE inline bool packIntegerChecked(
     void* slot) {
   if (!PyLong_Check(obj)) {
     if (obj == Py_None || PyFloat_Check(obj) || !PyIndex_Check(obj)) {
-      raise(
-          PyExc_TypeError,
-          argumentLabel(index, arg.type) + ": expected an int, got " +
-              typeName(obj));
-      return false;
+      return raiseExpected(index, arg.type, "an int", obj);
     }
     PyObject* as_int = PyNumber_Index(obj); // numpy and other int-likes
     if (as_int == nullptr) {
@@ -343,13 +352,8 @@ XSL_BRIDGE_NOINLINE inline bool packFloatingChecked(
     const PlannedArg& arg,
     size_t index,
     void* slot) {
-  if (obj == Py_None) {
-    raise(
-        PyExc_TypeError,
-        argumentLabel(index, arg.type) + ": expected a float, got None");
-    return false;
-  }
-  const double value = PyFloat_AsDouble(obj); // float subclasses, ints, ...
+  // Float subclasses, ints, objects with __float__; None fails here too.
+  const double value = PyFloat_AsDouble(obj);
   if (value == -1.0 && PyErr_Occurred()) {
     if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
       PyErr_Clear();
@@ -358,14 +362,10 @@ XSL_BRIDGE_NOINLINE inline bool packFloatingChecked(
           argumentLabel(index, arg.type) +
               ": the int is too large for a float (Triton's launcher raises "
               "OverflowError too); pass a float");
-    } else {
-      PyErr_Clear();
-      raise(
-          PyExc_TypeError,
-          argumentLabel(index, arg.type) + ": expected a float, got " +
-              typeName(obj));
+      return false;
     }
-    return false;
+    PyErr_Clear();
+    return raiseExpected(index, arg.type, "a float", obj);
   }
   return packDouble(arg, index, value, slot);
 }
@@ -416,12 +416,11 @@ XSL_BRIDGE_NOINLINE inline bool pointerValueChecked(
   if (result == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
       PyErr_Clear();
-      raise(
-          PyExc_TypeError,
-          argumentLabel(index, ArgType::kPointer) +
-              ": expected a tensor (an object with data_ptr()), an int "
-              "address or None, got " +
-              typeName(obj));
+      raiseExpected(
+          index,
+          ArgType::kPointer,
+          "a tensor (an object with data_ptr()), an int address or None",
+          obj);
     }
     return false;
   }
