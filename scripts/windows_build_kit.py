@@ -42,9 +42,8 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from pinned_wheel import pip_download, sha256_of
+from pinned_wheel import UNAVAILABLE, Unavailable, pip_download, sha256_of
 
-UNAVAILABLE = 3
 # Bumped when what a kit folder holds changes, so older unpacked kits are redone.
 KIT_LAYOUT = 2
 
@@ -66,10 +65,6 @@ WHEELS: dict[tuple[str, str], str] = {
     ("umf", "1.2.0"): "8aab76eb1404812e753fe916de45299ed3c460b227558a41df768c31a663c11e",
     ("tcmlib", "1.6.0"): "7f65c0a6d56f2b1383b3022e873175f5025db00a5c7d0aaeb019300c25f5d482",
 }
-
-
-class Unavailable(Exception):
-    """Why a source cannot be had (one line)."""
 
 
 def default_cache() -> Path:
