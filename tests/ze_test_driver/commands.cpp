@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
-#include <new>
 #include <utility>
 #include <vector>
 
@@ -153,13 +152,13 @@ ze_result_t appendKind(
 
 // A new list or queue of `hDevice`, on the one queue of its one queue group
 // (zeDeviceGetCommandQueueGroupProperties).
-template <typename Object, typename Handle>
+template <typename Object, typename Init>
 ze_result_t createOnQueue(
     const ze_command_queue_desc_t* desc,
     ze_context_handle_t hContext,
     ze_device_handle_t hDevice,
-    Handle* out,
-    Object** made) {
+    typename Object::Handle* out,
+    Init init) {
   if (const auto bad = nullArgument(
           {as<ContextObject>(hContext), as<DeviceObject>(hDevice)},
           {desc, out})) {
@@ -168,13 +167,10 @@ ze_result_t createOnQueue(
   if (desc->ordinal != 0 || desc->index != 0) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
-  *made = new (std::nothrow) Object();
-  if (*made == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  (*made)->device = as<DeviceObject>(hDevice);
-  *out = reinterpret_cast<Handle>(*made);
-  return ZE_RESULT_SUCCESS;
+  return create<Object>(out, [&](Object& made) {
+    made.device = as<DeviceObject>(hDevice);
+    init(made);
+  });
 }
 
 ze_result_t ZE_APICALL zeCommandListCreateImmediate(
@@ -182,14 +178,11 @@ ze_result_t ZE_APICALL zeCommandListCreateImmediate(
     ze_device_handle_t hDevice,
     const ze_command_queue_desc_t* desc,
     ze_command_list_handle_t* phList) {
-  CommandListObject* list = nullptr;
-  const ze_result_t made =
-      createOnQueue(desc, hContext, hDevice, phList, &list);
-  if (made == ZE_RESULT_SUCCESS) {
-    list->context = as<ContextObject>(hContext);
-    list->immediate = true;
-  }
-  return made;
+  return createOnQueue<CommandListObject>(
+      desc, hContext, hDevice, phList, [&](CommandListObject& list) {
+        list.context = as<ContextObject>(hContext);
+        list.immediate = true;
+      });
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(
@@ -243,14 +236,10 @@ ze_result_t ZE_APICALL zeCommandListCreate(
   if (desc->commandQueueGroupOrdinal != 0) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
-  CommandListObject* list = new (std::nothrow) CommandListObject();
-  if (list == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  list->device = as<DeviceObject>(hDevice);
-  list->context = as<ContextObject>(hContext);
-  *phList = reinterpret_cast<ze_command_list_handle_t>(list);
-  return ZE_RESULT_SUCCESS;
+  return create<CommandListObject>(phList, [&](CommandListObject& list) {
+    list.device = as<DeviceObject>(hDevice);
+    list.context = as<ContextObject>(hContext);
+  });
 }
 
 ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hList) {
@@ -415,8 +404,8 @@ ze_result_t ZE_APICALL zeCommandQueueCreate(
     ze_device_handle_t hDevice,
     const ze_command_queue_desc_t* desc,
     ze_command_queue_handle_t* phQueue) {
-  CommandQueueObject* queue = nullptr;
-  return createOnQueue(desc, hContext, hDevice, phQueue, &queue);
+  return createOnQueue<CommandQueueObject>(
+      desc, hContext, hDevice, phQueue, [](CommandQueueObject&) {});
 }
 
 // What zeCommandQueueExecuteCommandLists and
@@ -516,14 +505,10 @@ ze_result_t ZE_APICALL zeFenceCreate(
   if (const auto bad = nullArgument({queue}, {desc, phFence})) {
     return *bad;
   }
-  FenceObject* fence = new (std::nothrow) FenceObject();
-  if (fence == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  fence->queue = queue;
-  fence->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
-  *phFence = reinterpret_cast<ze_fence_handle_t>(fence);
-  return ZE_RESULT_SUCCESS;
+  return create<FenceObject>(phFence, [&](FenceObject& fence) {
+    fence.queue = queue;
+    fence.signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
+  });
 }
 
 ze_result_t ZE_APICALL

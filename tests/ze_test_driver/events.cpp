@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <new>
 #include <thread>
 
 #include "objects.h"
@@ -55,15 +54,11 @@ ze_result_t ZE_APICALL zeEventPoolCreate(
   if (desc->count == 0) {
     return ZE_RESULT_ERROR_INVALID_SIZE;
   }
-  EventPoolObject* pool = new (std::nothrow) EventPoolObject();
-  if (pool == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  pool->count = desc->count;
-  pool->flags = desc->flags;
-  pool->live.assign(desc->count, nullptr);
-  *phEventPool = reinterpret_cast<ze_event_pool_handle_t>(pool);
-  return ZE_RESULT_SUCCESS;
+  return create<EventPoolObject>(phEventPool, [&](EventPoolObject& pool) {
+    pool.count = desc->count;
+    pool.flags = desc->flags;
+    pool.live.assign(desc->count, nullptr);
+  });
 }
 
 ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hPool) {
@@ -88,15 +83,11 @@ ze_result_t ZE_APICALL zeEventCreate(
   if (desc->index >= pool->count || pool->live[desc->index] != nullptr) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
-  EventObject* event = new (std::nothrow) EventObject();
-  if (event == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  event->pool = pool;
-  event->index = desc->index;
-  pool->live[desc->index] = event;
-  *phEvent = reinterpret_cast<ze_event_handle_t>(event);
-  return ZE_RESULT_SUCCESS;
+  return create<EventObject>(phEvent, [&](EventObject& event) {
+    event.pool = pool;
+    event.index = desc->index;
+    pool->live[desc->index] = &event;
+  });
 }
 
 ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent) {

@@ -96,12 +96,7 @@ ze_result_t ZE_APICALL zeContextCreate(
           nullArgument({as<DriverObject>(hDriver)}, {desc, phContext})) {
     return *bad;
   }
-  ContextObject* context = new (std::nothrow) ContextObject();
-  if (context == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  *phContext = reinterpret_cast<ze_context_handle_t>(context);
-  return ZE_RESULT_SUCCESS;
+  return create<ContextObject>(phContext, [](ContextObject&) {});
 }
 
 ze_result_t ZE_APICALL zeMemAllocDevice(

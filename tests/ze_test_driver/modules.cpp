@@ -6,7 +6,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -130,16 +129,12 @@ ze_result_t ZE_APICALL zeKernelCreate(
   if (info == nullptr) {
     return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
   }
-  KernelObject* kernel = new (std::nothrow) KernelObject();
-  if (kernel == nullptr) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  kernel->module = module;
-  kernel->info = info;
-  kernel->args.resize(info->user_arguments.size());
-  kernel->unset_args = kernel->args.size();
-  *phKernel = reinterpret_cast<ze_kernel_handle_t>(kernel);
-  return ZE_RESULT_SUCCESS;
+  return create<KernelObject>(phKernel, [&](KernelObject& kernel) {
+    kernel.module = module;
+    kernel.info = info;
+    kernel.args.resize(info->user_arguments.size());
+    kernel.unset_args = kernel.args.size();
+  });
 }
 
 ze_result_t ZE_APICALL

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -180,6 +181,19 @@ Object* as(typename Object::Handle handle) {
     return nullptr;
   }
   return object;
+}
+
+// The end of every zeXxxCreate: a new Object, filled by `init`, handed out
+// as `*handle`. Out of host memory is the one failure.
+template <typename Object, typename Init>
+ze_result_t create(typename Object::Handle* handle, Init init) {
+  Object* object = new (std::nothrow) Object();
+  if (object == nullptr) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  init(*object);
+  *handle = reinterpret_cast<typename Object::Handle>(object);
+  return ZE_RESULT_SUCCESS;
 }
 
 // zeXxxDestroy of an object that owns nothing else.
