@@ -25,21 +25,15 @@ Expected<CompilerKind> parseCompilerKind(const std::string& text) {
 }
 
 Expected<CompilerChoice> parseCompilerChoice(const std::string& text) {
-  if (text == "ocloc-library") {
-    return CompilerChoice{CompilerKind::kOcloc, ocloc::BackendChoice::kLibrary};
+  const std::string name = text.empty() ? "auto" : text;
+  std::string names;
+  for (const NamedCompilerChoice& named : kCompilerChoices) {
+    if (name == named.name) {
+      return named.choice;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(named.name);
   }
-  if (text == "ocloc-executable") {
-    return CompilerChoice{
-        CompilerKind::kOcloc, ocloc::BackendChoice::kExecutable};
-  }
-  auto kind = parseCompilerKind(text);
-  if (!kind) {
-    return Error(
-        "zebin compiler '" + text +
-        "' is not one of auto, ocloc, ocloc-library, ocloc-executable, "
-        "driver");
-  }
-  return CompilerChoice{*kind, ocloc::BackendChoice::kAuto};
+  return Error("zebin compiler '" + text + "' is not one of " + names);
 }
 
 Expected<std::unique_ptr<ZebinCompiler>> ZebinCompiler::open(

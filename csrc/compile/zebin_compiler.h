@@ -42,6 +42,20 @@ struct CompilerChoice {
   CompilerKind kind = CompilerKind::kAuto;
   ocloc::BackendChoice ocloc_backend = ocloc::BackendChoice::kAuto;
 };
+struct NamedCompilerChoice {
+  const char* name;
+  CompilerChoice choice;
+};
+// Every name parseCompilerChoice takes ("" is "auto"); the Python API's
+// BACKENDS are these names.
+inline constexpr NamedCompilerChoice kCompilerChoices[] = {
+    {"auto", {CompilerKind::kAuto, ocloc::BackendChoice::kAuto}},
+    {"ocloc", {CompilerKind::kOcloc, ocloc::BackendChoice::kAuto}},
+    {"ocloc-library", {CompilerKind::kOcloc, ocloc::BackendChoice::kLibrary}},
+    {"ocloc-executable",
+     {CompilerKind::kOcloc, ocloc::BackendChoice::kExecutable}},
+    {"driver", {CompilerKind::kDriver, ocloc::BackendChoice::kAuto}},
+};
 Expected<CompilerChoice> parseCompilerChoice(const std::string& text);
 
 class ZebinCompiler {

@@ -16,6 +16,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <cstddef>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -158,10 +160,35 @@ PyMethodDef kMethods[] = {
      "with zebin, build_flags, spill_bytes, large_grf, log, description."},
     {nullptr, nullptr, 0, nullptr}};
 
+// BACKENDS: the names `backend` takes, from the one table C++ parses them by.
+PyObject* backendNames() {
+  constexpr size_t count = std::size(xsl::compile::kCompilerChoices);
+  PyObject* names = PyTuple_New(static_cast<Py_ssize_t>(count));
+  for (size_t i = 0; names != nullptr && i < count; ++i) {
+    PyObject* name =
+        PyUnicode_FromString(xsl::compile::kCompilerChoices[i].name);
+    if (name == nullptr) {
+      Py_CLEAR(names);
+      break;
+    }
+    PyTuple_SetItem(names, static_cast<Py_ssize_t>(i), name); // steals name
+  }
+  return names;
+}
+
 } // namespace
 
 PyMODINIT_FUNC PyInit__compile(void) {
-  return xsl::python::createModule<kMethods>(
+  PyObject* module = xsl::python::createModule<kMethods>(
       "_compile",
       "SPIR-V -> zebin through ocloc or the installed Intel GPU driver.");
+  PyObject* names = module != nullptr ? backendNames() : nullptr;
+  const bool added =
+      names != nullptr && PyModule_AddObjectRef(module, "BACKENDS", names) == 0;
+  Py_XDECREF(names);
+  if (!added) {
+    Py_XDECREF(module);
+    return nullptr;
+  }
+  return module;
 }

@@ -32,9 +32,10 @@ except ImportError as error:  # pragma: no cover - message for broken installs
         "(XSL_BUILD_PYTHON=ON) and put <build>/python on PYTHONPATH, or `pip install .`"
     ) from error
 
-# ocloc-library / ocloc-executable: ocloc only in process, or only as a
-# subprocess (ocloc alone picks the library when it loads).
-BACKENDS = ("auto", "ocloc", "ocloc-library", "ocloc-executable", "driver")
+# auto, ocloc, ocloc-library, ocloc-executable, driver: ocloc-library and
+# ocloc-executable run ocloc only in process, or only as a subprocess (ocloc
+# alone picks the library when it loads). The module's table, which C++ parses.
+BACKENDS: tuple[str, ...] = _compile.BACKENDS
 BACKEND_ENV = "XSL_ZEBIN_COMPILER"
 
 __all__ = ["BACKENDS", "BACKEND_ENV", "ZebinCompileError", "find_compiler", "compile_spirv", "main"]

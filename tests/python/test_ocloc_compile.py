@@ -69,3 +69,12 @@ def test_errors_are_clear(add_spirv):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 1
     assert "ZebinCompileError" in proc.stderr and "XSL_OCLOC=/nonexistent/ocloc does not exist" in proc.stderr
+
+
+def test_backend_names_are_the_modules_table():
+    # One list: the names C++ parses are the ones the Python API checks first.
+    assert xc.BACKENDS is xc._compile.BACKENDS
+    assert xc.BACKENDS == ("auto", "ocloc", "ocloc-library", "ocloc-executable", "driver")
+    names = ", ".join(xc.BACKENDS)
+    with pytest.raises(ValueError, match=f"zebin compiler 'ocloc-dll' is not one of {names}$"):
+        xc._compile.find("ocloc-dll", "")
