@@ -30,6 +30,7 @@ function(xsl_add_torch_glue_checks)
     return()
   endif()
   set(generated "${XSL_TORCH_GENERATED}")
+  list(GET torch_trees 0 first_tree)
 
   foreach(tree IN LISTS torch_trees)
     string(REPLACE "|" ";" parts "${tree}")
@@ -48,6 +49,11 @@ function(xsl_add_torch_glue_checks)
     # Only compiled, never linked or debugged: without debug info for torch's
     # headers GCC takes half the time (docs/verification.md).
     target_compile_options(${target} PRIVATE $<$<NOT:$<CXX_COMPILER_ID:MSVC>>:-g0>)
+    # One compile command for clang-tidy: xpu.cpp's code is the same for every
+    # release, and each command would read torch's headers again.
+    if(NOT tree STREQUAL first_tree)
+      set_target_properties(${target} PROPERTIES EXPORT_COMPILE_COMMANDS OFF)
+    endif()
     xsl_set_warnings(${target})
     xsl_msvc_torch_header_warnings(${target})
     message(STATUS "PyTorch glue check: torch ${version} headers, SYCL headers "
