@@ -18,6 +18,13 @@ if(NOT GTest_FOUND)
   endif()
 endif()
 
+# Targets a ctest entry runs: `xsl_ctest_targets` (tests/CMakeLists.txt)
+# builds them and what they depend on, and nothing else, so a first tier
+# runs ctest before the rest of the build (scripts/dev.sh test).
+function(xsl_ctest_runs)
+  set_property(GLOBAL APPEND PROPERTY XSL_CTEST_TARGETS ${ARGN})
+endfunction()
+
 # Native builds: one ctest entry per test case, listed when ctest runs
 # (PRE_TEST: the build never runs a test binary). Cross builds run each
 # binary under wine, whose start costs seconds: one entry per executable.
@@ -27,6 +34,7 @@ include(GoogleTest)
 function(xsl_add_gtest target)
   cmake_parse_arguments(ARG "CORPUS" "" "SOURCES;LIBS;ENVIRONMENT;DEPENDS" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
+  xsl_ctest_runs(${target})
   xsl_set_warnings(${target})
   target_link_libraries(${target} PRIVATE ${ARG_LIBS} GTest::gtest_main GTest::gtest)
   if(ARG_DEPENDS)
