@@ -177,13 +177,23 @@ stop_wineserver() {
 run_tests() {
   trap 'stop_latest_torch_install; stop_wineserver' EXIT
   start_latest_torch_install
-  local presets=(linux-clang linux-asan windows-mingw)
-  # The first tier after lint: the GCC build and its tests, so a broken
-  # build or unit test fails in minutes, before the other presets build.
-  with_gcc_cache build_preset linux-gcc
+  # Clang builds and runs the tests in linux-asan; linux-clang (optimized)
+  # builds what ships and the glue check, and gives clang-tidy its commands.
+  local presets=(linux-asan windows-mingw)
+  # The first tier after lint: the GCC build of what ctest runs, and ctest,
+  # so a broken build or unit test fails in minutes, before the rest builds
+  # (the Python modules and the compiles against torch's headers).
+  log "configure + build: linux-gcc (what ctest runs)"
+  with_gcc_cache cmake --preset linux-gcc >/dev/null
+  cmake --build --preset linux-gcc --target xsl_ctest_targets
   log "ctest: linux-gcc"
   ctest --preset linux-gcc -j2
-  log "first tier passed (lint, GCC build, GCC ctest)"
+  log "first tier passed (lint, GCC build of the tests, GCC ctest)"
+  log "build: the rest of linux-gcc"
+  cmake --build --preset linux-gcc
+  log "configure + build csrc/ and the glue check: linux-clang"
+  cmake --preset linux-clang >/dev/null
+  cmake --build --preset linux-clang --target csrc/all xsl_torch_glue_checks
   for p in "${presets[@]}"; do build_preset "$p"; done
   # .clang-tidy's curated checks over every C++ file of csrc/, with the
   # compile commands of the Clang build (one a file: cmake/TorchGlueCheck.cmake).
@@ -194,8 +204,8 @@ run_tests() {
     exit 1
   }
   # C++20, torch's standard: all of csrc/ (what goes into torch) builds
-  # warning-free; the tests run in the C++17 builds (and the glue checks
-  # compile xpu.cpp as C++20 in linux-gcc and linux-clang).
+  # warning-free; the tests run in the C++17 builds (and xpu.cpp compiles as
+  # C++20 against torch's headers in linux-gcc and linux-clang).
   log "configure + build csrc/: linux-gcc-cxx20"
   cmake --preset linux-gcc-cxx20 >/dev/null
   cmake --build --preset linux-gcc-cxx20 --target csrc/all
@@ -320,16 +330,18 @@ run_msvc_wine_modules() {
   fi
   for sycl in 2026.2.0 "$PINNED_SYCL"; do
     # Each line extends an MSVC build whose csrc/ objects are built already:
-    # the pinned line the C++17 one, 2026.2.0 the C++20 one.
+    # the pinned line the C++17 one, 2026.2.0 the C++20 one. The glue is
+    # built once per torch (its compile costs a minute under wine): torch
+    # 2.13.0's on the pinned line, the latest release's on 2026.2.0.
     build="$root/build/windows-msvc-wine"
     targets=(_sycl_launcher xsl_windows_glue_torch_2_13_0)
     local torch_kits="$kit/torch-2.13.0" runtime_kits=""
     if [ "$sycl" = 2026.2.0 ]; then
       build="$root/build/windows-msvc-wine-cxx20"
-      # The package's other modules, the latest torch and the runtime test once.
-      targets+=(_launcher _zebin _compile "xsl_windows_glue_torch_${LATEST_TORCH//./_}"
-                xsl_windows_sycl_runtime_test)
-      torch_kits="$kit/torch-$LATEST_TORCH;$torch_kits"
+      # The package's other modules and the runtime test once.
+      targets=(_sycl_launcher _launcher _zebin _compile "xsl_windows_glue_torch_${LATEST_TORCH//./_}"
+               xsl_windows_sycl_runtime_test)
+      torch_kits="$kit/torch-$LATEST_TORCH"
       runtime_kits="$kit/intel-sycl-rt-2026.2.0;$kit/intel-cmplr-lib-ur-2026.2.0;$kit/intel-cmplr-lib-rt-2026.2.0;$kit/umf-1.2.0;$kit/tcmlib-1.6.0"
     fi
     cmake --preset "$(basename "$build")" -DXSL_BUILD_PYTHON=ON \
