@@ -32,6 +32,7 @@
 #include "launcher/loaded_kernel.h"
 #include "launcher/ze_launch.h"
 #include "level_zero/level_zero.h"
+#include "python/abi/cpython.h"
 #include "python/abi/launcher_abi.h"
 #include "python/module_init.h"
 
@@ -377,15 +378,12 @@ PyObject* kernelInfo(PyObject* /*module*/, PyObject* function) {
       driver);
 }
 
-// Function pointer casts through void(*)(void) are how CPython method tables
-// take METH_FASTCALL functions; they are called back with the right type.
 // Each doc starts with a text signature ("name(args)\n--\n\n"), so
 // inspect.signature() works; the class doc lists the methods because help()
 // hides names that start with an underscore.
 PyMethodDef kLauncherMethods[] = {
     {"_load_kernel",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)(void)>(loadKernel)),
+     xsl::python::methodFunction(loadKernel),
      METH_VARARGS | METH_STATIC,
      "_load_kernel(path, name, shared_mem_bytes, device, build_flags=None, "
      "/)\n--\n\n"
@@ -398,8 +396,7 @@ PyMethodDef kLauncherMethods[] = {
      "and the native binary is kept for the next process. Raises "
      "RuntimeError naming the file, kernel or device on failure."},
     {"_launch_kernel",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)(void)>(launchKernel)),
+     xsl::python::methodFunction(launchKernel),
      METH_FASTCALL | METH_STATIC,
      "_launch_kernel(function, grid_x, grid_y, grid_z, num_warps, shared, "
      "arg_types, args, stream, /)\n--\n\n"
@@ -435,8 +432,7 @@ PyType_Spec kLauncherSpec = {
 
 PyMethodDef kModuleMethods[] = {
     {"_launch_floor",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)(void)>(launchFloor)),
+     xsl::python::methodFunction(launchFloor),
      METH_FASTCALL,
      "_launch_floor(*nine_args)\n\nBenchmark floor: takes the 9 "
      "_launch_kernel arguments and does nothing (tests and benchmarks "

@@ -35,6 +35,15 @@ inline PyObject* text(std::string_view utf8) {
       utf8.data(), static_cast<Py_ssize_t>(utf8.size()), "replace");
 }
 
+// A function taking other arguments than PyCFunction's (METH_FASTCALL) as a
+// method table's PyCFunction: CPython calls it back with its own type. The
+// cast goes through void(*)(void), which compilers accept without warning.
+template <typename Function>
+PyCFunction methodFunction(Function* function) {
+  return reinterpret_cast<PyCFunction>(
+      reinterpret_cast<void (*)(void)>(function));
+}
+
 // Owns a new reference; releases it unless released to the caller.
 class PyRef {
  public:

@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "python/abi/cpython.h"
 #include "python/abi/launcher_abi.h"
 #include "sycl_launch/sycl_kernel.h"
 
@@ -171,14 +172,14 @@ template <LoadFunction Load, LaunchFunction Launch>
 PyObject* newLauncherType(const char* qualified_name) {
   static PyMethodDef methods[] = {
       {"_load_kernel",
-       reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(Load)),
+       python::methodFunction(Load),
        METH_VARARGS | METH_STATIC,
        "_load_kernel(path, name, shared_mem_bytes, device, build_flags=None)"
        " -> (function, n_regs, n_spills): load an XPU kernel from a zebin or "
        "SPIR-V file (SPIR-V is compiled with Triton's build_flags and the "
        "native binary kept)"},
       {"_launch_kernel",
-       reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(Launch)),
+       python::methodFunction(Launch),
        METH_FASTCALL | METH_STATIC,
        "Statically launch a Triton-compiled XPU kernel"},
       {nullptr, nullptr, 0, nullptr}};
