@@ -13,6 +13,7 @@
 
 #include "c10_xpu_shim.h"
 #include "load_floor.h"
+#include "python/abi/cpython.h"
 #include "python/module_init.h"
 #include "python/native_handles.h"
 #include "upstream_style.h"
@@ -122,23 +123,22 @@ PyMethodDef kMethods[] = {
      METH_VARARGS,
      "upstream_style_load(zebin_path, kernel_name, device)"},
     {"upstream_style_launch",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)()>(shim::upstreamStyleLaunch)),
+     xsl::python::methodFunction(
+         shim::launch<shim::LaunchVariant::kUpstreamStyle>),
      METH_FASTCALL,
      "a launch as upstream submits it (benchmark reference)"},
     {"native_append_launch",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)()>(shim::nativeAppendLaunch)),
+     xsl::python::methodFunction(
+         shim::launch<shim::LaunchVariant::kNativeAppend>),
      METH_FASTCALL,
      "the same launch appended to the queue's immediate command list (benchmark)"},
     {"native_append_external_event_launch",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)()>(shim::nativeAppendExternalEventLaunch)),
+     xsl::python::methodFunction(
+         shim::launch<shim::LaunchVariant::kNativeAppendExternalEvent>),
      METH_FASTCALL,
      "the direct append ordered by the queue's external event (benchmark)"},
     {"fastcall_floor",
-     reinterpret_cast<PyCFunction>(
-         reinterpret_cast<void (*)()>(shim::fastcallFloor)),
+     xsl::python::methodFunction(shim::fastcallFloor),
      METH_FASTCALL,
      "an empty METH_FASTCALL function (benchmark floor)"},
     {"current_raw_stream",

@@ -185,16 +185,8 @@ bool convert(PyObject* const* argv, Py_ssize_t argc, Converted& out) {
   return true;
 }
 
-} // namespace
-
-PyObject* upstreamStyleLaunch(
-    PyObject* /*self*/,
-    PyObject* const* argv,
-    Py_ssize_t argc) {
-  Converted c;
-  if (!convert(argv, argc, c)) {
-    return nullptr;
-  }
+// One queue.submit per call, as upstream launches.
+bool submitLikeUpstream(const Converted& c) {
   const sycl::nd_range<3> range(
       sycl::range<3>(
           static_cast<size_t>(c.grid[2]),
@@ -216,10 +208,8 @@ PyObject* upstreamStyleLaunch(
     cgh.parallel_for(range, kernel);
   });
   static_cast<void>(done); // the default event, made and dropped as upstream
-  Py_RETURN_NONE;
+  return true;
 }
-
-namespace {
 
 // The converted launch appended to the queue's native immediate command list
 // with the given events; false with a Python error set.
@@ -258,23 +248,12 @@ bool appendNative(
   return true;
 }
 
-} // namespace
-
 // The same launch appended straight to the queue's native immediate command
 // list, skipping SYCL: measured only (docs/launcher.md says when it would
 // be correct).
-PyObject* nativeAppendLaunch(
-    PyObject* /*self*/,
-    PyObject* const* argv,
-    Py_ssize_t argc) {
-  Converted c;
-  if (!convert(argv, argc, c) || !appendNative(c, nullptr, nullptr)) {
-    return nullptr;
-  }
-  Py_RETURN_NONE;
+bool appendNativeAlone(const Converted& c) {
+  return appendNative(c, nullptr, nullptr);
 }
-
-namespace {
 
 // Events for nativeAppendExternalEventLaunch: one pool in the context of
 // the first launch, used round robin (the test driver completes commands at
@@ -328,8 +307,6 @@ ExternalEvents* makeExternalEvents(ze_context_handle_t context) {
   return e.release(); // kept for the process, like the kernels it serves
 }
 
-} // namespace
-
 // The native append ordered with SYCL through the queue's external event
 // (sycl_ext_oneapi_in_order_queue_events): the launch waits for the queue's
 // last event and signals one of its own, which SYCL then waits for in
@@ -339,20 +316,14 @@ ExternalEvents* makeExternalEvents(ze_context_handle_t context) {
 // launches. After a SYCL command, get_native on that command's event makes
 // adapter v1 wait for it on the host (zeEventHostSynchronize, then a
 // host-visible copy of the event), which a launcher cannot afford.
-PyObject* nativeAppendExternalEventLaunch(
-    PyObject* /*self*/,
-    PyObject* const* argv,
-    Py_ssize_t argc) {
-  Converted c;
-  if (!convert(argv, argc, c)) {
-    return nullptr;
-  }
+bool appendNativeWithExternalEvent(const Converted& c) {
   namespace ze_interop = sycl::ext::oneapi::level_zero;
   const sycl::context context = c.queue->get_context();
   static ExternalEvents* events = makeExternalEvents(
       sycl::get_native<sycl::backend::ext_oneapi_level_zero>(context));
   if (events == nullptr) {
-    return raise(PyExc_RuntimeError, "event pool creation failed");
+    raise(PyExc_RuntimeError, "event pool creation failed");
+    return false;
   }
   ze_event_handle_t wait = nullptr;
   const std::optional<sycl::event> last = c.queue->ext_oneapi_get_last_event();
@@ -363,12 +334,34 @@ PyObject* nativeAppendExternalEventLaunch(
   events->next = (events->next + 1) % ExternalEvents::kCount;
   events->host_reset(signal);
   if (!appendNative(c, signal, wait)) {
-    return nullptr;
+    return false;
   }
   c.queue->ext_oneapi_set_external_event(
       sycl::make_event<sycl::backend::ext_oneapi_level_zero>(
           {signal, ze_interop::ownership::keep}, context));
-  Py_RETURN_NONE;
+  return true;
+}
+
+} // namespace
+
+bool convertAndLaunch(
+    LaunchVariant variant,
+    PyObject* const* argv,
+    Py_ssize_t argc) {
+  Converted c;
+  if (!convert(argv, argc, c)) {
+    return false;
+  }
+  switch (variant) {
+    case LaunchVariant::kUpstreamStyle:
+      return submitLikeUpstream(c);
+    case LaunchVariant::kNativeAppend:
+      return appendNativeAlone(c);
+    case LaunchVariant::kNativeAppendExternalEvent:
+      return appendNativeWithExternalEvent(c);
+  }
+  raise(PyExc_SystemError, "unknown launch variant");
+  return false;
 }
 
 PyObject* fastcallFloor(
