@@ -34,6 +34,17 @@ if (
     sys.path.insert(0, _package_dir)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def driver_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One folder per run (both xdist workers' and their children's) where
+    the test driver keeps what it compiled from SPIR-V: each build is
+    compiled once a run (tests/ze_test_driver/spirv_build.h)."""
+    if "XSL_TEST_DRIVER_COMPILE_CACHE" not in os.environ:
+        base = tmp_path_factory.getbasetemp()
+        run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        os.environ["XSL_TEST_DRIVER_COMPILE_CACHE"] = str(run / "test-driver-compile-cache")
+
+
 @pytest.fixture(scope="session")
 def xsl_build_dir() -> Path:
     """The CMake build tree the tests run against."""

@@ -55,6 +55,8 @@ def glue_environment(config: dict[str, str]) -> dict[str, str]:
     in the configuration: xpu_static_launcher is the one installed in the
     environment (a wheel), the build's package is not put first."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XSL_TEST_DRIVER_", "ZE_", "UR_", "SYCL_"))}
+    if "XSL_TEST_DRIVER_COMPILE_CACHE" in os.environ:  # the run's (conftest.py)
+        env["XSL_TEST_DRIVER_COMPILE_CACHE"] = os.environ["XSL_TEST_DRIVER_COMPILE_CACHE"]
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
         [str(LOADER_DIR)] + [p for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
     )

@@ -1,6 +1,7 @@
 #include "spirv_build.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/content_hash.h"
 #include "file_io/file_io.h"
 #include "ocloc/backend.h"
 #include "ocloc/compiler.h"
@@ -20,6 +22,7 @@ namespace {
 constexpr const char* kOclocOverrideEnv = "XSL_TEST_DRIVER_OCLOC";
 constexpr const char* kRejectFlagEnv = "XSL_TEST_DRIVER_REJECT_FLAG";
 constexpr const char* kPrebuiltEnv = "XSL_TEST_DRIVER_SPIRV_BUILDS";
+constexpr const char* kCompileCacheEnv = "XSL_TEST_DRIVER_COMPILE_CACHE";
 
 struct Compiler {
   std::unique_ptr<ocloc::OclocCompiler> compiler;
@@ -131,6 +134,54 @@ bool prebuiltBuild(
   return false;
 }
 
+// A real driver keeps what IGC built for later processes
+// (neo_compiler_cache); this one does when XSL_TEST_DRIVER_COMPILE_CACHE
+// names a folder: <key>.log and <key>.zebin, the key a hash of the IP
+// version, the build flags and the SPIR-V. Empty when it names none.
+std::string cacheEntry(
+    const DeviceObject& device,
+    std::string_view spirv,
+    const std::string& build_flags) {
+  const char* folder = std::getenv(kCompileCacheEnv);
+  if (folder == nullptr || folder[0] == '\0') {
+    return std::string();
+  }
+  std::string key = ipText(device.ip_version) + '\n' + build_flags + '\n';
+  key.append(spirv.data(), spirv.size());
+  const Hash128 hash = contentHash128(key);
+  char name[33];
+  std::snprintf(
+      name,
+      sizeof(name),
+      "%016llx%016llx",
+      static_cast<unsigned long long>(hash.high),
+      static_cast<unsigned long long>(hash.low));
+  return std::string(folder) + "/" + name;
+}
+
+// The zebin is written last and read first: an entry without it is none.
+bool readCached(const std::string& entry, SpirvBuild& out) {
+  auto zebin = file_io::readFileBytes(entry + ".zebin");
+  if (!zebin) {
+    return false;
+  }
+  auto log = file_io::readFileBytes(entry + ".log");
+  if (!log) {
+    return false;
+  }
+  out.zebin = std::move(*zebin);
+  out.log = std::move(*log);
+  return true;
+}
+
+void writeCached(const std::string& entry, const SpirvBuild& built) {
+  const std::string folder = std::getenv(kCompileCacheEnv);
+  if (file_io::makeDirectories(folder) &&
+      file_io::replaceFile(entry + ".log", built.log)) {
+    static_cast<void>(file_io::replaceFile(entry + ".zebin", built.zebin));
+  }
+}
+
 } // namespace
 
 SpirvBuild buildSpirv(
@@ -141,9 +192,6 @@ SpirvBuild buildSpirv(
   static Compiler* compiler = nullptr; // opened once, kept (IGC stays loaded)
   std::lock_guard<std::mutex> lock(mutex);
   SpirvBuild out;
-  if (compiler == nullptr) {
-    compiler = new Compiler(openCompiler());
-  }
   // IGC through ocloc accepts any option, so a test names one the stand-in
   // refuses as a driver refuses flags it does not support.
   const char* refused = std::getenv(kRejectFlagEnv);
@@ -154,7 +202,13 @@ SpirvBuild buildSpirv(
         std::string(refused) + " (" + kRejectFlagEnv + ")";
     return out;
   }
-
+  const std::string cached = cacheEntry(device, spirv, build_flags);
+  if (!cached.empty() && readCached(cached, out)) {
+    return out;
+  }
+  if (compiler == nullptr) {
+    compiler = new Compiler(openCompiler());
+  }
   if (!compiler->compiler) {
     if (prebuiltBuild(device, spirv, build_flags, out)) {
       return out;
@@ -184,6 +238,9 @@ SpirvBuild buildSpirv(
   }
   out.zebin = std::move(compiled->zebin);
   out.log = std::move(compiled->log);
+  if (!cached.empty()) {
+    writeCached(cached, out);
+  }
   return out;
 }
 

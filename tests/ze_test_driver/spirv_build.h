@@ -13,7 +13,10 @@
 // zebins ocloc made for the same SPIR-V, flags and IP version, listed in
 // <XSL_TEST_DRIVER_SPIRV_BUILDS>/spirv_builds.tsv (the zebin corpus); the
 // flags are compared without surrounding spaces and without the 128-GRF
-// flag, the default GRF mode of the devices listed there.
+// flag, the default GRF mode of the devices listed there. When
+// XSL_TEST_DRIVER_COMPILE_CACHE names a folder, each build is kept there
+// and later ones with the same IP version, flags and SPIR-V read it, as a
+// real driver's compiler cache does (the pytest runs name one per run).
 
 #include <string>
 #include <string_view>
