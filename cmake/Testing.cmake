@@ -25,6 +25,21 @@ function(xsl_ctest_runs)
   set_property(GLOBAL APPEND PROPERTY XSL_CTEST_TARGETS ${ARGN})
 endfunction()
 
+# Compiles the targets of the calling folder without optimization, whatever
+# the build type (the flags of a build type are read per folder).
+macro(xsl_unoptimized_test_code)
+  foreach(_config RELEASE RELWITHDEBINFO MINSIZEREL)
+    if(MSVC)
+      string(REGEX REPLACE "/O[12sx]|/Ob[0-3]" "" CMAKE_CXX_FLAGS_${_config}
+                           "${CMAKE_CXX_FLAGS_${_config}}")
+      string(APPEND CMAKE_CXX_FLAGS_${_config} " /Od")
+    else()
+      string(REGEX REPLACE "-O[0-9sgz]?" "-O0" CMAKE_CXX_FLAGS_${_config}
+                           "${CMAKE_CXX_FLAGS_${_config}}")
+    endif()
+  endforeach()
+endmacro()
+
 # Native builds: one ctest entry per test case, listed when ctest runs
 # (PRE_TEST: the build never runs a test binary). Cross builds run each
 # binary under wine, whose start costs seconds: one entry per executable.
