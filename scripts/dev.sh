@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Linux developer entry point (the README Quick start and .ci/run use it).
 #   scripts/dev.sh run    set up, then run the main job (harness default run)
-#   scripts/dev.sh test   lint, set up, then build every preset and run every test
-#   scripts/dev.sh lint   only the fast first tier (seconds, no build): C++ and
-#                         Python formats, ruff's lint and mypy; each failure
-#                         names the command that fixes it
+#   scripts/dev.sh test   lint, the first tier (the GCC build of what ctest
+#                         runs, and ctest), set up, then build every preset
+#                         and run every test
+#   scripts/dev.sh lint   only the formats and static checks (seconds, no
+#                         build): C++ and Python formats, ruff's lint and
+#                         mypy; each failure names the command that fixes it
 #   scripts/dev.sh setup  only install what the build and tests need
 #   scripts/dev.sh fuzz [N]  a long fuzz campaign: the linux-fuzz preset's
 #                         optimized ASan+UBSan fuzzers, N executions each
@@ -24,6 +26,13 @@ APT_PACKAGES=(
   g++-mingw-w64-x86-64-posix wine64
   python3-dev python3-venv python3-pip patchelf unzip ccache
   libhwloc15  # the 2025.3 Unified Runtime adapters link it
+)
+
+# What the first tier builds and runs its tests with (a subset of the above):
+# GCC, GoogleTest, the Level Zero loader and headers, ocloc for the corpus.
+FIRST_TIER_PACKAGES=(
+  cmake ninja-build g++ libgtest-dev googletest intel-opencl-icd libze1 libze-dev
+  python3-dev ccache
 )
 
 # The latest torch release on PyPI; its headers are checked beside 2.13.0's,
@@ -174,23 +183,29 @@ stop_wineserver() {
   done
 }
 
-run_tests() {
-  trap 'stop_latest_torch_install; stop_wineserver' EXIT
-  start_latest_torch_install
-  # Clang builds and runs the tests in linux-asan; linux-clang (optimized)
-  # builds what ships and the glue check, and gives clang-tidy its commands.
-  local presets=(linux-asan windows-mingw)
-  # The first tier after lint: the GCC build of what ctest runs, and ctest,
-  # so a broken build or unit test fails in minutes, before the rest builds
-  # (the Python modules and the compiles against torch's headers).
+# The first tier after lint, before the long set-up: the GCC build of what
+# ctest runs, and ctest, so a broken build or unit test fails in minutes.
+# Configured before pip's packages are installed, it leaves out the targets
+# that need torch or SYCL; run_tests configures again and builds them.
+run_first_tier() {
+  install_debian_packages "${FIRST_TIER_PACKAGES[@]}"
   log "configure + build: linux-gcc (what ctest runs)"
   with_gcc_cache cmake --preset linux-gcc >/dev/null
   cmake --build --preset linux-gcc --target xsl_ctest_targets
   log "ctest: linux-gcc"
   ctest --preset linux-gcc -j2
   log "first tier passed (lint, GCC build of the tests, GCC ctest)"
-  log "build: the rest of linux-gcc"
+}
+
+run_tests() {
+  trap 'stop_latest_torch_install; stop_wineserver' EXIT
+  start_latest_torch_install
+  log "configure + build: the rest of linux-gcc (the Python modules, the compiles against torch's headers)"
+  cmake --preset linux-gcc >/dev/null
   cmake --build --preset linux-gcc
+  # Clang builds and runs the tests in linux-asan; linux-clang (optimized)
+  # builds what ships and the glue check, and gives clang-tidy its commands.
+  local presets=(linux-asan windows-mingw)
   log "configure + build csrc/ and the glue check: linux-clang"
   cmake --preset linux-clang >/dev/null
   cmake --build --preset linux-clang --target csrc/all xsl_torch_glue_checks
@@ -509,7 +524,7 @@ EOF_RC
 case "${1:-}" in
   setup) setup ;;
   run) check_free_space 3; setup; build_preset linux-gcc; run_main ;;
-  test) setup_lint; run_lint; check_free_space 18; setup; run_tests ;;
+  test) setup_lint; run_lint; check_free_space 18; run_first_tier; setup; run_tests ;;
   lint) setup_lint; run_lint ;;
   fuzz) run_fuzz_campaign "${2:-}" ;;
   coverage) run_coverage ;;
