@@ -90,6 +90,12 @@ done
 
 "$wine" "$exe" "${args[@]}" </dev/null >"$tmpdir/out" 2>"$tmpdir/err"
 status=$?
+# A tool that fails says why; wine has ended cl with status 1 and no output
+# at all (once in a CI run, on a file the rerun compiled): run it once more.
+if [ "$status" != 0 ] && [ ! -s "$tmpdir/out" ] && [ ! -s "$tmpdir/err" ]; then
+  "$wine" "$exe" "${args[@]}" </dev/null >"$tmpdir/out" 2>"$tmpdir/err"
+  status=$?
+fi
 # stdout: CR LF to LF, and "Note: including file: Z:\a\b" (or Z:/a\b, for
 # a header found through INCLUDE) to "... /a/b".
 # A header named in another case than on disk (<windows.h> is Windows.h in
