@@ -19,20 +19,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-APT_PACKAGES=(
-  cmake ninja-build g++ clang clang-format clang-tidy llvm binutils
-  libgtest-dev googletest libclang-rt-dev
-  intel-opencl-icd libze1 libze-dev
-  g++-mingw-w64-x86-64-posix wine64
-  python3-dev python3-venv python3-pip patchelf unzip ccache
-  libhwloc15  # the 2025.3 Unified Runtime adapters link it
-)
-
-# What the first tier builds and runs its tests with (a subset of the above):
-# GCC, GoogleTest, the Level Zero loader and headers, ocloc for the corpus.
+# What the first tier builds and runs its tests with: GCC, GoogleTest, the
+# Level Zero loader and headers, ocloc for the corpus.
 FIRST_TIER_PACKAGES=(
   cmake ninja-build g++ libgtest-dev googletest intel-opencl-icd libze1 libze-dev
   python3-dev ccache
+)
+# Everything the build and tests need: those and the rest.
+APT_PACKAGES=(
+  "${FIRST_TIER_PACKAGES[@]}"
+  clang clang-format clang-tidy llvm binutils libclang-rt-dev
+  g++-mingw-w64-x86-64-posix wine64
+  python3-venv python3-pip patchelf unzip
+  libhwloc15  # the 2025.3 Unified Runtime adapters link it
 )
 
 # The latest torch release on PyPI; its headers are checked beside 2.13.0's,
