@@ -401,20 +401,31 @@ class Parser {
     ++doc_.nodes_[parent].child_count;
   }
 
-  Status checkDepth(size_t depth, size_t line) {
+  // A map or sequence node at nesting `depth`, refused past kMaxDepth.
+  Expected<size_t> addCollection(NodeKind kind, size_t line, size_t depth) {
     if (depth > kMaxDepth) {
       return lineError(
           line, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
     }
-    return Status::success();
+    return addNode(kind, line);
   }
 
   // A block (map or sequence) whose first line is lines_[pos_] at `indent`.
   Expected<size_t> parseBlock(size_t indent, size_t depth) {
-    if (isSequenceItem(lines_[pos_].text)) {
-      return parseSequence(indent, depth);
+    const bool sequence = isSequenceItem(lines_[pos_].text);
+    Expected<size_t> block = addCollection(
+        sequence ? NodeKind::kSequence : NodeKind::kMap,
+        lines_[pos_].number,
+        depth);
+    if (!block) {
+      return block.error();
     }
-    return parseMap(indent, depth);
+    Status items = sequence ? parseSequenceItems(*block, indent, depth)
+                            : parseMapItems(*block, indent, depth);
+    if (!items) {
+      return items.error();
+    }
+    return *block;
   }
 
   // Finds the ':' that ends a plain key: followed by a space or the end.
@@ -448,12 +459,8 @@ class Parser {
         (after.size() == 1 || after[1] == ' ');
   }
 
-  Expected<size_t> parseMap(size_t indent, size_t depth) {
-    Status depth_ok = checkDepth(depth, lines_[pos_].number);
-    if (!depth_ok) {
-      return depth_ok.error();
-    }
-    const size_t map = addNode(NodeKind::kMap, lines_[pos_].number);
+  // The "key: value" lines of `map`, all at `indent`.
+  Status parseMapItems(size_t map, size_t indent, size_t depth) {
     size_t last = kNoNode;
     while (pos_ < lines_.size()) {
       const SourceLine line = lines_[pos_];
@@ -510,17 +517,13 @@ class Parser {
           return value.error();
         }
         child = *value;
-      } else if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
-        Expected<size_t> value = parseBlock(lines_[pos_].indent, depth + 1);
-        if (!value) {
-          return value.error();
-        }
-        child = *value;
       } else if (
-          pos_ < lines_.size() && lines_[pos_].indent == indent &&
-          isSequenceItem(lines_[pos_].text)) {
-        // "key:\n- item": a sequence may sit at its key's indentation.
-        Expected<size_t> value = parseSequence(indent, depth + 1);
+          pos_ < lines_.size() &&
+          (lines_[pos_].indent > indent ||
+           // "key:\n- item": a sequence may sit at its key's indentation.
+           (lines_[pos_].indent == indent &&
+            isSequenceItem(lines_[pos_].text)))) {
+        Expected<size_t> value = parseBlock(lines_[pos_].indent, depth + 1);
         if (!value) {
           return value.error();
         }
@@ -531,15 +534,11 @@ class Parser {
       doc_.nodes_[child].key = key;
       append(map, last, child);
     }
-    return map;
+    return Status::success();
   }
 
-  Expected<size_t> parseSequence(size_t indent, size_t depth) {
-    Status depth_ok = checkDepth(depth, lines_[pos_].number);
-    if (!depth_ok) {
-      return depth_ok.error();
-    }
-    const size_t seq = addNode(NodeKind::kSequence, lines_[pos_].number);
+  // The "- item" lines of `seq`, all at `indent`.
+  Status parseSequenceItems(size_t seq, size_t indent, size_t depth) {
     size_t last = kNoNode;
     while (pos_ < lines_.size()) {
       const SourceLine line = lines_[pos_];
@@ -586,7 +585,7 @@ class Parser {
       }
       append(seq, last, child);
     }
-    return seq;
+    return Status::success();
   }
 
   // The quoted scalar at text[start] (scanQuoted): its value, unescaped
@@ -708,14 +707,14 @@ class Parser {
       size_t line,
       size_t depth,
       size_t& end) {
-    Status depth_ok = checkDepth(depth, line);
-    if (!depth_ok) {
-      return depth_ok.error();
-    }
     const bool is_map = text[start] == '{';
     const char close = is_map ? '}' : ']';
-    const size_t node =
-        addNode(is_map ? NodeKind::kMap : NodeKind::kSequence, line);
+    Expected<size_t> opened = addCollection(
+        is_map ? NodeKind::kMap : NodeKind::kSequence, line, depth);
+    if (!opened) {
+      return opened.error();
+    }
+    const size_t node = *opened;
     size_t last = kNoNode;
     size_t i = start + 1;
     auto skipSpaces = [&]() {
