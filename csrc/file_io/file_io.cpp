@@ -40,6 +40,10 @@ Error refusedFile(const std::string& path, const std::string& problem) {
   return Error("kernel binary " + quoted(path) + " " + problem);
 }
 
+Error folderNotCreated(const std::string& path, const std::string& why) {
+  return Error("cannot create the folder " + quoted(path) + ": " + why);
+}
+
 // The problems, each with its fix.
 constexpr const char* kMissing =
     "not found: check the path; for a file in an Inductor or Triton cache, "
@@ -529,18 +533,15 @@ Status makeDirectories(const std::string& utf8_path) {
     if (!CreateDirectoryW(prefix.c_str(), nullptr)) {
       const DWORD code = GetLastError();
       if (code != ERROR_ALREADY_EXISTS && code != ERROR_ACCESS_DENIED) {
-        return Error(
-            "cannot create the folder " + quoted(utf8_path) + ": " +
-            windowsErrorText(code));
+        return folderNotCreated(utf8_path, windowsErrorText(code));
       }
     }
   }
   const DWORD attributes = GetFileAttributesW(path.c_str());
   if (attributes == INVALID_FILE_ATTRIBUTES ||
       (attributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
-    return Error(
-        "cannot create the folder " + quoted(utf8_path) +
-        ": a file is in the way, or access is denied");
+    return folderNotCreated(
+        utf8_path, "a file is in the way, or access is denied");
   }
   return Status::success();
 }
@@ -623,16 +624,12 @@ Status makeDirectories(const std::string& utf8_path) {
     }
     const std::string prefix = utf8_path.substr(0, i);
     if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return Error(
-          "cannot create the folder " + quoted(utf8_path) + ": " +
-          std::strerror(errno));
+      return folderNotCreated(utf8_path, std::strerror(errno));
     }
   }
   struct stat info;
   if (::stat(utf8_path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    return Error(
-        "cannot create the folder " + quoted(utf8_path) +
-        ": a file is in the way");
+    return folderNotCreated(utf8_path, "a file is in the way");
   }
   return Status::success();
 }
