@@ -655,6 +655,8 @@ Expected<Allocation> Allocation::allocate(
   ze_host_mem_alloc_desc_t host_desc;
   std::memset(&host_desc, 0, sizeof(host_desc));
   host_desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+  ze_context_handle_t ctx = context->handle();
+  ze_device_handle_t device = context->device().handle();
   void* data = nullptr;
   ze_result_t result = ZE_RESULT_SUCCESS;
   const char* call = "";
@@ -662,28 +664,16 @@ Expected<Allocation> Allocation::allocate(
     case MemoryKind::kDevice:
       call = "zeMemAllocDevice";
       result = table.zeMemAllocDevice(
-          context->handle(),
-          &device_desc,
-          size,
-          alignment,
-          context->device().handle(),
-          &data);
+          ctx, &device_desc, size, alignment, device, &data);
       break;
     case MemoryKind::kHost:
       call = "zeMemAllocHost";
-      result = table.zeMemAllocHost(
-          context->handle(), &host_desc, size, alignment, &data);
+      result = table.zeMemAllocHost(ctx, &host_desc, size, alignment, &data);
       break;
     case MemoryKind::kShared:
       call = "zeMemAllocShared";
       result = table.zeMemAllocShared(
-          context->handle(),
-          &device_desc,
-          &host_desc,
-          size,
-          alignment,
-          context->device().handle(),
-          &data);
+          ctx, &device_desc, &host_desc, size, alignment, device, &data);
       break;
   }
   if (result != ZE_RESULT_SUCCESS) {
