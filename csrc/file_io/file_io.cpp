@@ -92,6 +92,21 @@ Status readCheckedPath(
     std::string& bytes,
     size_t at_most);
 
+// Closes an open file handle (HANDLE, or a POSIX fd) at scope exit.
+template <typename Handle, auto close>
+class Closer {
+ public:
+  explicit Closer(Handle handle) : handle_(handle) {}
+  Closer(const Closer&) = delete;
+  Closer& operator=(const Closer&) = delete;
+  ~Closer() {
+    close(handle_);
+  }
+
+ private:
+  Handle handle_;
+};
+
 } // namespace
 
 #ifdef _WIN32
@@ -125,18 +140,7 @@ bool isAbsolute(const std::wstring& path) {
   return path.size() >= 2 && isSlash(path[0]) && isSlash(path[1]);
 }
 
-class HandleCloser {
- public:
-  explicit HandleCloser(HANDLE handle) : handle_(handle) {}
-  HandleCloser(const HandleCloser&) = delete;
-  HandleCloser& operator=(const HandleCloser&) = delete;
-  ~HandleCloser() {
-    CloseHandle(handle_);
-  }
-
- private:
-  HANDLE handle_;
-};
+using HandleCloser = Closer<HANDLE, CloseHandle>;
 
 } // namespace
 
@@ -322,18 +326,7 @@ Status writeFileBytes(const std::string& utf8_path, std::string_view bytes) {
 
 namespace {
 
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  ~FdCloser() {
-    ::close(fd_);
-  }
-
- private:
-  int fd_;
-};
+using FdCloser = Closer<int, ::close>;
 
 Status readCheckedPath(
     const std::string& utf8_path,
