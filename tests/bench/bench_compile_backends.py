@@ -64,6 +64,7 @@ def main() -> int:
     if not driver.is_file():
         print(f"the test driver is not built: {driver}", file=sys.stderr)
         return 2
+    os.environ.pop("XSL_TEST_DRIVER_COMPILE_CACHE", None)  # time IGC's compiles, not the test driver's cache
     # Read by the Level Zero loader at its first zeInit, below.
     os.environ.setdefault("ZE_ENABLE_ALT_DRIVERS", str(driver))
     spirvs: dict[str, bytes] = {}

@@ -386,6 +386,7 @@ def measure(args: argparse.Namespace) -> int:
 
 def main() -> int:
     args = parse_args()
+    os.environ.pop("XSL_TEST_DRIVER_COMPILE_CACHE", None)  # time IGC's compiles, not the test driver's cache
     if os.environ.get("XSL_TRITON_XPU_RUNTIME") == "1":
         if args.worker:
             return work(args.worker)
