@@ -584,101 +584,76 @@ def check_ocloc(
     `spirv_launch` (spirv_launch()): kernels are launched statically as
     SPIR-V, so a missing or misplaced ocloc is no problem."""
     report = probes.find_ocloc()
+
+    def found(severity: str, title: str, detail: str = "", fix: str = "", **data: Any) -> list[Finding]:
+        return [Finding("ocloc", severity, title, detail, fix, data=dict(dataclasses.asdict(report), **data))]
+
     if report.path:
         version = f", version {report.version}" if report.version else ""
         if (report.source or "").lower() == "path":
-            return [
-                Finding(
-                    "ocloc",
-                    OK,
-                    f"ocloc found: {report.path} (from {report.source}{version})",
-                    data=dataclasses.asdict(report),
-                )
-            ]
+            return found(OK, f"ocloc found: {report.path} (from {report.source}{version})")
         if spirv_launch:
-            return [
-                Finding(
-                    "ocloc",
-                    INFO,
-                    f"ocloc found at {report.path} (from {report.source}{version}), not on "
-                    "PATH; not needed: kernels are launched statically as SPIR-V",
-                    SPIRV_LAUNCH_DETAIL,
-                    data=dataclasses.asdict(report),
-                )
-            ]
+            return found(
+                INFO,
+                f"ocloc found at {report.path} (from {report.source}{version}), not on "
+                "PATH; not needed: kernels are launched statically as SPIR-V",
+                SPIRV_LAUNCH_DETAIL,
+            )
         folder = report.path.rsplit("\\" if probes.windows else "/", 1)[0]
         fix = (
             f"cmd: set PATH={folder};%PATH%   PowerShell: $env:PATH = '{folder};' + $env:PATH"
             if probes.windows
             else f'export PATH="{folder}:$PATH"'
         )
-        return [
-            Finding(
-                "ocloc",
-                WARNING,
-                f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
-                "Triton-XPU runs `ocloc` by its bare name, so only PATH counts when zebin is asked for "
-                "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin, or xpu_static_launcher.install() switching to zebin). "
-                "install() puts this folder first on PATH in its own process.",
-                fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
-                data=dataclasses.asdict(report),
-            )
-        ]
+        return found(
+            WARNING,
+            f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
+            "Triton-XPU runs `ocloc` by its bare name, so only PATH counts when zebin is asked for "
+            "(TORCHINDUCTOR_XPU_KERNEL_FORMAT=zebin, or xpu_static_launcher.install() switching to zebin). "
+            "install() puts this folder first on PATH in its own process.",
+            fix + " (or run the oneAPI ocloc env\\vars.bat) before starting Python.",
+        )
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
     if spirv_launch:
-        return [
-            Finding(
-                "ocloc",
-                OK,
-                "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically",
-                SPIRV_LAUNCH_DETAIL + "\nLooked for ocloc in:\n" + where,
-                data=dataclasses.asdict(report),
-            )
-        ]
+        return found(
+            OK,
+            "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically",
+            SPIRV_LAUNCH_DETAIL + "\nLooked for ocloc in:\n" + where,
+        )
     forced = probes.env.get("XSL_ZEBIN_COMPILER", "")
     if gpus and forced != "ocloc" and triton_driver is False:
-        return [
-            Finding(
-                "ocloc",
-                ERROR,
-                "ocloc not found, and the installed Triton-XPU cannot compile with the GPU driver: kernels stay SPIR-V",
-                "The Intel GPU driver could make zebins for this machine's GPU, but only a Triton-XPU with "
-                "patches/triton-xpu 0002 falls back to it; this one runs `ocloc` from PATH only.\n"
-                "Looked for ocloc in:\n" + where,
-                _install_ocloc_fix(probes.windows),
-                data=dataclasses.asdict(report),
-            )
-        ]
+        return found(
+            ERROR,
+            "ocloc not found, and the installed Triton-XPU cannot compile with the GPU driver: kernels stay SPIR-V",
+            "The Intel GPU driver could make zebins for this machine's GPU, but only a Triton-XPU with "
+            "patches/triton-xpu 0002 falls back to it; this one runs `ocloc` from PATH only.\n"
+            "Looked for ocloc in:\n" + where,
+            _install_ocloc_fix(probes.windows),
+        )
     if gpus and forced != "ocloc":
         names = ", ".join(
             f"'{d.get('name')}'" + (f" (IP {ip_version_text(int(d['ip_version']))})" if d.get("ip_version") else "")
             for d in gpus
         )
-        return [
-            Finding(
-                "ocloc",
-                WARNING,
-                f"ocloc not found: zebins come from the Intel GPU driver instead, for {names}",
-                "The GPU driver compiles SPIR-V itself (Level Zero zeModuleCreate, then zeModuleGetNativeBinary): "
-                "nothing beyond the driver is needed, and the zebin comes from the compiler that will load it. "
-                "It compiles only for the GPUs of this machine. Triton-XPU uses it through patches/triton-xpu "
-                "0002 and the xpu_static_launcher package (python -m xpu_static_launcher.compile); "
-                "XSL_ZEBIN_COMPILER=driver forces it.\nLooked for ocloc in:\n" + where,
-                "Nothing to install for this machine's GPU. To compile for other GPUs too, install ocloc "
-                "(oneAPI ocloc component, or an ocloc wheel built with scripts/ocloc_wheel.py).",
-                data=dict(dataclasses.asdict(report), compiler="driver", gpus=list(gpus)),
-            )
-        ]
-    return [
-        Finding(
-            "ocloc",
-            ERROR,
-            "ocloc not found: Triton-XPU cannot make zebins, kernels stay SPIR-V",
-            f"Looked in:\n{where}",
-            _install_ocloc_fix(probes.windows),
-            data=dataclasses.asdict(report),
+        return found(
+            WARNING,
+            f"ocloc not found: zebins come from the Intel GPU driver instead, for {names}",
+            "The GPU driver compiles SPIR-V itself (Level Zero zeModuleCreate, then zeModuleGetNativeBinary): "
+            "nothing beyond the driver is needed, and the zebin comes from the compiler that will load it. "
+            "It compiles only for the GPUs of this machine. Triton-XPU uses it through patches/triton-xpu "
+            "0002 and the xpu_static_launcher package (python -m xpu_static_launcher.compile); "
+            "XSL_ZEBIN_COMPILER=driver forces it.\nLooked for ocloc in:\n" + where,
+            "Nothing to install for this machine's GPU. To compile for other GPUs too, install ocloc "
+            "(oneAPI ocloc component, or an ocloc wheel built with scripts/ocloc_wheel.py).",
+            compiler="driver",
+            gpus=list(gpus),
         )
-    ]
+    return found(
+        ERROR,
+        "ocloc not found: Triton-XPU cannot make zebins, kernels stay SPIR-V",
+        f"Looked in:\n{where}",
+        _install_ocloc_fix(probes.windows),
+    )
 
 
 def _install_ocloc_fix(windows: bool) -> str:
