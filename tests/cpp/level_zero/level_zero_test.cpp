@@ -107,6 +107,18 @@ class LevelZeroTest : public ::testing::Test {
     return module.ok() ? *module : nullptr;
   }
 
+  // Kernel `name` of the corpus zebin `file` (the module fails the test if it
+  // does not load; the kernel keeps the driver's module alive).
+  Expected<Kernel> corpusKernel(
+      const std::string& file,
+      const std::string& name) {
+    ModulePtr module = loadModule(file);
+    if (module == nullptr) {
+      return Error("cannot load " + file);
+    }
+    return module->createKernel(name);
+  }
+
   std::shared_ptr<Context> context_;
 };
 
@@ -352,9 +364,7 @@ TEST_F(LevelZeroTest, ModuleKeepsWhatALaunchReadsOfZeInfo) {
 
 TEST_F(LevelZeroTest, SpillingKernelReportsSpill) {
   REQUIRE_CORPUS_FILE("spill_pvc_grf128.zebin");
-  ModulePtr module = loadModule("spill_pvc_grf128.zebin");
-  ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = module->createKernel("spill");
+  Expected<Kernel> kernel = corpusKernel("spill_pvc_grf128.zebin", "spill");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   EXPECT_GT(kernel->properties().spill_mem_size, 0u);
   EXPECT_EQ(kernel->properties().required_sub_group_size, 32u);
@@ -511,9 +521,7 @@ class LaunchTest : public LevelZeroTest {
 
 TEST_F(LaunchTest, RecordsGroupSizeGroupCountAndArguments) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  ModulePtr module = loadModule("add_pvc_grf128.zebin");
-  ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = module->createKernel("add");
+  Expected<Kernel> kernel = corpusKernel("add_pvc_grf128.zebin", "add");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   std::vector<Allocation> buffers;
   for (int i = 0; i < 3; ++i) {
@@ -570,9 +578,7 @@ TEST_F(LaunchTest, ScalarShorterThanItsPayloadFillsThePayloadStart) {
   // compute-runtime copies the bytes given into the start of the payload and
   // keeps the rest; Triton-XPU's launcher relies on it for int8/int16/fp16.
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  ModulePtr module = loadModule("add_pvc_grf128.zebin");
-  ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = module->createKernel("add");
+  Expected<Kernel> kernel = corpusKernel("add_pvc_grf128.zebin", "add");
   ASSERT_TRUE(kernel.ok()) << kernel.error().message();
   Expected<Allocation> buffer =
       Allocation::allocate(context_, MemoryKind::kDevice, 4096);
@@ -613,9 +619,7 @@ TEST_F(LaunchTest, ScalarShorterThanItsPayloadFillsThePayloadStart) {
 
 TEST_F(LaunchTest, ArgumentIndexAndSizeAreChecked) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  ModulePtr module = loadModule("add_pvc_grf128.zebin");
-  ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = module->createKernel("add");
+  Expected<Kernel> kernel = corpusKernel("add_pvc_grf128.zebin", "add");
   ASSERT_TRUE(kernel.ok());
   const int32_t n = 5;
   Status bad_index = kernel->setArgumentValue(4, sizeof(n), &n);
@@ -651,9 +655,7 @@ TEST_F(LaunchTest, ArgumentIndexAndSizeAreChecked) {
 
 TEST_F(LaunchTest, LaunchWithUnsetArgumentOrGroupSizeFails) {
   REQUIRE_CORPUS_FILE("add_pvc_grf128.zebin");
-  ModulePtr module = loadModule("add_pvc_grf128.zebin");
-  ASSERT_NE(module, nullptr);
-  Expected<Kernel> kernel = module->createKernel("add");
+  Expected<Kernel> kernel = corpusKernel("add_pvc_grf128.zebin", "add");
   ASSERT_TRUE(kernel.ok());
   Expected<CommandList> list = CommandList::createImmediate(context_);
   ASSERT_TRUE(list.ok());
