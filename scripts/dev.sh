@@ -209,10 +209,11 @@ run_tests() {
   cmake --preset linux-clang >/dev/null
   for p in "${presets[@]}"; do build_preset "$p"; done
   # .clang-tidy's curated checks over every C++ file of csrc/, with the
-  # compile commands of linux-clang (one a file: cmake/TorchGlueCheck.cmake).
+  # compile commands of linux-clang (docs/verification.md says which).
   # Its clang-diagnostic-* checks are Clang's warnings under those commands'
   # -Werror flags, so this is also the Clang compile of what linux-asan does
-  # not build: the Python modules and the glue against torch's headers.
+  # not build: the Python modules, the SYCL launch and the glue against
+  # torch's headers.
   log "clang-tidy: csrc/ (with Clang's warnings)"
   run-clang-tidy -p build/linux-clang -j 2 -quiet "$root/csrc/" > build/clang-tidy.log 2>&1 || {
     grep -E "(warning|error):" build/clang-tidy.log >&2 || cat build/clang-tidy.log >&2

@@ -585,15 +585,15 @@ def check_ocloc(
     SPIR-V, so a missing or misplaced ocloc is no problem."""
     report = probes.find_ocloc()
 
-    def found(severity: str, title: str, detail: str = "", fix: str = "", **data: Any) -> list[Finding]:
+    def finding(severity: str, title: str, detail: str = "", fix: str = "", **data: Any) -> list[Finding]:
         return [Finding("ocloc", severity, title, detail, fix, data=dict(dataclasses.asdict(report), **data))]
 
     if report.path:
         version = f", version {report.version}" if report.version else ""
         if (report.source or "").lower() == "path":
-            return found(OK, f"ocloc found: {report.path} (from {report.source}{version})")
+            return finding(OK, f"ocloc found: {report.path} (from {report.source}{version})")
         if spirv_launch:
-            return found(
+            return finding(
                 INFO,
                 f"ocloc found at {report.path} (from {report.source}{version}), not on "
                 "PATH; not needed: kernels are launched statically as SPIR-V",
@@ -605,7 +605,7 @@ def check_ocloc(
             if probes.windows
             else f'export PATH="{folder}:$PATH"'
         )
-        return found(
+        return finding(
             WARNING,
             f"ocloc found at {report.path} (from {report.source}{version}) but not on PATH",
             "Triton-XPU runs `ocloc` by its bare name, so only PATH counts when zebin is asked for "
@@ -615,14 +615,14 @@ def check_ocloc(
         )
     where = "\n".join(f"  - {t}" for t in report.tried) or "  (nothing searched)"
     if spirv_launch:
-        return found(
+        return finding(
             OK,
             "ocloc not needed: xpu_static_launcher launches the SPIR-V kernels statically",
             SPIRV_LAUNCH_DETAIL + "\nLooked for ocloc in:\n" + where,
         )
     forced = probes.env.get("XSL_ZEBIN_COMPILER", "")
     if gpus and forced != "ocloc" and triton_driver is False:
-        return found(
+        return finding(
             ERROR,
             "ocloc not found, and the installed Triton-XPU cannot compile with the GPU driver: kernels stay SPIR-V",
             "The Intel GPU driver could make zebins for this machine's GPU, but only a Triton-XPU with "
@@ -635,7 +635,7 @@ def check_ocloc(
             f"'{d.get('name')}'" + (f" (IP {ip_version_text(int(d['ip_version']))})" if d.get("ip_version") else "")
             for d in gpus
         )
-        return found(
+        return finding(
             WARNING,
             f"ocloc not found: zebins come from the Intel GPU driver instead, for {names}",
             "The GPU driver compiles SPIR-V itself (Level Zero zeModuleCreate, then zeModuleGetNativeBinary): "
@@ -648,7 +648,7 @@ def check_ocloc(
             compiler="driver",
             gpus=list(gpus),
         )
-    return found(
+    return finding(
         ERROR,
         "ocloc not found: Triton-XPU cannot make zebins, kernels stay SPIR-V",
         f"Looked in:\n{where}",
